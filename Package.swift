@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, bottom to top (no module imports one above it):
+//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   ChecklistModel           value types of the domain; no I/O
+//   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
+//   ChecklistStore           namespaces, lists, the one apply path; no sockets
+//   ChecklistSocket          thin POSIX socket helpers shared by server and client
+//   ChecklistServer          epoll event loops, connections, request dispatch
+//   ChecklistClient          async/await client library
+//   ChecklistTesting         starts a real checklistd for tests and benchmarks
+//   checklistd, checklist, checklist-bench   executables
+let package = Package(
+    name: "Checklists",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "checklistd", targets: ["checklistd"]),
+        .executable(name: "checklist", targets: ["checklist"]),
+        .executable(name: "checklist-bench", targets: ["checklist-bench"]),
+        .library(name: "ChecklistClient", targets: ["ChecklistClient"]),
+        .library(name: "ChecklistWire", targets: ["ChecklistWire"]),
+        .library(name: "ChecklistTesting", targets: ["ChecklistTesting"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .target(name: "ChecklistModel"),
+        .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
+        .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
+        .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
+        .target(name: "ChecklistServer",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "CLinux"]),
+        .target(name: "ChecklistClient",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
+        .target(name: "ChecklistTesting", dependencies: ["ChecklistSocket"]),
+        .executableTarget(name: "checklistd", dependencies: ["ChecklistServer", "ChecklistStore"]),
+        .executableTarget(name: "checklist", dependencies: ["ChecklistClient"]),
+        .executableTarget(name: "checklist-bench",
+                          dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting"],
+                          path: "Benchmarks/checklist-bench"),
+        .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
+                    resources: [.copy("../../Protocol/vectors")]),
+        .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["ChecklistClient", "ChecklistTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

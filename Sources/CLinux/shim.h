@@ -1,0 +1,14 @@
+#ifndef CHECKLISTS_CLINUX_SHIM_H
+#define CHECKLISTS_CLINUX_SHIM_H
+/* Linux calls that Glibc's Swift module does not expose. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+#endif

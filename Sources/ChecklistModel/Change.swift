@@ -1,0 +1,24 @@
+/// One committed change to the store. Every mutation goes through the store's
+/// single apply path and yields exactly one `Change`; the write-ahead log,
+/// subscriber pushes and the change feed are all built from these.
+public struct Change: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        case listCreated(name: String, icon: String)
+        case listUpdated(name: String, icon: String)
+        case listDeleted
+        case patched([AppliedOperation])
+    }
+
+    public var namespace: Namespace
+    public var list: ListID
+    /// The list's revision after this change.
+    public var revision: Revision
+    public var kind: Kind
+
+    public init(namespace: Namespace, list: ListID, revision: Revision, kind: Kind) {
+        self.namespace = namespace
+        self.list = list
+        self.revision = revision
+        self.kind = kind
+    }
+}
