@@ -1,0 +1,73 @@
+import CZlib
+import ChecklistModel
+
+/// One-shot zlib (RFC 1950) compression of frame bodies. Both directions are
+/// bounded: compression gives up when the output would exceed `limit` (it
+/// would not pay), and decompression refuses to inflate past `limit` bytes,
+/// so a small hostile body cannot exhaust memory.
+public enum Zlib {
+    /// Compresses `input` and appends the zlib stream to `out` (replacing its
+    /// contents). Returns false, leaving `out` unspecified, when the result
+    /// would be longer than `limit` bytes or zlib fails.
+    public static func compress(_ input: UnsafeRawBufferPointer, into out: inout [UInt8], limit: Int, level: Int32 = 1) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard limit > 0 else { return false }
+        var stream = z_stream()
+        guard czlib_deflateInit2(&stream, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK else { return false }
+        defer { deflateEnd(&stream) }
+        out = [UInt8](repeating: 0, count: limit)
+        let produced: Int? = out.withUnsafeMutableBytes { dst in
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.count)
+            stream.next_out = dst.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(dst.count)
+            defer { stream.next_in = nil; stream.next_out = nil }
+            let rc = deflate(&stream, Z_FINISH)
+            guard rc == Z_STREAM_END else { return nil }
+            return dst.count - Int(stream.avail_out)
+        }
+        guard let produced else { return false }
+        out.removeSubrange(produced...)
+        return true
+    }
+
+    /// Inflates a zlib stream. Throws `FRAME_TOO_LARGE` when the output would
+    /// exceed `limit` bytes and `BAD_FIELD body` when the stream is corrupt,
+    /// truncated or followed by extra bytes.
+    public static func decompress(_ input: UnsafeRawBufferPointer, limit: Int) throws(ChecklistError) -> [UInt8] {
+        var stream = z_stream()
+        guard czlib_inflateInit2(&stream, 15) == Z_OK else {
+            throw ChecklistError(.internalError, "zlib inflateInit2 failed")
+        }
+        defer { inflateEnd(&stream) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(input.count)
+        defer { stream.next_in = nil }
+        while true {
+            let (rc, produced) = chunk.withUnsafeMutableBytes { dst -> (Int32, Int) in
+                stream.next_out = dst.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(dst.count)
+                defer { stream.next_out = nil }
+                let rc = inflate(&stream, Z_NO_FLUSH)
+                return (rc, dst.count - Int(stream.avail_out))
+            }
+            if out.count + produced > limit {
+                throw ChecklistError(.frameTooLarge, "compressed body inflates past \(limit) bytes")
+            }
+            out.append(contentsOf: chunk[0..<produced])
+            switch rc {
+            case Z_STREAM_END:
+                guard stream.avail_in == 0 else { throw .badField("body", "bytes after the end of the zlib stream") }
+                return out
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR where produced > 0:
+                continue
+            default:
+                throw .badField("body", "compressed body is not a valid zlib stream")
+            }
+        }
+    }
+}

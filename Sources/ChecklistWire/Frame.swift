@@ -1,0 +1,42 @@
+import ChecklistModel
+
+/// The fixed part of a frame (Protocol/SPEC.md section 1):
+/// `length` u32, `type` u8, `flags` u8, `request` u32, all big-endian.
+public struct FrameHeader: Hashable, Sendable {
+    /// Bytes before the body: the 4-byte length plus type, flags and request id.
+    public static let size = 10
+    /// The smallest legal `length`: type + flags + request id, empty body.
+    public static let minimumLength: UInt32 = 6
+    /// The request id of server-initiated frames.
+    public static let pushRequestID: UInt32 = 0
+
+    public var type: MessageType
+    public var flags: FrameFlags
+    public var requestID: UInt32
+
+    public init(type: MessageType, flags: FrameFlags = [], requestID: UInt32) {
+        self.type = type
+        self.flags = flags
+        self.requestID = requestID
+    }
+}
+
+/// The `flags` byte of a frame.
+public struct FrameFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The body is a zlib stream (RFC 1950).
+    public static let compressed = FrameFlags(rawValue: 0x01)
+    /// Every flag v1 defines; other bits are `BAD_FIELD flags`.
+    public static let known: FrameFlags = [.compressed]
+}
+
+/// Feature bits exchanged in HELLO / HELLO_OK.
+public struct Features: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The peer accepts compressed bodies.
+    public static let compression = Features(rawValue: 1 << 0)
+}

@@ -1,0 +1,19 @@
+import ChecklistModel
+
+/// Turns a frame's body into the bytes its message decodes from: checks the
+/// flags and inflates a compressed body, bounded by the frame limit.
+public enum FrameBody {
+    /// Calls `decode` with the message bytes of a frame's `body`.
+    public static func withMessageBytes<T>(header: FrameHeader, body: UnsafeRawBufferPointer, maxFrameBytes: UInt32,
+                                           _ decode: (inout WireReader) throws(ChecklistError) -> T) throws(ChecklistError) -> T {
+        guard header.flags.isSubset(of: .known) else {
+            throw .badField("flags", "unknown frame flag bits 0x\(String(header.flags.rawValue & ~FrameFlags.known.rawValue, radix: 16))")
+        }
+        if header.flags.contains(.compressed) {
+            let inflated = try Zlib.decompress(body, limit: Int(maxFrameBytes) - Int(FrameHeader.minimumLength))
+            return try WireReader.decode(inflated, decode)
+        }
+        var reader = WireReader(body)
+        return try decode(&reader)
+    }
+}

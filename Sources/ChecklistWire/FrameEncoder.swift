@@ -1,0 +1,49 @@
+import ChecklistModel
+
+/// Writes whole frames: header, body and, where asked and worth it,
+/// compression of the body.
+public struct FrameEncoder: Sendable {
+    /// Bodies shorter than this are never compressed (Protocol/SPEC.md section 1).
+    public static let compressionThreshold = 1024
+
+    /// Whether bodies of at least `compressionThreshold` bytes are compressed.
+    public var compress: Bool
+    private var scratch = WireWriter(capacity: 0)
+
+    public init(compress: Bool = false) {
+        self.compress = compress
+    }
+
+    /// Appends one frame holding `message` to `out`.
+    public mutating func append<M: WireMessage>(_ message: M, requestID: UInt32, to out: inout WireWriter) {
+        append(type: M.messageType, requestID: requestID, to: &out) { message.encode(into: &$0) }
+    }
+
+    /// Appends one frame whose body `body` writes, to `out`. The body is
+    /// written in place; if compression applies and pays, it is replaced by
+    /// its compressed form.
+    public mutating func append(type: MessageType, requestID: UInt32, to out: inout WireWriter,
+                                body: (inout WireWriter) -> Void) {
+        let start = out.count
+        out.bytes.append(contentsOf: [0, 0, 0, 0, type.rawValue, 0,
+                                      UInt8(truncatingIfNeeded: requestID >> 24),
+                                      UInt8(truncatingIfNeeded: requestID >> 16),
+                                      UInt8(truncatingIfNeeded: requestID >> 8),
+                                      UInt8(truncatingIfNeeded: requestID)])
+        let bodyStart = out.count
+        body(&out)
+        let bodyCount = out.count - bodyStart
+        if compress && bodyCount >= Self.compressionThreshold {
+            scratch.reset()
+            let packed = out.bytes.withUnsafeBytes { raw in
+                Zlib.compress(UnsafeRawBufferPointer(rebasing: raw[bodyStart...]), into: &scratch.bytes, limit: bodyCount - 1)
+            }
+            if packed {
+                out.bytes.removeSubrange(bodyStart...)
+                out.bytes.append(contentsOf: scratch.bytes)
+                out.bytes[start + 5] = FrameFlags.compressed.rawValue
+            }
+        }
+        out.writeU32BE(UInt32(out.count - start - 4), at: start)
+    }
+}

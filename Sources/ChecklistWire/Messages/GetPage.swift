@@ -1,0 +1,53 @@
+import ChecklistModel
+
+/// GET_PAGE (0x20): rows of a list, by filtered offset or by anchor item.
+public struct GetPage: WireMessage {
+    public static let messageType = MessageType.getPage
+
+    /// Where the page starts.
+    public enum Start: Hashable, Sendable {
+        /// The filtered index of the first row.
+        case offset(UInt64)
+        /// The item that should be the first row.
+        case anchor(ItemID)
+    }
+
+    public var list: ListID
+    public var filter: RowFilter
+    public var start: Start
+    public var limit: UInt64
+
+    public init(list: ListID, filter: RowFilter = .all, start: Start = .offset(0), limit: UInt64) {
+        self.list = list
+        self.filter = filter
+        self.start = start
+        self.limit = limit
+    }
+
+    public static func decode(from r: inout WireReader) throws(ChecklistError) -> GetPage {
+        let list = ListID(try r.readVarint("list"))
+        let rawFilter = try r.readU8("filter")
+        guard let filter = RowFilter(rawValue: rawFilter) else {
+            throw .badField("filter", "filter must be 0, 1 or 2, got \(rawFilter)")
+        }
+        let kind = try r.readU8("startKind")
+        let value = try r.readVarint("start")
+        let start: Start
+        switch kind {
+        case 0: start = .offset(value)
+        case 1: start = .anchor(ItemID(value))
+        default: throw .badField("startKind", "startKind must be 0 or 1, got \(kind)")
+        }
+        return GetPage(list: list, filter: filter, start: start, limit: try r.readVarint("limit"))
+    }
+
+    public func encode(into w: inout WireWriter) {
+        w.writeVarint(list.rawValue)
+        w.writeU8(filter.rawValue)
+        switch start {
+        case .offset(let o): w.writeU8(0); w.writeVarint(o)
+        case .anchor(let id): w.writeU8(1); w.writeVarint(id.rawValue)
+        }
+        w.writeVarint(limit)
+    }
+}

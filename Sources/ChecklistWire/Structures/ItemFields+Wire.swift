@@ -1,0 +1,56 @@
+import ChecklistModel
+
+/// The `flags` byte of **ItemFields** (Protocol/SPEC.md section 6).
+public struct ItemFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let checked = ItemFlags(rawValue: 1 << 0)
+    public static let remind = ItemFlags(rawValue: 1 << 1)
+    public static let hasDue = ItemFlags(rawValue: 1 << 2)
+    public static let hasPrice = ItemFlags(rawValue: 1 << 3)
+    public static let known: ItemFlags = [.checked, .remind, .hasDue, .hasPrice]
+
+    public init(checked: Bool, remind: Bool, due: Int64?, price: Int64?) {
+        var f: ItemFlags = []
+        if checked { f.insert(.checked) }
+        if remind { f.insert(.remind) }
+        if due != nil { f.insert(.hasDue) }
+        if price != nil { f.insert(.hasPrice) }
+        self = f
+    }
+}
+
+extension ItemFields {
+    /// Decodes **ItemFields**: flags, text, optional due and price.
+    public static func decode(from r: inout WireReader) throws(ChecklistError) -> ItemFields {
+        let raw = try r.readU8("flags")
+        let flags = ItemFlags(rawValue: raw)
+        guard flags.isSubset(of: .known) else {
+            throw .badField("flags", "unknown item flag bits 0x\(String(raw & ~ItemFlags.known.rawValue, radix: 16))")
+        }
+        let text = try r.readString("text")
+        let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
+        let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
+        return ItemFields(text: text, checked: flags.contains(.checked), due: due,
+                          remind: flags.contains(.remind), price: price)
+    }
+
+    public func encode(into w: inout WireWriter) {
+        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w) { w in
+            w.writeString(text)
+        }
+    }
+
+    /// Encodes **ItemFields** with the text written by `text` (which must
+    /// write a `string`), so a server can copy text bytes straight from its
+    /// storage.
+    @inlinable
+    public static func encode(checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+                              into w: inout WireWriter, text: (inout WireWriter) -> Void) {
+        w.writeU8(ItemFlags(checked: checked, remind: remind, due: due, price: price).rawValue)
+        text(&w)
+        if let due { w.writeZigZag(due) }
+        if let price { w.writeZigZag(price) }
+    }
+}

@@ -1,0 +1,114 @@
+import ChecklistModel
+
+/// Reads the body encodings of Protocol/SPEC.md section 3 from a borrowed
+/// buffer. Every read checks the remaining length and throws `BAD_FIELD`
+/// naming the field on short or invalid input; nothing traps.
+///
+/// The reader borrows its bytes: create it inside a `withUnsafeBytes`
+/// closure and do not let it escape.
+public struct WireReader {
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    /// Index of the next unread byte.
+    public private(set) var index: Int
+
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        self.index = 0
+    }
+
+    /// Bytes not yet read. Receivers ignore them at the end of a body
+    /// (forward compatibility).
+    public var remaining: Int { bytes.count - index }
+
+    public mutating func readU8(_ field: String) throws(ChecklistError) -> UInt8 {
+        guard index < bytes.count else { throw .badField(field, "body ends inside \(field)") }
+        let b = bytes[index]
+        index += 1
+        return b
+    }
+
+    public mutating func readBool(_ field: String) throws(ChecklistError) -> Bool {
+        switch try readU8(field) {
+        case 0: return false
+        case 1: return true
+        case let b: throw .badField(field, "\(field) must be 0 or 1, got \(b)")
+        }
+    }
+
+    /// Unsigned LEB128, at most 10 bytes, value must fit in 64 bits.
+    public mutating func readVarint(_ field: String) throws(ChecklistError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        for position in 0..<10 {
+            guard index < bytes.count else { throw .badField(field, "body ends inside varint \(field)") }
+            let b = bytes[index]
+            index += 1
+            if position == 9 && b > 1 {
+                throw .badField(field, "varint \(field) does not fit in 64 bits")
+            }
+            value |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 { return value }
+            shift += 7
+        }
+        throw .badField(field, "varint \(field) is longer than 10 bytes")
+    }
+
+    /// A varint that must fit in `Int` and lie in `range`.
+    public mutating func readCount(_ field: String, max: Int) throws(ChecklistError) -> Int {
+        let v = try readVarint(field)
+        guard v <= UInt64(max) else { throw .badField(field, "\(field) \(v) is larger than \(max)") }
+        return Int(v)
+    }
+
+    public mutating func readZigZag(_ field: String) throws(ChecklistError) -> Int64 {
+        let u = try readVarint(field)
+        return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
+    }
+
+    /// A length-prefixed byte run, borrowed from the underlying buffer.
+    public mutating func readByteSlice(_ field: String) throws(ChecklistError) -> UnsafeRawBufferPointer {
+        let length = try readVarint(field)
+        guard length <= UInt64(remaining) else {
+            throw .badField(field, "\(field) length \(length) runs past the end of the body")
+        }
+        let start = index
+        index += Int(length)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+    }
+
+    public mutating func readBytes(_ field: String) throws(ChecklistError) -> [UInt8] {
+        Array(try readByteSlice(field))
+    }
+
+    /// A length-prefixed UTF-8 string; invalid UTF-8 is `BAD_FIELD`.
+    public mutating func readString(_ field: String) throws(ChecklistError) -> String {
+        let raw = try readByteSlice(field)
+        guard let s = String(validating: raw, as: UTF8.self) else {
+            throw .badField(field, "\(field) is not valid UTF-8")
+        }
+        return s
+    }
+
+    /// A presence mask; bits outside `known` are `BAD_FIELD`.
+    public mutating func readPresence(_ field: String = "presence", known: UInt8) throws(ChecklistError) -> UInt8 {
+        let p = try readU8(field)
+        guard p & ~known == 0 else {
+            throw .badField(field, "unknown \(field) bits 0x\(String(p & ~known, radix: 16))")
+        }
+        return p
+    }
+}
+
+extension WireReader {
+    /// Decodes `body` with `decode`, which must not let the reader escape.
+    public static func decode<T>(_ body: [UInt8], _ decode: (inout WireReader) throws(ChecklistError) -> T) throws(ChecklistError) -> T {
+        // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
+        let result = body.withUnsafeBytes { raw in
+            Result { () throws(ChecklistError) -> T in
+                var reader = WireReader(raw)
+                return try decode(&reader)
+            }
+        }
+        return try result.get()
+    }
+}
