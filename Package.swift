@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
         .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
+        .target(name: "ChecklistPersistence", dependencies: ["ChecklistModel", "ChecklistWire", "CZlib"]),
         .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "CLinux"]),
@@ -42,8 +43,10 @@ let package = Package(
         .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
+        .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence"]),
+        .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket"]),
         .testTarget(name: "IntegrationTests",
-                    dependencies: ["ChecklistClient", "ChecklistTesting"]),
+                    dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

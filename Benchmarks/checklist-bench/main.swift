@@ -1,1 +1,44 @@
-print("bench")
+import Foundation
+
+let usage = """
+usage: checklist-bench SCENARIO [options] [--json]
+
+scenarios:
+  codec     encode/decode PAGE frames in memory   [--rows 100] [--text-bytes 40] [--iterations 20000]
+  pages     page-fetch throughput and latency     [--items 1000000] [--connections 50] [--page 100]
+            [--pattern sequential|random|deep] [--seconds 10] [--filter all|checked|unchecked]
+  scroll    a table view scrolling a huge list    [--items 1000000] [--viewport 20] [--fps 120]
+            [--rows-per-second 10000] [--seconds 10] [--mode scroll|scrub] [--page 100] [--prefetch-pages 4]
+
+Scenarios that need a server start their own checklistd (the one built next
+to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
+--server HOST:PORT names a running one. Items get --text-bytes bytes of
+text (default 40).
+
+Each scenario prints a table, or one JSON object with --json
+(keys in Benchmarks/README.md).
+"""
+
+var arguments = CommandLine.arguments.dropFirst()
+guard let scenario = arguments.popFirst(), !["-h", "--help", "help"].contains(scenario) else {
+    print(usage)
+    exit(CommandLine.arguments.count > 1 ? 0 : 2)
+}
+do {
+    switch scenario {
+    case "codec":
+        try CodecScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "pages":
+        try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "scroll":
+        try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    default:
+        throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
+    }
+} catch let error as BenchArguments.UsageError {
+    FileHandle.standardError.write(Data("checklist-bench: \(error)\n\n\(usage)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("checklist-bench: \(error)\n".utf8))
+    exit(1)
+}

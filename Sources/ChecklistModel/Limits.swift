@@ -1,6 +1,7 @@
 /// The limits a server enforces and announces in HELLO_OK.
 public struct Limits: Hashable, Sendable {
-    /// Largest frame (header + body, after decompression) a peer may send.
+    /// Largest frame `length` (type, flags, request id and body; after
+    /// decompression) a peer may send.
     public var maxFrameBytes: UInt32
     /// Largest `limit` a GET_PAGE may ask for.
     public var maxPageRows: UInt32

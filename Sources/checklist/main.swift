@@ -1,1 +1,109 @@
-print("checklist")
+import ChecklistClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Exit statuses (see `Help.exitStatus`).
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let serverError: Int32 = 1
+    static let usage: Int32 = 2
+    static let unreachable: Int32 = 3
+}
+
+/// Writes a line to standard error (unbuffered, straight to descriptor 2).
+func printError(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
+            offset += n
+        }
+    }
+}
+
+/// Parses the command line, runs the command and returns the exit status.
+func runCLI(_ arguments: [String]) async -> Int32 {
+    let parsed = ParsedArguments(arguments)
+
+    if parsed.command == nil, !parsed.help, let error = parsed.error {
+        printError("checklist: \(error)\n" + Help.usage(nil))
+        return ExitStatus.usage
+    }
+    // Help first: it needs neither valid arguments nor a server.
+    if parsed.command == "help" || parsed.help || parsed.command == nil {
+        let topic = parsed.command == "help" ? parsed.positionals.first : parsed.command
+        if let topic {
+            guard let spec = Commands.named(topic) else {
+                printError("checklist: unknown command '\(topic)'\n" + Help.usage(nil))
+                return ExitStatus.usage
+            }
+            print(Help.command(spec))
+            return ExitStatus.success
+        }
+        if parsed.help || parsed.command == "help" {
+            print(Help.overview)
+            return ExitStatus.success
+        }
+        printError("checklist: missing command\n" + Help.usage(nil))
+        return ExitStatus.usage
+    }
+
+    let spec = parsed.command.flatMap(Commands.named)
+    let command: Command
+    let server: (host: String, port: UInt16)
+    do throws(UsageError) {
+        guard let spec else { throw UsageError(message: "unknown command '\(parsed.command!)'", command: nil) }
+        if let error = parsed.error { throw UsageError(message: error, command: spec) }
+        command = try Command(spec, parsed)
+        let environment = getenv("CHECKLIST_SERVER").map { String(cString: $0) }
+        let address = parsed.server ?? environment ?? Help.defaultServer
+        guard let parsedAddress = Values.server(address) else {
+            let source = parsed.server != nil ? "--server" : "CHECKLIST_SERVER"
+            throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT, e.g. 127.0.0.1:7420 or [::1]:7420",
+                             command: spec)
+        }
+        server = parsedAddress
+    } catch {
+        printError("checklist: \(error.message)\n" + Help.usage(error.command))
+        return ExitStatus.usage
+    }
+
+    do {
+        let connection = try await ChecklistConnection.connect(host: server.host, port: server.port,
+                                                               clientName: "checklist-cli/1.0",
+                                                               timeout: .seconds(5), requestTimeout: .seconds(30))
+        let output: String
+        do {
+            output = try await Runner(connection: connection, json: parsed.json).run(command)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+        print(output)
+        return ExitStatus.success
+    } catch let error as ClientError {
+        switch error.code {
+        case .server:
+            printError("checklist: \(error)")
+            return ExitStatus.serverError
+        case .connectionFailed, .timeout, .connectionClosed:
+            printError("checklist: \(error.message)")
+            return ExitStatus.unreachable
+        default:
+            printError("checklist: \(error.code): \(error.message)")
+            return ExitStatus.serverError
+        }
+    } catch let error as LookupError {
+        printError("checklist: \(error.message)")
+        return ExitStatus.serverError
+    } catch {
+        printError("checklist: \(error)")
+        return ExitStatus.serverError
+    }
+}
+
+exit(await runCLI(Array(CommandLine.arguments.dropFirst())))

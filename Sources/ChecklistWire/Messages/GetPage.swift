@@ -31,13 +31,9 @@ public struct GetPage: WireMessage {
             throw .badField("filter", "filter must be 0, 1 or 2, got \(rawFilter)")
         }
         let kind = try r.readU8("startKind")
+        guard kind <= 1 else { throw .badField("startKind", "startKind must be 0 or 1, got \(kind)") }
         let value = try r.readVarint("start")
-        let start: Start
-        switch kind {
-        case 0: start = .offset(value)
-        case 1: start = .anchor(ItemID(value))
-        default: throw .badField("startKind", "startKind must be 0 or 1, got \(kind)")
-        }
+        let start: Start = kind == 0 ? .offset(value) : .anchor(ItemID(value))
         return GetPage(list: list, filter: filter, start: start, limit: try r.readVarint("limit"))
     }
 

@@ -1,0 +1,55 @@
+import Foundation
+
+/// One scenario's result: printed as an aligned table, or as one JSON
+/// object with `--json` (keys documented in Benchmarks/README.md).
+struct BenchReport {
+    enum Value {
+        case int(Int)
+        case double(Double)
+        case string(String)
+
+        var json: String {
+            switch self {
+            case .int(let v): return String(v)
+            case .double(let v): return v.isFinite ? String(format: "%.4f", v) : "null"
+            case .string(let v):
+                let data = try? JSONSerialization.data(withJSONObject: [v], options: [])
+                return data.flatMap { String(data: $0, encoding: .utf8) }.map { String($0.dropFirst().dropLast()) } ?? "\"\""
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .int(let v): return String(v)
+            case .double(let v): return String(format: "%.3f", v)
+            case .string(let v): return v
+            }
+        }
+    }
+
+    private(set) var fields: [(key: String, value: Value)] = []
+
+    mutating func add(_ key: String, _ value: Int) { fields.append((key, .int(value))) }
+    mutating func add(_ key: String, _ value: UInt64) { fields.append((key, .int(Int(clamping: value)))) }
+    mutating func add(_ key: String, _ value: Double) { fields.append((key, .double(value))) }
+    mutating func add(_ key: String, _ value: String) { fields.append((key, .string(value))) }
+
+    /// Adds p50/p90/p99/p99.9/max keys (milliseconds) with the given prefix.
+    mutating func addLatencies(_ h: LatencyHistogram, prefix: String = "", includeP90: Bool = false) {
+        add(prefix.isEmpty ? "p50Ms" : "\(prefix)P50Ms", h.quantileMs(0.50))
+        if includeP90 { add(prefix.isEmpty ? "p90Ms" : "\(prefix)P90Ms", h.quantileMs(0.90)) }
+        add(prefix.isEmpty ? "p99Ms" : "\(prefix)P99Ms", h.quantileMs(0.99))
+        add(prefix.isEmpty ? "p999Ms" : "\(prefix)P999Ms", h.quantileMs(0.999))
+    }
+
+    func print(json: Bool) {
+        if json {
+            Swift.print("{" + fields.map { "\"\($0.key)\": \($0.value.json)" }.joined(separator: ", ") + "}")
+        } else {
+            let width = fields.map(\.key.count).max() ?? 0
+            for (key, value) in fields {
+                Swift.print(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value.text)
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ChecklistClient
+import Foundation
+import Synchronization
+
+/// `checklist-bench scroll`: a table view scrolling through a huge list,
+/// frame by frame, served by a `PagingCursor` with a fixed pool of row
+/// buffers. A frame hitches when one of its visible rows is not ready.
+/// `--mode scrub` jumps to random offsets instead, like dragging the scroll
+/// indicator.
+enum ScrollScenario {
+    static let options: Set<String> = ["items", "viewport", "fps", "rows-per-second", "seconds", "text-bytes",
+                                       "server", "mode", "page", "prefetch-pages", "json"]
+
+    static func run(_ args: BenchArguments) async throws {
+        try args.check(allowed: options)
+        let items = try args.int("items", default: 1_000_000, min: 1)
+        let viewport = try args.int("viewport", default: 20, min: 1)
+        let fps = try args.double("fps", default: 120)
+        let rowsPerSecond = try args.double("rows-per-second", default: 10_000)
+        let seconds = try args.double("seconds", default: 10)
+        let textBytes = try args.int("text-bytes", default: 40)
+        let pageSize = try args.int("page", default: 100, min: 1)
+        let prefetchPages = try args.int("prefetch-pages", default: 4)
+        let mode = args.string("mode") ?? "scroll"
+        guard mode == "scroll" || mode == "scrub" else {
+            throw BenchArguments.UsageError(description: "--mode is scroll or scrub")
+        }
+
+        let target = try BenchTarget(args)
+        defer { target.stop() }
+        let setup = try await target.connect()
+        let list = try await target.benchList(items: items, textBytes: textBytes, on: setup)
+        await setup.close()
+
+        let connection = try await target.connect(name: "checklist-bench-scroll")
+        let fetches = Mutex((latency: LatencyHistogram(), bytes: 0, rows: 0))
+        let cursor = try await PagingCursor(connection: connection, list: list.id, viewport: viewport,
+                                            pageSize: pageSize, prefetchPages: prefetchPages) { nanos, bytes, rows in
+            fetches.withLock {
+                $0.latency.record(nanos: nanos)
+                $0.bytes += bytes
+                $0.rows += rows
+            }
+        }
+        // Measure the scroll alone: forget the memory peak of setting up.
+        ResourceUsage.resetPeakResident()
+
+        let frameInterval = Duration.nanoseconds(Int64(1e9 / fps))
+        let frameCount = Int(seconds * fps)
+        var rng = SplitMix64(seed: 7)
+        var hitched = 0
+        var rowsShown = 0
+        var fetchLatency = LatencyHistogram()
+        let maxTop = max(0, items - viewport)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var top = 0
+        var pendingSince: ContinuousClock.Instant?
+        for frame in 0..<frameCount {
+            if mode == "scroll" {
+                top = min(maxTop, Int(Double(frame) * rowsPerSecond / fps))
+            } else if frame % Int(fps / 2) == 0 {
+                top = Int(rng.next() % UInt64(maxTop + 1))
+            }
+            cursor.scroll(toTop: top)
+            let visible = top..<min(items, top + viewport)
+            let ready = visible.allSatisfy { i in cursor.withRow(i) { $0.textBytes.count } != nil }
+            if ready {
+                rowsShown += visible.count
+                if let since = pendingSince {
+                    fetchLatency.record(since.duration(to: clock.now))
+                    pendingSince = nil
+                }
+            } else {
+                hitched += 1
+                if pendingSince == nil { pendingSince = clock.now }
+            }
+            try await clock.sleep(until: start.advanced(by: frameInterval * (frame + 1)), tolerance: .microseconds(100))
+        }
+        if let failure = cursor.failure { throw failure }
+        await connection.close()
+        let fetched = fetches.withLock { $0 }
+
+        var report = BenchReport()
+        report.add("scenario", mode)
+        report.add("items", items)
+        report.add("frames", frameCount)
+        report.add("hitchedFrames", hitched)
+        report.add("poolSize", cursor.poolSize)
+        report.add("buffersAllocated", cursor.buffersAllocated)
+        report.addLatencies(fetched.latency, prefix: "fetch")
+        report.add("hitchRecoveryP99Ms", fetchLatency.quantileMs(0.99))
+        report.add("peakRssBytes", ResourceUsage.peakResidentBytes())
+        report.add("wireBytesPerRow", Double(fetched.bytes) / Double(max(1, fetched.rows)))
+        report.add("rowsShown", rowsShown)
+        report.print(json: args.flag("json"))
+    }
+}

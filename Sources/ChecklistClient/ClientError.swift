@@ -1,0 +1,90 @@
+import ChecklistModel
+
+/// An error thrown by `ChecklistConnection`.
+///
+/// A server `ERROR` answer has code `.server` and carries the server's
+/// `ChecklistError` (wire code, message, field, current revision) in
+/// `serverError`. The other codes describe the connection itself.
+///
+/// Cancelling the task of a waiting call throws `CancellationError`, not a
+/// `ClientError`.
+public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong. A struct with static constants rather than a public
+    /// enum, so that new codes never break users' `switch` statements.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case server, connectionFailed, connectionClosed, protocolViolation, timeout, requestTooLarge
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The server answered the request with an `ERROR`; see `serverError`.
+        public static let server = Code(.server)
+        /// The server could not be reached: name resolution, refused or failed TCP connect.
+        public static let connectionFailed = Code(.connectionFailed)
+        /// The connection was closed (by `close()`, by the server, or after a
+        /// network error) before the answer arrived.
+        public static let connectionClosed = Code(.connectionClosed)
+        /// The server sent something this client cannot accept: an answer that
+        /// does not decode, of the wrong type, or a frame that breaks framing.
+        public static let protocolViolation = Code(.protocolViolation)
+        /// Connecting, the handshake or a request took longer than allowed.
+        public static let timeout = Code(.timeout)
+        /// The request would exceed the server's `maxFrameBytes`; it was not sent
+        /// (sending it would make the server close the connection).
+        public static let requestTooLarge = Code(.requestTooLarge)
+
+        /// The code's name, e.g. `connectionClosed`.
+        public var description: String {
+            switch base {
+            case .server: return "server"
+            case .connectionFailed: return "connectionFailed"
+            case .connectionClosed: return "connectionClosed"
+            case .protocolViolation: return "protocolViolation"
+            case .timeout: return "timeout"
+            case .requestTooLarge: return "requestTooLarge"
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A description for humans; never parse it.
+    public let message: String
+    /// The server's error when `code == .server`, otherwise nil.
+    public let serverError: ChecklistError?
+
+    /// Creates an error that is not a server answer.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+        self.serverError = nil
+        self.wireCode = nil
+    }
+
+    /// The error for a server `ERROR` answer.
+    public static func server(_ error: ChecklistError) -> ClientError {
+        ClientError(server: error)
+    }
+
+    private init(server error: ChecklistError) {
+        self.code = .server
+        self.message = error.message
+        self.serverError = error
+        self.wireCode = error.code
+    }
+
+    /// The wire code of a server error (`NOT_FOUND`, `CONFLICT`, ...), or nil.
+    /// Stored, not computed from `serverError`: Swift 6.3.1's optimizer
+    /// crashes on `catch let e as ClientError { ... && e.serverError?.code == ... }`
+    /// (CopyPropagation "ownership error"); `e.wireCode == ...` compiles.
+    public let wireCode: ChecklistError.Code?
+
+    /// `"NOT_FOUND: list 7 not found"` for server errors (wire code name
+    /// first), the message for the others.
+    public var description: String {
+        if let serverError { return serverError.description }
+        return message
+    }
+}

@@ -1,0 +1,86 @@
+import ChecklistSocket
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opening the TCP connection. `ChecklistSocket.connectSocket` takes
+/// numeric addresses and blocks without a time limit; a client needs host
+/// names and a deadline, so this resolves with `getaddrinfo` and connects
+/// non-blocking, waiting with `poll`.
+enum TCPConnect {
+    /// Resolves `host`, connects to the first address that answers before
+    /// `deadline`, and returns a blocking socket with `TCP_NODELAY` set.
+    /// Blocks the calling thread: call it off the async executor.
+    static func connect(host: String, port: UInt16, deadline: ContinuousClock.Instant) throws(ClientError) -> Int32 {
+        var name = host
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        let target = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(name, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            throw ClientError(.connectionFailed, "cannot connect to \(target): cannot resolve \(name): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(first) }
+
+        var lastError = ClientError(.connectionFailed, "cannot connect to \(target): no address")
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let info = next {
+            next = info.pointee.ai_next
+            do {
+                return try connect(info.pointee, target: target, deadline: deadline)
+            } catch {
+                lastError = error
+                if error.code == .timeout { break }
+            }
+        }
+        throw lastError
+    }
+
+    private static func connect(_ info: addrinfo, target: String, deadline: ContinuousClock.Instant) throws(ClientError) -> Int32 {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let fd = socket(info.ai_family, type, info.ai_protocol)
+        guard fd >= 0 else { throw failure(target, errno) }
+        var connected = false
+        defer { if !connected { closeSocket(fd) } }
+
+        if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) != 0 {
+            // EINTR: the attempt goes on in the kernel, as with EINPROGRESS.
+            guard errno == EINPROGRESS || errno == EINTR else { throw failure(target, errno) }
+            try waitWritable(fd, target: target, deadline: deadline)
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { throw failure(target, errno) }
+            guard soError == 0 else { throw failure(target, soError) }
+        }
+        do throws(SocketError) {
+            try setNonBlocking(fd, false)
+            try setNoDelay(fd)
+        } catch {
+            throw ClientError(.connectionFailed, "cannot connect to \(target): \(error)")
+        }
+        connected = true
+        return fd
+    }
+
+    private static func waitWritable(_ fd: Int32, target: String, deadline: ContinuousClock.Instant) throws(ClientError) {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { throw ClientError(.timeout, "cannot connect to \(target): timed out") }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let n = poll(&pfd, 1, milliseconds)
+            if n > 0 { return }
+            if n < 0 && errno != EINTR { throw failure(target, errno) }
+        }
+    }
+
+    private static func failure(_ target: String, _ code: Int32) -> ClientError {
+        ClientError(.connectionFailed, "cannot connect to \(target): \(String(cString: strerror(code)))")
+    }
+}

@@ -1,0 +1,63 @@
+import ChecklistModel
+import ChecklistWire
+
+extension AppliedOperation {
+    /// Encodes a resolved operation: the PATCH opcode (Protocol/SPEC.md
+    /// section 6.8; `TOGGLE` never occurs, toggles are stored resolved as
+    /// `SET_CHECKED`), the item id as a plain `id`, then the operation's fields.
+    public func encode(into w: inout WireWriter) {
+        switch self {
+        case let .insert(id, index, fields):
+            w.writeU8(PatchOpcode.insert.rawValue); w.writeVarint(id.rawValue); w.writeVarint(index)
+            fields.encode(into: &w)
+        case let .setText(id, text):
+            w.writeU8(PatchOpcode.setText.rawValue); w.writeVarint(id.rawValue); w.writeString(text)
+        case let .setChecked(id, checked):
+            w.writeU8(PatchOpcode.setChecked.rawValue); w.writeVarint(id.rawValue); w.writeBool(checked)
+        case let .setDue(id, due):
+            w.writeU8(PatchOpcode.setDue.rawValue); w.writeVarint(id.rawValue)
+            w.writeBool(due != nil)
+            if let due { w.writeZigZag(due) }
+        case let .setRemind(id, remind):
+            w.writeU8(PatchOpcode.setRemind.rawValue); w.writeVarint(id.rawValue); w.writeBool(remind)
+        case let .setPrice(id, price):
+            w.writeU8(PatchOpcode.setPrice.rawValue); w.writeVarint(id.rawValue)
+            w.writeBool(price != nil)
+            if let price { w.writeZigZag(price) }
+        case let .delete(id):
+            w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
+        case let .move(id, toIndex):
+            w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
+        }
+    }
+
+    /// Decodes an operation written by `encode(into:)`.
+    public static func decode(from r: inout WireReader) throws(ChecklistError) -> AppliedOperation {
+        let raw = try r.readU8("opcode")
+        guard let opcode = PatchOpcode(rawValue: raw), opcode != .toggle else {
+            throw .badField("opcode", "unknown applied operation opcode \(raw)")
+        }
+        let id = ItemID(try r.readVarint("id"))
+        switch opcode {
+        case .insert:
+            let index = try r.readVarint("index")
+            return .insert(id: id, index: index, fields: try ItemFields.decode(from: &r))
+        case .setText:
+            return .setText(id, try r.readString("text"))
+        case .setChecked:
+            return .setChecked(id, try r.readBool("checked"))
+        case .setDue:
+            return .setDue(id, try r.readBool("present") ? try r.readZigZag("due") : nil)
+        case .setRemind:
+            return .setRemind(id, try r.readBool("remind"))
+        case .setPrice:
+            return .setPrice(id, try r.readBool("present") ? try r.readZigZag("price") : nil)
+        case .delete:
+            return .delete(id)
+        case .move:
+            return .move(id, toIndex: try r.readVarint("toIndex"))
+        case .toggle:
+            throw .badField("opcode", "TOGGLE is never stored")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ChecklistModel
+import ChecklistWire
+
+/// The kinds of a `Change` as they are stored (Protocol/SNAPSHOT.md section 7).
+public enum ChangeKindCode: UInt8, Sendable {
+    case listCreated = 0x01
+    case listUpdated = 0x02
+    case listDeleted = 0x03
+    case patched = 0x04
+}
+
+extension Change {
+    /// Encodes the change as a **Change** record body: kind, namespace, list,
+    /// revision, then the kind's fields (Protocol/SNAPSHOT.md section 7).
+    /// Pure: appends to `w`, no I/O.
+    public func encode(into w: inout WireWriter) {
+        switch kind {
+        case .listCreated: w.writeU8(ChangeKindCode.listCreated.rawValue)
+        case .listUpdated: w.writeU8(ChangeKindCode.listUpdated.rawValue)
+        case .listDeleted: w.writeU8(ChangeKindCode.listDeleted.rawValue)
+        case .patched: w.writeU8(ChangeKindCode.patched.rawValue)
+        }
+        w.writeString(namespace.rawValue)
+        w.writeVarint(list.rawValue)
+        w.writeVarint(revision)
+        switch kind {
+        case let .listCreated(name, icon), let .listUpdated(name, icon):
+            w.writeString(name)
+            w.writeString(icon)
+        case .listDeleted:
+            break
+        case let .patched(ops):
+            w.writeVarint(UInt64(ops.count))
+            for op in ops { op.encode(into: &w) }
+        }
+    }
+
+    /// Decodes a **Change** written by `encode(into:)`. Throws `BAD_FIELD`
+    /// naming the field on short or invalid input; never traps.
+    public static func decode(from r: inout WireReader) throws(ChecklistError) -> Change {
+        let raw = try r.readU8("kind")
+        guard let code = ChangeKindCode(rawValue: raw) else {
+            throw .badField("kind", "unknown change kind \(raw)")
+        }
+        let namespace = Namespace(try r.readString("namespace"))
+        let list = ListID(try r.readVarint("list"))
+        let revision = try r.readVarint("revision")
+        let kind: Kind
+        switch code {
+        case .listCreated:
+            kind = .listCreated(name: try r.readString("name"), icon: try r.readString("icon"))
+        case .listUpdated:
+            kind = .listUpdated(name: try r.readString("name"), icon: try r.readString("icon"))
+        case .listDeleted:
+            kind = .listDeleted
+        case .patched:
+            // Every operation takes at least 2 bytes: never reserve more than
+            // the input can hold.
+            let count = try r.readCount("count", max: r.remaining / 2)
+            var ops: [AppliedOperation] = []
+            ops.reserveCapacity(count)
+            for _ in 0..<count { ops.append(try AppliedOperation.decode(from: &r)) }
+            kind = .patched(ops)
+        }
+        return Change(namespace: namespace, list: list, revision: revision, kind: kind)
+    }
+}

@@ -1,0 +1,113 @@
+import Glibc
+
+/// A pthread mutex with two condition variables guarding a value of type
+/// `State`. The write-ahead log needs what `Synchronization.Mutex` lacks:
+/// waiting for the state to change (the flusher waits for records, appenders
+/// wait for durability or buffer space), with a timeout.
+///
+/// Locking rule: `state` is read and written only inside `withLock`, or
+/// inside `wait`, which re-acquires the lock before returning.
+final class ConditionLock<State>: @unchecked Sendable {
+    // @unchecked Sendable is safe: `state` is only touched with `mutex` held
+    // (see the locking rule above), and pthread mutexes and condition
+    // variables are made for use from many threads. They live in heap memory
+    // allocated once, so their addresses never move.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let conditions: UnsafeMutablePointer<pthread_cond_t>
+    private var state: State
+
+    /// Which condition variable to wait on or signal.
+    enum Condition: Int {
+        /// Work for the flusher: records buffered, a sync asked for, closing.
+        case work = 0
+        /// Progress for appenders: records durable, buffer space, failure.
+        case progress = 1
+    }
+
+    init(_ initial: State) {
+        state = initial
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        conditions = .allocate(capacity: 2)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(conditions, &attr)
+        pthread_cond_init(conditions + 1, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(conditions)
+        pthread_cond_destroy(conditions + 1)
+        conditions.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the lock held.
+    func withLock<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+
+    /// Takes the lock, waits on `condition` until `ready(state)` is true
+    /// (checked before the first wait and after every wake-up) or, with a
+    /// `deadline` in CLOCK_MONOTONIC nanoseconds, until it passes; then runs
+    /// `body` with the lock still held and whether `ready` was met.
+    /// `ready` runs with the lock held and may update the state (e.g. to
+    /// note that a thread is about to sleep).
+    func withLock<T, E: Error>(waitingOn condition: Condition, until ready: (inout State) -> Bool,
+                               deadline: UInt64? = nil,
+                               _ body: (inout State, Bool) throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var satisfied = ready(&state)
+        while !satisfied {
+            if let deadline {
+                var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                let rc = pthread_cond_timedwait(conditions + condition.rawValue, mutex, &ts)
+                satisfied = ready(&state)
+                if rc == ETIMEDOUT { break }
+            } else {
+                pthread_cond_wait(conditions + condition.rawValue, mutex)
+                satisfied = ready(&state)
+            }
+        }
+        return try body(&state, satisfied)
+    }
+
+    /// Wakes every thread waiting on `condition`. Cheap when none waits.
+    func broadcast(_ condition: Condition) {
+        pthread_cond_broadcast(conditions + condition.rawValue)
+    }
+
+    func signal(_ condition: Condition) {
+        pthread_cond_signal(conditions + condition.rawValue)
+    }
+}
+
+/// Nanoseconds of CLOCK_MONOTONIC.
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Starts a joinable thread running `body`.
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, nil, { arg in
+        let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    precondition(rc == 0, "pthread_create failed: \(rc)")
+    return thread
+}

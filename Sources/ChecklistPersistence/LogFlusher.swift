@@ -1,0 +1,123 @@
+import ChecklistWire
+import Glibc
+
+/// The write-ahead log's flusher: runs on its own thread, takes the buffered
+/// records in one swap, writes them to the active segment, fsyncs as the
+/// policy says, rotates segments, and publishes `durableLSN`. It alone owns
+/// the segment file descriptor.
+struct LogFlusher: Sendable {
+    let shared: LogShared
+    let directory: String
+    let options: WriteAheadLog.Options
+    /// Active segment: descriptor, first LSN, bytes written.
+    var fd: Int32
+    var segmentFirstLSN: LSN
+    var segmentBytes: Int
+
+    /// Runs until `close()` or the first error.
+    mutating func run() {
+        var batch = WireWriter(capacity: 64 * 1024)
+        var lastSync = monotonicNanoseconds()
+        let interval = options.everysecIntervalNanoseconds
+        let highWater = options.maxBufferedBytes / 2
+        let policy = options.policy
+        while true {
+            // Wait for work; under .everysec also for the next tick when
+            // something is written or buffered but not yet fsynced.
+            let deadline: UInt64? = policy == .everysec
+                ? shared.lock.withLock { s in
+                    (s.pending.bytes.isEmpty && s.written == s.durable) ? nil : lastSync + interval
+                }
+                : nil
+            var taken = (first: LSN(0), last: LSN(0), closing: false, syncTo: LSN(0), written: LSN(0))
+            shared.lock.withLock(waitingOn: .work, until: { s in
+                let ready = s.flusherHasWork(policy: policy, highWater: highWater)
+                s.flusherIdle = !ready
+                s.flusherSleepsIndefinitely = !ready && deadline == nil
+                return ready
+            }, deadline: deadline) { s, _ in
+                s.flusherIdle = false
+                s.flusherSleepsIndefinitely = false
+                swap(&s.pending, &batch)
+                taken = (s.pendingFirstLSN, s.lastAppended, s.closing, s.syncRequested, s.written)
+            }
+            shared.lock.broadcast(.progress) // buffer space for blocked appenders
+            do throws(PersistenceError) {
+                var written = taken.written
+                var synced: LSN? = nil
+                if !batch.bytes.isEmpty {
+                    if segmentBytes > LogRecordFormat.segmentHeaderBytes
+                        && segmentBytes + batch.count > options.segmentBytes {
+                        synced = try rotate(to: taken.first, written: written)
+                    }
+                    try POSIXFile.writeAll(fd, batch.bytes, path: segmentPath)
+                    segmentBytes += batch.count
+                    written = taken.last
+                    batch.reset()
+                }
+                let now = monotonicNanoseconds()
+                let mustSync = taken.closing || taken.syncTo > (synced ?? shared.durable.load(ordering: .relaxed))
+                    || (policy == .always && written > shared.durable.load(ordering: .relaxed))
+                    || (policy == .everysec && now >= lastSync + interval)
+                if mustSync && written > (synced ?? shared.durable.load(ordering: .relaxed)) {
+                    try sync()
+                    synced = written
+                    lastSync = now
+                } else if mustSync {
+                    lastSync = now
+                }
+                publish(written: written, durable: synced)
+                if taken.closing {
+                    let drained = shared.lock.withLock { s in s.pending.bytes.isEmpty }
+                    if drained { break }
+                }
+            } catch {
+                fail(error)
+                break
+            }
+        }
+        Glibc.close(fd)
+        shared.lock.withLock { s in s.flusherExited = true }
+        shared.lock.broadcast(.progress)
+    }
+
+    var segmentPath: String { LogSegments.path(in: directory, firstLSN: segmentFirstLSN) }
+
+    private func sync() throws(PersistenceError) {
+        let rc = options.syncFile(fd)
+        if rc != 0 { throw POSIXFile.error("fsync", segmentPath, rc) }
+    }
+
+    /// Fsyncs and closes the active segment (so that every segment but the
+    /// last is always complete) and starts a new one at `firstLSN`.
+    /// Returns the LSN now durable.
+    private mutating func rotate(to firstLSN: LSN, written: LSN) throws(PersistenceError) -> LSN {
+        try sync()
+        Glibc.close(fd)
+        fd = -1
+        fd = try LogSegments.create(in: directory, firstLSN: firstLSN, syncFile: options.syncFile)
+        segmentFirstLSN = firstLSN
+        segmentBytes = LogRecordFormat.segmentHeaderBytes
+        shared.lock.withLock { s in s.segments.append(firstLSN) }
+        return written
+    }
+
+    /// Publishes progress, wakes waiters and reports a new durable LSN.
+    private func publish(written: LSN, durable: LSN?) {
+        let advanced: Bool = shared.lock.withLock { s in
+            s.written = max(s.written, written)
+            guard let durable, durable > s.durable else { return false }
+            s.durable = durable
+            shared.durable.store(durable, ordering: .releasing)
+            return true
+        }
+        shared.lock.broadcast(.progress)
+        if advanced, let durable, let onDurable = options.onDurable { onDurable(durable) }
+    }
+
+    private func fail(_ error: PersistenceError) {
+        shared.lock.withLock { s in s.failure = error }
+        shared.lock.broadcast(.progress)
+        options.onFailure?(error)
+    }
+}

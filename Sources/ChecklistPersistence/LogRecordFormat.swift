@@ -1,0 +1,78 @@
+import ChecklistModel
+import ChecklistWire
+
+/// A log sequence number: the position of a record in the write-ahead log.
+/// The first record ever appended is 1; every record takes the next number.
+/// 0 means "no record".
+public typealias LSN = UInt64
+
+/// The on-disk layout of write-ahead log segments and records
+/// (Protocol/SNAPSHOT.md section 6). Pure: no I/O.
+public enum LogRecordFormat {
+    /// Bytes of the segment header: magic `CKWL`, u16 version, u16 flags, u64 first LSN.
+    public static let segmentHeaderBytes = 16
+    /// Bytes before each record's payload: u32 length, u32 CRC32.
+    public static let recordHeaderBytes = 8
+    public static let version: UInt16 = 1
+    static let magic: [UInt8] = [0x43, 0x4B, 0x57, 0x4C] // "CKWL"
+
+    /// The segment file name for a segment whose first record is `firstLSN`.
+    public static func segmentName(firstLSN: LSN) -> String {
+        "wal-" + hex16(firstLSN) + ".log"
+    }
+
+    /// The first LSN a segment file name stands for, or nil if `name` is not
+    /// a segment name.
+    public static func firstLSN(ofSegmentName name: String) -> LSN? {
+        parseHexName(name, prefix: "wal-", suffix: ".log")
+    }
+
+    /// Appends a segment header.
+    public static func writeSegmentHeader(firstLSN: LSN, into w: inout WireWriter) {
+        w.bytes.append(contentsOf: magic)
+        w.writeU8(UInt8(version >> 8)); w.writeU8(UInt8(version & 0xFF))
+        w.writeU8(0); w.writeU8(0)
+        for shift in stride(from: 56, through: 0, by: -8) { w.writeU8(UInt8(truncatingIfNeeded: firstLSN >> UInt64(shift))) }
+    }
+
+    /// Appends one framed record: u32 payload length, u32 CRC32 of the payload,
+    /// then the payload `lsn varint, lag varint, Change` where
+    /// `lag = lsn - durableLSN` at append time (at least 1).
+    public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
+        let start = w.count
+        w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
+        w.writeVarint(lsn)
+        w.writeVarint(lsn - min(durable, lsn - 1))
+        change.encode(into: &w)
+        let payloadStart = start + recordHeaderBytes
+        let length = w.count - payloadStart
+        let crc = w.bytes.withUnsafeBytes { CRC32.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
+        w.writeU32BE(UInt32(length), at: start)
+        w.writeU32BE(crc, at: start + 4)
+    }
+}
+
+/// 16 lower-case hex digits, zero padded.
+func hex16(_ v: UInt64) -> String {
+    let digits = String(v, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}
+
+/// Parses `prefix` + 16 hex digits + `suffix`.
+func parseHexName(_ name: String, prefix: String, suffix: String) -> UInt64? {
+    guard name.hasPrefix(prefix), name.hasSuffix(suffix),
+          name.utf8.count == prefix.utf8.count + 16 + suffix.utf8.count else { return nil }
+    let hex = name.dropFirst(prefix.count).dropLast(suffix.count)
+    guard hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+    return UInt64(hex, radix: 16)
+}
+
+@inline(__always)
+func readU32BE(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+    UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+}
+
+@inline(__always)
+func readU64BE(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+    UInt64(readU32BE(b, at)) << 32 | UInt64(readU32BE(b, at + 4))
+}

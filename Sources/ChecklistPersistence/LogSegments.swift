@@ -1,0 +1,43 @@
+import ChecklistWire
+import Glibc
+
+/// The segment files of a write-ahead log directory (Protocol/SNAPSHOT.md
+/// section 6.1).
+public enum LogSegments {
+    /// The first LSNs of the segment files in `directory`, ascending.
+    public static func list(in directory: String) throws(PersistenceError) -> [LSN] {
+        try POSIXFile.listDirectory(directory).compactMap(LogRecordFormat.firstLSN(ofSegmentName:)).sorted()
+    }
+
+    /// The path of the segment starting at `firstLSN`.
+    public static func path(in directory: String, firstLSN: LSN) -> String {
+        directory + "/" + LogRecordFormat.segmentName(firstLSN: firstLSN)
+    }
+
+    /// Creates the segment starting at `firstLSN`, writes its header, makes
+    /// file and directory entry durable, and returns the file descriptor
+    /// (opened for appending). An existing file of that name is reused only
+    /// if it holds no record (a crash right after creating it).
+    static func create(in directory: String, firstLSN: LSN,
+                       syncFile: @Sendable (Int32) -> Int32) throws(PersistenceError) -> Int32 {
+        let path = path(in: directory, firstLSN: firstLSN)
+        let fd = try POSIXFile.open(path, O_WRONLY | O_CREAT | O_APPEND)
+        do throws(PersistenceError) {
+            let size = try POSIXFile.fileSize(fd, path: path)
+            guard size <= UInt64(LogRecordFormat.segmentHeaderBytes) else {
+                throw PersistenceError(.misuse, "segment already holds records: run Recovery before opening the log", file: path)
+            }
+            if ftruncate(fd, 0) != 0 { throw POSIXFile.error("ftruncate", path) }
+            var w = WireWriter(capacity: LogRecordFormat.segmentHeaderBytes)
+            LogRecordFormat.writeSegmentHeader(firstLSN: firstLSN, into: &w)
+            try POSIXFile.writeAll(fd, w.bytes, path: path)
+            let rc = syncFile(fd)
+            if rc != 0 { throw POSIXFile.error("fsync", path, rc) }
+            try POSIXFile.fsyncDirectory(directory)
+            return fd
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+}

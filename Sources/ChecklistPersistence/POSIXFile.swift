@@ -1,0 +1,143 @@
+import Glibc
+
+/// Thin wrappers over the POSIX file calls this module makes. Every failure
+/// becomes a `PersistenceError(.io)` naming the call, the file and `errno`.
+enum POSIXFile {
+    static func error(_ call: String, _ path: String, _ code: Int32 = errno) -> PersistenceError {
+        PersistenceError(.io, "\(call) failed: \(String(cString: strerror(code))) (errno \(code))", file: path, errno: code)
+    }
+
+    /// Opens `path`, retrying on EINTR. `O_CLOEXEC` is always added.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(PersistenceError) -> Int32 {
+        while true {
+            let fd = path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) }
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw error("open", path) }
+        }
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(PersistenceError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 { offset += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            throw error("write", path, n == 0 ? EIO : errno)
+        }
+    }
+
+    /// Writes all of `bytes[range]`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>? = nil, path: String) throws(PersistenceError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(PersistenceError) in
+                try writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[range ?? 0..<raw.count]), path: path)
+            }
+        }
+        try result.get()
+    }
+
+    /// Reads up to `buffer.count` bytes; 0 at end of file.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(PersistenceError) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw error("read", path) }
+        }
+    }
+
+    static func fsync(_ fd: Int32, path: String) throws(PersistenceError) {
+        if Glibc.fsync(fd) != 0 { throw error("fsync", path) }
+    }
+
+    /// Makes the directory's entries (created, renamed, removed files) durable.
+    static func fsyncDirectory(_ path: String) throws(PersistenceError) {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY)
+        defer { Glibc.close(fd) }
+        try fsync(fd, path: path)
+    }
+
+    static func truncate(_ path: String, to length: UInt64) throws(PersistenceError) {
+        let fd = try open(path, O_WRONLY)
+        defer { Glibc.close(fd) }
+        if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
+        try fsync(fd, path: path)
+    }
+
+    static func unlink(_ path: String) throws(PersistenceError) {
+        if path.withCString({ Glibc.unlink($0) }) != 0 && errno != ENOENT { throw error("unlink", path) }
+    }
+
+    static func rename(_ from: String, _ to: String) throws(PersistenceError) {
+        let rc = from.withCString { f in to.withCString { t in Glibc.rename(f, t) } }
+        if rc != 0 { throw error("rename to \(to)", from) }
+    }
+
+    /// Creates `path` (and missing parents) as directories.
+    static func makeDirectories(_ path: String) throws(PersistenceError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            if prefix.withCString({ mkdir($0, 0o755) }) != 0 && errno != EEXIST {
+                throw error("mkdir", prefix)
+            }
+            prefix += "/"
+        }
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    static func listDirectory(_ path: String) throws(PersistenceError) -> [String] {
+        guard let dir = path.withCString({ opendir($0) }) else { throw error("opendir", path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func fileSize(_ fd: Int32, path: String) throws(PersistenceError) -> UInt64 {
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw error("fstat", path) }
+        return UInt64(st.st_size)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        path.withCString { access($0, F_OK) } == 0
+    }
+}
+
+/// A file mapped read-only for scanning. Unmapped by `close()` or deinit.
+final class MappedFile {
+    let path: String
+    private let base: UnsafeMutableRawPointer?
+    let count: Int
+
+    init(path: String) throws(PersistenceError) {
+        self.path = path
+        let fd = try POSIXFile.open(path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        let size = try POSIXFile.fileSize(fd, path: path)
+        count = Int(size)
+        if count == 0 {
+            base = nil
+            return
+        }
+        let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let p, p != MAP_FAILED else { throw POSIXFile.error("mmap", path) }
+        madvise(p, count, MADV_SEQUENTIAL)
+        base = p
+    }
+
+    /// Calls `body` with the file's bytes; they must not escape it.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    deinit {
+        if let base { munmap(base, count) }
+    }
+}

@@ -1,0 +1,187 @@
+import ChecklistModel
+import ChecklistWire
+import Glibc
+
+/// The write-ahead log: every `Change` the store commits is appended here
+/// before its answer is sent, and replayed by `Recovery` after a crash.
+///
+/// `append` only encodes into an in-memory buffer (no system call unless the
+/// flusher must be woken); a dedicated flusher thread writes the buffer to
+/// segment files `wal-<first LSN>.log` and fsyncs as `FsyncPolicy` says.
+/// Record and segment formats: Protocol/SNAPSHOT.md section 6.
+///
+/// Open the log only after `Recovery.run` (which cuts a torn tail and says
+/// which LSN comes next). Call `close()` before dropping it.
+public final class WriteAheadLog: Sendable {
+    /// How the log behaves.
+    public struct Options: Sendable {
+        public var policy: FsyncPolicy
+        /// A new segment starts once the active one would grow past this.
+        public var segmentBytes: Int
+        /// Most encoded bytes buffered ahead of the flusher; `append` waits
+        /// for the disk beyond it (backpressure, bounded memory).
+        public var maxBufferedBytes: Int
+        /// `.everysec`'s period, in nanoseconds.
+        public var everysecIntervalNanoseconds: UInt64
+        /// Called on the flusher thread, in LSN order, after every fsync that
+        /// made new records durable. Keep it short; do not call the log from it.
+        public var onDurable: (@Sendable (LSN) -> Void)?
+        /// Called once, on the flusher thread, when a write or fsync fails.
+        /// The log then refuses appends: durability can no longer be promised.
+        public var onFailure: (@Sendable (PersistenceError) -> Void)?
+        /// Fsyncs a segment: returns 0 or an errno. Replace it in tests to
+        /// count fsyncs or inject failures.
+        public var syncFile: @Sendable (Int32) -> Int32
+
+        public init(policy: FsyncPolicy = .everysec, segmentBytes: Int = 64 << 20,
+                    maxBufferedBytes: Int = 16 << 20, everysecIntervalNanoseconds: UInt64 = 1_000_000_000,
+                    onDurable: (@Sendable (LSN) -> Void)? = nil,
+                    onFailure: (@Sendable (PersistenceError) -> Void)? = nil,
+                    syncFile: @escaping @Sendable (Int32) -> Int32 = { fd in Glibc.fsync(fd) == 0 ? 0 : errno }) {
+            self.policy = policy
+            self.segmentBytes = segmentBytes
+            self.maxBufferedBytes = maxBufferedBytes
+            self.everysecIntervalNanoseconds = everysecIntervalNanoseconds
+            self.onDurable = onDurable
+            self.onFailure = onFailure
+            self.syncFile = syncFile
+        }
+    }
+
+    /// The directory holding the segments.
+    public let directory: String
+    public let options: Options
+    private let shared: LogShared
+    private let thread: ConditionLock<pthread_t?>
+
+    /// Opens the log in `directory` to append records from `nextLSN` on
+    /// (`RecoveryReport.nextLSN`; 1 for a new directory). Starts a new
+    /// segment `wal-<nextLSN>.log` and the flusher thread.
+    public init(directory: String, nextLSN: LSN, options: Options = Options()) throws(PersistenceError) {
+        precondition(nextLSN >= 1, "LSNs start at 1")
+        self.directory = directory
+        self.options = options
+        var segments = try LogSegments.list(in: directory)
+        if let last = segments.last, last > nextLSN {
+            throw PersistenceError(.misuse, "log has a segment starting at LSN \(last), past the next LSN \(nextLSN): run Recovery first",
+                                   file: LogSegments.path(in: directory, firstLSN: last))
+        }
+        let fd = try LogSegments.create(in: directory, firstLSN: nextLSN, syncFile: options.syncFile)
+        if segments.last != nextLSN { segments.append(nextLSN) }
+        shared = LogShared(state: LogState(pending: WireWriter(capacity: 64 * 1024), lastAppended: nextLSN - 1,
+                                           written: nextLSN - 1, durable: nextLSN - 1, segments: segments))
+        let flusher = LogFlusher(shared: shared, directory: directory, options: options, fd: fd,
+                                 segmentFirstLSN: nextLSN, segmentBytes: LogRecordFormat.segmentHeaderBytes)
+        thread = ConditionLock(startThread { var f = flusher; f.run() })
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// The highest LSN known to be fsynced (0: none yet). Lock-free.
+    public var durableLSN: LSN { shared.durable.load(ordering: .acquiring) }
+
+    /// The LSN of the last appended record (0: none yet). Lock-free. Read it
+    /// under the store's lock to get the LSN a snapshot starts from.
+    public var lastLSN: LSN { shared.lastAppended.load(ordering: .acquiring) }
+
+    /// The error that stopped the log, if any.
+    public var failure: PersistenceError? { shared.lock.withLock { $0.failure } }
+
+    /// Appends `change` and returns its LSN. Call it while holding the
+    /// store's lock, so that LSN order is commit order. Cheap: encodes into
+    /// a buffer; waits only when `maxBufferedBytes` are already buffered.
+    /// Throws `LOG_FAILED` once a write or fsync has failed, `LOG_CLOSED`
+    /// after `close()`.
+    @discardableResult
+    public func append(_ change: Change) throws(PersistenceError) -> LSN {
+        let policy = options.policy
+        let limit = options.maxBufferedBytes
+        let durable = shared.durable.load(ordering: .relaxed)
+        let (lsn, wake): (LSN, Bool) = try shared.lock.withLock(waitingOn: .progress, until: { s in
+            if s.pending.count < limit || s.failure != nil || s.closing { return true }
+            if s.flusherIdle { shared.lock.signal(.work) }
+            return false
+        }) { (s, _) throws(PersistenceError) in
+            if let failure = s.failure { throw Self.failed(failure) }
+            if s.closing { throw PersistenceError(.logClosed, "the write-ahead log is closed", file: directory) }
+            let lsn = s.lastAppended + 1
+            if s.pending.bytes.isEmpty { s.pendingFirstLSN = lsn }
+            LogRecordFormat.appendRecord(lsn: lsn, durable: durable, change: change, into: &s.pending)
+            s.lastAppended = lsn
+            shared.lastAppended.store(lsn, ordering: .releasing)
+            let wake: Bool
+            switch policy {
+            case .always, .no: wake = s.flusherIdle
+            case .everysec: wake = s.flusherIdle && (s.flusherSleepsIndefinitely || s.pending.count >= limit / 2)
+            }
+            if wake { s.flusherIdle = false }
+            return (lsn, wake)
+        }
+        if wake { shared.lock.signal(.work) }
+        return lsn
+    }
+
+    /// Blocks until every record up to `lsn` is fsynced, asking the flusher
+    /// for an fsync if the policy would not do one soon. For tests, offline
+    /// tools and shutdown; a server uses `onDurable` instead.
+    public func waitDurable(_ lsn: LSN) throws(PersistenceError) {
+        let wake: Bool = shared.lock.withLock { s in
+            if lsn > s.syncRequested { s.syncRequested = min(lsn, s.lastAppended) }
+            let wake = s.flusherIdle
+            if wake { s.flusherIdle = false }
+            return wake
+        }
+        if wake { shared.lock.signal(.work) }
+        try shared.lock.withLock(waitingOn: .progress, until: { s in
+            s.durable >= min(lsn, s.lastAppended) || s.failure != nil || s.flusherExited
+        }) { (s, _) throws(PersistenceError) in
+            if s.durable >= min(lsn, s.lastAppended) { return }
+            if let failure = s.failure { throw Self.failed(failure) }
+            throw PersistenceError(.logClosed, "the write-ahead log closed before LSN \(lsn) was durable", file: directory)
+        }
+    }
+
+    /// Deletes every segment all of whose records have an LSN below `lsn`
+    /// (never the active segment), then fsyncs the directory. Call it only
+    /// once a snapshot holding those records is durable. Returns the number
+    /// of segments removed.
+    @discardableResult
+    public func removeSegments(before lsn: LSN) throws(PersistenceError) -> Int {
+        let doomed: [LSN] = shared.lock.withLock { s in
+            var count = 0
+            while count + 1 < s.segments.count && s.segments[count + 1] <= lsn { count += 1 }
+            let doomed = Array(s.segments[..<count])
+            s.segments.removeFirst(count)
+            return doomed
+        }
+        guard !doomed.isEmpty else { return 0 }
+        for first in doomed { try POSIXFile.unlink(LogSegments.path(in: directory, firstLSN: first)) }
+        try POSIXFile.fsyncDirectory(directory)
+        return doomed.count
+    }
+
+    /// The first LSNs of the log's segment files, ascending.
+    public var segments: [LSN] { shared.lock.withLock { $0.segments } }
+
+    /// Writes and fsyncs everything appended, stops the flusher and closes
+    /// the segment. Idempotent. Throws the log's failure, if any.
+    public func close() throws(PersistenceError) {
+        shared.lock.withLock { s in s.closing = true }
+        shared.lock.signal(.work)
+        let handle: pthread_t? = thread.withLock { t in
+            defer { t = nil }
+            return t
+        }
+        if let handle { pthread_join(handle, nil) }
+        if let failure = failure { throw Self.failed(failure) }
+    }
+
+    private static func failed(_ failure: PersistenceError) -> PersistenceError {
+        var e = failure
+        e.code = .logFailed
+        e.message = "the write-ahead log stopped after an earlier error: \(failure.message)"
+        return e
+    }
+}

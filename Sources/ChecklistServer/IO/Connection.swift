@@ -1,0 +1,455 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChecklistSocket
+
+/// One accepted TCP connection, owned by one event loop for its whole life.
+///
+/// Threading: every method and property must be used on `eventLoop`'s thread
+/// (asserted in debug builds); that single owner is why the class needs no
+/// lock and is not `Sendable`. From another thread, go through
+/// `handle.execute { connection in ... }` (or keep a `LoopBound`).
+///
+/// Output: `write` appends to an output buffer; the loop sends it with one
+/// `send` at the end of the current event batch, and again on `EPOLLOUT` when
+/// the socket was full. Back-pressure: above `outputHighWaterMark` pending
+/// bytes the connection stops reading until the output drains to
+/// `outputLowWaterMark`; above `maxOutputBytes` the peer is taken to have
+/// stopped reading and the connection is aborted.
+///
+/// Closing: `close()` stops reading, sends what is pending (for at most
+/// `closeTimeout`), shuts down our sending side and lingers until the peer
+/// closes (at most `lingerTimeout`); `abort()` closes at once.
+public final class Connection {
+    /// Unique per server, increasing in accept order.
+    public let id: UInt64
+    /// The peer as `"host:port"` (`"[v6]:port"` for IPv6).
+    public let peer: String
+    public let eventLoop: EventLoop
+    /// Accepted beyond `maxConnections`: closed right after `connectionActive`.
+    public let isOverConnectionLimit: Bool
+    /// When the connection was accepted.
+    public let connectedAt: ContinuousClock.Instant
+    /// When bytes last arrived (event-batch precision); for idle timeouts.
+    public private(set) var lastInputAt: ContinuousClock.Instant
+    /// Unconsumed input allowed before the connection is closed. Handlers set
+    /// it from their maximum frame size.
+    public var maxInputBytes: Int
+
+    let fd: Int32
+    let limits: ConnectionLimits
+    private let context: ServerLoopContext
+    var handler: (any ConnectionHandler)?
+
+    private var input = InputBuffer()
+    /// Bytes `[outputSent..<output.count]` are pending.
+    private var output: [UInt8] = []
+    private var outputSent = 0
+
+    enum State {
+        case open
+        /// `close()` was called: flushing output, not reading.
+        case closing(deadline: ContinuousClock.Instant)
+        /// Output sent and our side shut down: discarding input until the peer closes.
+        case lingering(deadline: ContinuousClock.Instant)
+        case closed
+    }
+    private(set) var state = State.open
+    /// The peer shut down its sending side.
+    public private(set) var isInputClosed = false
+    /// Reading stopped because output is above the high-water mark.
+    private var readPaused = false
+    /// The last send was short: waiting for `EPOLLOUT`.
+    private var waitingForWritable = false
+    /// The handler left input unconsumed while output was pending: offer it
+    /// again once output drains to the low-water mark, even if no new bytes arrive.
+    private var redeliverWhenDrained = false
+    private var registeredInterest: UInt32
+    /// Queued in the loop's end-of-batch flush list.
+    private var flushQueued = false
+    /// Handler calls (and `withOutputBuffer`s) in progress on the stack. While
+    /// non-zero, closing does not free buffers or call `connectionClosed`.
+    private var callbackDepth = 0
+    private var closeNotificationPending = false
+
+    init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext) {
+        self.fd = fd
+        self.id = id
+        self.peer = peer
+        self.eventLoop = context.loop
+        self.isOverConnectionLimit = overLimit
+        self.context = context
+        self.limits = context.limits
+        self.maxInputBytes = context.limits.maxInputBytes
+        self.connectedAt = context.loop.now
+        self.lastInputAt = connectedAt
+        self.registeredInterest = EpollMask.input
+    }
+
+    // MARK: Public state
+
+    /// Bytes written but not yet accepted by the kernel.
+    public var pendingOutputBytes: Int { output.count - outputSent }
+
+    /// Unconsumed input bytes held for the handler.
+    public var pendingInputBytes: Int { input.readableCount }
+
+    /// Pending output is above the high-water mark (reading has stopped or
+    /// will stop after this batch). A handler may stop consuming input on
+    /// this, or on any budget of its own: input left unconsumed while output
+    /// is pending is offered again once the output drains to the low-water
+    /// mark, even if no new bytes arrive.
+    public var isOutputBacklogged: Bool { pendingOutputBytes > limits.outputHighWaterMark }
+
+    /// Neither `close()` nor `abort()` has been called and the peer has not
+    /// reset the connection: writes are accepted.
+    public var isOpen: Bool {
+        if case .open = state { return true }
+        return false
+    }
+
+    /// The descriptor is closed.
+    public var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// A `Sendable` reference for other threads.
+    public var handle: ConnectionHandle {
+        eventLoop.assertInEventLoop()
+        return ConnectionHandle(connection: self)
+    }
+
+    // MARK: Writing
+
+    /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        eventLoop.assertInEventLoop()
+        guard isOpen, !bytes.isEmpty else { return }
+        output.append(contentsOf: bytes)
+        queueFlush()
+    }
+
+    /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
+    public func write(_ bytes: [UInt8]) {
+        eventLoop.assertInEventLoop()
+        guard isOpen, !bytes.isEmpty else { return }
+        output.append(contentsOf: bytes)
+        queueFlush()
+    }
+
+    /// Lets `body` append to the output buffer in place (e.g. encode a frame
+    /// straight into it). Append only: bytes already in the buffer when
+    /// `body` starts belong to earlier writes. If the connection is not open,
+    /// `body` gets a scratch buffer that is thrown away.
+    public func withOutputBuffer<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
+        eventLoop.assertInEventLoop()
+        guard isOpen else {
+            var scratch: [UInt8] = []
+            return try body(&scratch)
+        }
+        // Move the buffer out so `body` may call back into the connection
+        // (write, pendingOutputBytes, close) without overlapping access.
+        var buffer: [UInt8] = []
+        swap(&buffer, &output)
+        let before = buffer.count
+        callbackDepth += 1
+        defer {
+            if !output.isEmpty { buffer.append(contentsOf: output) }  // writes made inside body
+            output = buffer
+            callbackDepth -= 1
+            if output.count != before { queueFlush() }
+            callbackDidReturn()
+        }
+        return try body(&buffer)
+    }
+
+    // MARK: Closing
+
+    /// Closes gracefully: stops reading, sends pending output (for at most
+    /// `closeTimeout`), then closes. Further writes are ignored.
+    public func close() {
+        eventLoop.assertInEventLoop()
+        close(deadline: eventLoop.now + limits.closeTimeout)
+    }
+
+    /// `close()` with an explicit deadline for the flush (server shutdown).
+    func close(deadline: ContinuousClock.Instant) {
+        switch state {
+        case .open:
+            state = .closing(deadline: deadline)
+            updateInterest()
+            queueFlush()
+        case .closing(let current) where deadline < current:
+            state = .closing(deadline: deadline)
+        default:
+            break
+        }
+    }
+
+    /// Closes now, dropping pending output.
+    public func abort() {
+        eventLoop.assertInEventLoop()
+        guard !isClosed else { return }
+        state = .closed
+        eventLoop.deregister(fd)
+        closeSocket(fd)
+        context.connectionDidClose(self)
+        closeNotificationPending = true
+        if callbackDepth == 0 { deliverCloseNotification() }
+    }
+
+    private func deliverCloseNotification() {
+        guard closeNotificationPending else { return }
+        closeNotificationPending = false
+        let handler = self.handler
+        self.handler = nil  // break the connection <-> handler cycle
+        callbackDepth += 1
+        handler?.connectionClosed(self)
+        callbackDepth -= 1
+        input.clear()
+        input.releaseIfEmpty()
+        output = []
+        outputSent = 0
+    }
+
+    // MARK: Handler calls
+
+    /// Calls the handler, deferring a close it causes until it returns.
+    func callHandler(_ body: (any ConnectionHandler) -> Void) {
+        guard let handler else { return }
+        callbackDepth += 1
+        body(handler)
+        callbackDepth -= 1
+        callbackDidReturn()
+    }
+
+    private func callbackDidReturn() {
+        if callbackDepth == 0 && closeNotificationPending { deliverCloseNotification() }
+    }
+
+    // MARK: Events (loop thread)
+
+    func handleEvents(_ events: UInt32) {
+        if events & EpollMask.error != 0 {
+            abort()
+            return
+        }
+        if events & EpollMask.output != 0 && waitingForWritable {
+            waitingForWritable = false
+            flush()
+        }
+        let readable = events & (EpollMask.input | EpollMask.hangUp) != 0
+        var gotInput = false
+        if readable && wantsInput {
+            gotInput = readOnce()
+        }
+        // Hang-up with nothing left to read: the peer is gone both ways.
+        if events & EpollMask.hangUp != 0 && !gotInput && !isClosed {
+            abort()
+        }
+    }
+
+    /// Reads one chunk and hands it on; true if the read returned data or end-of-file.
+    private func readOnce() -> Bool {
+        let result: SocketReadResult?
+        do throws(SocketError) {
+            result = try input.read(from: fd, limit: maxInputBytes)
+        } catch {
+            abort()
+            return false
+        }
+        switch result {
+        case .bytes(let count)?:
+            context.traffic.bytesIn.add(count)
+            lastInputAt = eventLoop.now
+            if case .lingering = state {
+                input.clear()
+            } else {
+                deliverInput()
+            }
+            return true
+        case .endOfFile?:
+            isInputClosed = true
+            if case .lingering = state {
+                abort()
+                return true
+            }
+            updateInterest()
+            callHandler { $0.connectionInputClosed(self) }
+            return true
+        case .wouldBlock?:
+            return false
+        case nil:
+            close()  // full at the input limit
+            return false
+        }
+    }
+
+    /// Offers all unconsumed input to the handler.
+    private func deliverInput() {
+        guard isOpen, input.readableCount > 0, let handler else { return }
+        callbackDepth += 1
+        let available = input.readableCount
+        let consumed = handler.connectionReadable(self, input.readable)
+        callbackDepth -= 1
+        precondition(consumed >= 0 && consumed <= available,
+                     "connectionReadable returned \(consumed), but \(available) bytes were offered")
+        input.consume(consumed)
+        if isOpen {
+            if input.readableCount > maxInputBytes {
+                close()
+            } else {
+                // Bytes left while output is pending may be requests the
+                // handler held back for back-pressure (by any budget it likes):
+                // offer them again once the output drains, since no new bytes
+                // may ever arrive to trigger a read. (If they are just a
+                // partial frame, the extra call costs one header check.)
+                redeliverWhenDrained = input.readableCount > 0 && pendingOutputBytes > 0
+            }
+        }
+        callbackDidReturn()
+    }
+
+    private var wantsInput: Bool {
+        switch state {
+        case .open: return !isInputClosed && !readPaused
+        case .lingering: return !isInputClosed
+        case .closing, .closed: return false
+        }
+    }
+
+    private func queueFlush() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        eventLoop.scheduleFlush(self)
+    }
+
+    /// The loop's end-of-batch flush.
+    func flushScheduled() {
+        flushQueued = false
+        flush()
+    }
+
+    /// Sends pending output (one `send`), then applies the output limits,
+    /// back-pressure and a pending graceful close.
+    private func flush() {
+        switch state {
+        case .open, .closing: break
+        case .lingering, .closed: return
+        }
+        if pendingOutputBytes > 0 && !waitingForWritable {
+            let result: Result<SocketWriteResult, SocketError> = output.withUnsafeBytes { raw in
+                do throws(SocketError) {
+                    return .success(try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[outputSent...])))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch result {
+            case .success(.bytes(let count)):
+                outputSent += count
+                context.traffic.bytesOut.add(count)
+            case .success(.wouldBlock):
+                break
+            case .failure:
+                abort()  // EPIPE, ECONNRESET: the peer is gone
+                return
+            }
+            waitingForWritable = pendingOutputBytes > 0
+        }
+        compactOutput()
+        if pendingOutputBytes > limits.maxOutputBytes {
+            context.counters.droppedForOutput.add(1)
+            abort()
+            return
+        }
+        if pendingOutputBytes > limits.outputHighWaterMark {
+            readPaused = true
+        } else if pendingOutputBytes <= limits.outputLowWaterMark {
+            readPaused = false
+        }
+        if case .closing = state, pendingOutputBytes == 0 {
+            finishClosing()
+            return
+        }
+        updateInterest()
+        if redeliverWhenDrained && pendingOutputBytes <= limits.outputLowWaterMark {
+            redeliverWhenDrained = false
+            deliverInput()
+        }
+    }
+
+    private func compactOutput() {
+        if outputSent == output.count {
+            // Keep a small buffer for the next reply; return big ones.
+            if output.capacity > 16 << 10 { output = [] } else { output.removeAll(keepingCapacity: true) }
+            outputSent = 0
+        } else if outputSent >= 64 << 10 && outputSent * 2 >= output.count {
+            output.removeFirst(outputSent)
+            outputSent = 0
+        }
+    }
+
+    /// Output is sent: shut down our side and linger, or close at once if the
+    /// peer already closed its side.
+    private func finishClosing() {
+        if isInputClosed {
+            abort()
+            return
+        }
+        do throws(SocketError) {
+            try shutdownSocket(fd, .write)
+        } catch {
+            abort()
+            return
+        }
+        input.clear()
+        state = .lingering(deadline: eventLoop.now + limits.lingerTimeout)
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        guard !isClosed else { return }
+        var wanted: UInt32 = wantsInput ? EpollMask.input : 0
+        if waitingForWritable, case .open = state { wanted |= EpollMask.output }
+        if waitingForWritable, case .closing = state { wanted |= EpollMask.output }
+        guard wanted != registeredInterest else { return }
+        do throws(SocketError) {
+            try eventLoop.reregister(fd, interest: wanted)
+            registeredInterest = wanted
+        } catch {
+            abort()
+        }
+    }
+
+    // MARK: Tick (loop thread)
+
+    /// Enforces close deadlines, tells the handler, and returns idle buffers.
+    func tick(now: ContinuousClock.Instant) {
+        switch state {
+        case .closing(let deadline), .lingering(let deadline):
+            if now >= deadline { abort() }
+            return
+        case .closed:
+            return
+        case .open:
+            callHandler { $0.connectionTick(self, now: now) }
+        }
+        guard callbackDepth == 0, !isClosed else { return }
+        // Idle for a whole tick: hand the receive buffer back (thousands of
+        // quiet connections should cost no buffer memory); busy ones keep a
+        // small one so steady traffic allocates nothing.
+        let idle = now - lastInputAt >= limits.tickInterval
+        input.releaseIfEmpty(keeping: idle ? 0 : InputBuffer.initialCapacity)
+        if pendingOutputBytes == 0 && output.capacity > 4096 { output = [] }
+    }
+}
+
+extension Connection: Selectable {
+    func loopWillClose() { abort() }
+}
+
+extension Connection: CustomStringConvertible {
+    public var description: String { "Connection(\(id), \(peer))" }
+}

@@ -1,0 +1,268 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import ChecklistSocket
+import Synchronization
+
+/// Something registered with a loop's epoll set. Called on the loop thread only.
+protocol Selectable: AnyObject {
+    /// The descriptor became ready; `events` is the epoll mask.
+    func handleEvents(_ events: UInt32)
+    /// The loop is stopping: release the descriptor now.
+    func loopWillClose()
+}
+
+/// One thread running `epoll_wait`, owning every descriptor registered with it.
+///
+/// Threading rules:
+/// - `execute`, `schedule*`, `inEventLoop` and the `assert`/`precondition`
+///   helpers may be called from any thread.
+/// - Everything else in this module that takes a loop (connections, the
+///   acceptor, timers' bookkeeping) runs on the loop thread only. Such state
+///   lives in `LoopState`, reached through `loopState` (asserted in debug).
+///
+/// One iteration: wait for events (the timeout is the next timer deadline),
+/// dispatch them, run queued tasks, run due timers, then flush the output of
+/// every connection that was written to. Flushing once at the end of the batch
+/// lets a pipelined burst go out in a few large `send`s.
+public final class EventLoop: Sendable, CustomStringConvertible {
+    /// Position of this loop in its group (0 for a standalone loop).
+    public let index: Int
+    let selector: Epoll
+    private let wakeup: EventFD
+    private let queue = Mutex(TaskQueue())
+    private let thread = Mutex<NativeThread?>(nil)
+    /// `pthread_self()` of the loop thread once it runs; 0 before.
+    private let owner = Atomic<UInt>(0)
+    /// Loop-thread-only state. `nonisolated(unsafe)` because it is not
+    /// Sendable: it is created here and from then on read and written only by
+    /// the loop thread (all access goes through `loopState`, asserted in debug,
+    /// or through `run`, which is that thread).
+    nonisolated(unsafe) private let _state = LoopState()
+    private let nextTimerID = Atomic<UInt64>(1)
+
+    private static let wakeToken = UInt64.max
+
+    /// Makes a loop (its epoll set and wake-up eventfd); call `start()` to run it.
+    public init(index: Int = 0) throws(SocketError) {
+        self.index = index
+        self.selector = try Epoll()
+        self.wakeup = try EventFD()
+        try selector.add(wakeup.fd, interest: EpollMask.input, token: Self.wakeToken)
+    }
+
+    public var description: String { "EventLoop(\(index))" }
+
+    // MARK: Threads
+
+    /// True on this loop's thread.
+    public var inEventLoop: Bool {
+        owner.load(ordering: .acquiring) == UInt(pthread_self())
+    }
+
+    /// Debug-build check that the caller is on this loop's thread.
+    @inlinable
+    public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inEventLoop, "not on \(self)'s thread", file: file, line: line)
+    }
+
+    /// Check, in every build, that the caller is on this loop's thread.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "not on \(self)'s thread", file: file, line: line)
+    }
+
+    /// Starts the loop thread (once; later calls do nothing).
+    public func start() {
+        thread.withLock { thread in
+            guard thread == nil else { return }
+            thread = NativeThread.spawn(name: "checklist-io-\(index)") { [self] in run() }
+        }
+    }
+
+    /// Asks the loop to stop after the current iteration. Tasks already queued
+    /// still run; `execute` refuses new ones once the loop has stopped. Every
+    /// descriptor still registered then is closed (connections are aborted and
+    /// their handlers told).
+    public func shutdown() {
+        let wake = queue.withLock { queue -> Bool in
+            queue.stopRequested = true
+            return queue.accepting
+        }
+        if wake { wakeup.signal() }
+    }
+
+    /// Waits for the loop thread to finish. Must not be called on it.
+    public func join() {
+        precondition(!inEventLoop, "a loop cannot join itself")
+        let started = thread.withLock { $0 }
+        started?.join()
+    }
+
+    // MARK: Tasks
+
+    /// Runs `task` on the loop thread, after the events of the current
+    /// iteration. Safe from any thread, including the loop itself.
+    ///
+    /// - Returns: false (and drops `task`) if the loop has already stopped.
+    @discardableResult
+    public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let (accepted, wake) = queue.withLock { queue -> (Bool, Bool) in
+            guard queue.accepting else { return (false, false) }
+            queue.tasks.append(task)
+            if queue.wakeupPending { return (true, false) }
+            queue.wakeupPending = true
+            return (true, true)
+        }
+        if wake { wakeup.signal() }
+        return accepted
+    }
+
+    func makeTimerID() -> UInt64 {
+        nextTimerID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    // MARK: Loop-thread-only API
+
+    /// The loop-confined state. Loop thread only (asserted in debug).
+    var loopState: LoopState {
+        assertInEventLoop()
+        return _state
+    }
+
+    /// The time taken after the last `epoll_wait` returned; cheap "now" for
+    /// timestamps that need no better than event-batch precision.
+    var now: ContinuousClock.Instant { loopState.now }
+
+    /// Registers `fd` with `interest`; events go to `handler`. Loop thread only.
+    func register(_ fd: Int32, interest: UInt32, handler: any Selectable) throws(SocketError) {
+        let state = loopState
+        state.nextGeneration &+= 1
+        let generation = state.nextGeneration
+        try selector.add(fd, interest: interest, token: Self.token(fd, generation))
+        if state.registrations.count <= Int(fd) {
+            state.registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - state.registrations.count))
+        }
+        state.registrations[Int(fd)] = LoopState.Registration(generation: generation, handler: handler)
+    }
+
+    /// Changes the interest mask of a registered `fd`. Loop thread only.
+    func reregister(_ fd: Int32, interest: UInt32) throws(SocketError) {
+        guard let registration = loopState.registrations[Int(fd)] else { return }
+        try selector.modify(fd, interest: interest, token: Self.token(fd, registration.generation))
+    }
+
+    /// Removes `fd` from the epoll set; call before closing it. Loop thread only.
+    func deregister(_ fd: Int32) {
+        let state = loopState
+        guard Int(fd) < state.registrations.count, state.registrations[Int(fd)] != nil else { return }
+        selector.remove(fd)
+        state.registrations[Int(fd)] = nil
+    }
+
+    /// Queues `connection` for the end-of-iteration flush. Loop thread only.
+    func scheduleFlush(_ connection: Connection) {
+        loopState.dirty.append(connection)
+    }
+
+    private static func token(_ fd: Int32, _ generation: UInt32) -> UInt64 {
+        UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        owner.store(UInt(pthread_self()), ordering: .releasing)
+        let state = _state
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 256)
+        defer { events.deallocate() }
+        state.now = .now
+        var stopping = false
+        while !stopping {
+            let count = selector.wait(into: events, timeoutMilliseconds: state.millisecondsUntilNextTimer())
+            state.now = .now
+            for i in 0..<count {
+                dispatch(events[i], state)
+            }
+            stopping = runQueuedTasks(state)
+            runDueTimers(state)
+            flushConnections(state)
+        }
+        // Stop taking tasks, run what was queued, then close what is left.
+        queue.withLock { $0.accepting = false }
+        _ = runQueuedTasks(state)
+        flushConnections(state)
+        for registration in state.registrations.compactMap({ $0 }) {
+            registration.handler.loopWillClose()
+        }
+        state.timers.removeAll()
+        // pthread ids are reused by later threads: forget ours.
+        owner.store(0, ordering: .releasing)
+    }
+
+    private func dispatch(_ event: epoll_event, _ state: LoopState) {
+        let token = event.data.u64
+        if token == Self.wakeToken {
+            wakeup.drain()
+            return
+        }
+        let fd = Int(Int32(bitPattern: UInt32(truncatingIfNeeded: token)))
+        guard fd < state.registrations.count, let registration = state.registrations[fd],
+              registration.generation == UInt32(truncatingIfNeeded: token >> 32) else { return }
+        registration.handler.handleEvents(event.events)
+    }
+
+    /// Runs the queued tasks; returns whether a stop was requested.
+    private func runQueuedTasks(_ state: LoopState) -> Bool {
+        var batch = state.spareTasks
+        let stop = queue.withLock { queue -> Bool in
+            swap(&batch, &queue.tasks)
+            queue.wakeupPending = false
+            return queue.stopRequested
+        }
+        for task in batch { task() }
+        batch.removeAll(keepingCapacity: true)
+        state.spareTasks = batch
+        return stop
+    }
+
+    private func flushConnections(_ state: LoopState) {
+        // Flushing can call handlers (back-pressure released), which can write
+        // and so append to `dirty`: walk by index until it stops growing.
+        var i = 0
+        while i < state.dirty.count {
+            let connection = state.dirty[i]
+            i += 1
+            connection.flushScheduled()
+        }
+        state.dirty.removeAll(keepingCapacity: state.dirty.capacity <= 4096)
+    }
+}
+
+/// The task queue, guarded by `EventLoop.queue`'s Mutex.
+private struct TaskQueue {
+    var tasks: [@Sendable () -> Void] = []
+    /// The eventfd was signalled and the loop has not taken the tasks yet.
+    var wakeupPending = false
+    var stopRequested = false
+    /// False once the loop has stopped: `execute` refuses tasks.
+    var accepting = true
+}
+
+/// State owned by a loop thread. Not Sendable, never shared.
+final class LoopState {
+    struct Registration {
+        var generation: UInt32
+        var handler: any Selectable
+    }
+
+    /// Indexed by descriptor number.
+    var registrations: [Registration?] = []
+    var nextGeneration: UInt32 = 0
+    var timers: [LoopTimer] = []
+    /// Connections written to since the last flush.
+    var dirty: [Connection] = []
+    /// Reused task array, so draining the queue allocates nothing once warm.
+    var spareTasks: [@Sendable () -> Void] = []
+    var now: ContinuousClock.Instant = .now
+}

@@ -1,0 +1,108 @@
+import ChecklistSocket
+
+/// A server's state on one loop: the connections that loop owns, the tick
+/// timer, and the shutdown bookkeeping. Loop thread only (it is reached
+/// through a `LoopBound`); not Sendable.
+final class ServerLoopContext {
+    let loop: EventLoop
+    let limits: ConnectionLimits
+    let counters: ServerCounters
+    /// This loop's byte counters.
+    let traffic: ServerCounters.Traffic
+    private let makeHandler: @Sendable (Connection) -> any ConnectionHandler
+    private var connections: [UInt64: Connection] = [:]
+    private var tickTimer: UInt64?
+    private var shuttingDown = false
+    /// Called once when shutting down and the last connection has closed.
+    private var onDrained: (() -> Void)?
+
+    init(loop: EventLoop, limits: ConnectionLimits, counters: ServerCounters,
+         makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
+        self.loop = loop
+        self.limits = limits
+        self.counters = counters
+        self.traffic = counters.traffic[loop.index]
+        self.makeHandler = makeHandler
+    }
+
+    var connectionCount: Int { connections.count }
+
+    func start() {
+        let interval = limits.tickInterval
+        tickTimer = loop.addTimer(after: interval, repeating: interval) { [self] in tick() }
+    }
+
+    /// Takes over an accepted descriptor (already counted by the acceptor):
+    /// registers it, makes its handler, and tells the handler it is active.
+    func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool) {
+        guard !shuttingDown else {
+            closeSocket(fd)
+            uncount(overLimit: overLimit)
+            return
+        }
+        let connection = Connection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self)
+        do throws(SocketError) {
+            try loop.register(fd, interest: EpollMask.input, handler: connection)
+        } catch {
+            closeSocket(fd)
+            uncount(overLimit: overLimit)
+            return
+        }
+        connections[id] = connection
+        connection.handler = makeHandler(connection)
+        connection.callHandler { $0.connectionActive(connection) }
+        if overLimit { connection.close() }
+    }
+
+    /// Bookkeeping when a connection's descriptor has been closed.
+    func connectionDidClose(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        uncount(overLimit: connection.isOverConnectionLimit)
+        if shuttingDown && connections.isEmpty { drained() }
+    }
+
+    private func uncount(overLimit: Bool) {
+        if overLimit {
+            counters.rejectionsInFlight.wrappingSubtract(1, ordering: .relaxed)
+        } else {
+            counters.connectionsOpen.wrappingSubtract(1, ordering: .relaxed)
+        }
+    }
+
+    private func tick() {
+        let now = loop.now
+        // A snapshot: ticks may close connections, which edits the table.
+        for connection in Array(connections.values) {
+            connection.tick(now: now)
+        }
+    }
+
+    /// Graceful shutdown of this loop's connections: each handler is told,
+    /// then its connection is closed after its output is sent (by `deadline`).
+    /// `onDrained` runs once no connection is left.
+    func beginShutdown(deadline: ContinuousClock.Instant, onDrained: @escaping () -> Void) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        self.onDrained = onDrained
+        for connection in Array(connections.values) where connection.isOpen {
+            connection.callHandler { $0.connectionShuttingDown(connection) }
+            connection.close(deadline: deadline)
+        }
+        if connections.isEmpty { drained() }
+    }
+
+    /// Aborts every connection left; returns how many there were.
+    func abortAll() -> Int {
+        let remaining = Array(connections.values)
+        for connection in remaining { connection.abort() }
+        return remaining.count
+    }
+
+    private func drained() {
+        if let tickTimer { loop.removeTimer(tickTimer) }
+        tickTimer = nil
+        let onDrained = self.onDrained
+        self.onDrained = nil
+        onDrained?()
+    }
+}

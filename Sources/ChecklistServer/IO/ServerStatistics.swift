@@ -1,0 +1,57 @@
+import Synchronization
+
+/// A snapshot of a server's counters.
+public struct ServerStatistics: Sendable, Hashable {
+    /// Connections being served now (over-limit ones excluded).
+    public var connectionsOpen: Int
+    /// Connections accepted and served since start.
+    public var connectionsTotal: UInt64
+    /// Connections accepted beyond `maxConnections` and turned away.
+    public var connectionsRejected: UInt64
+    /// Connections aborted because their pending output passed `maxOutputBytes`.
+    public var connectionsDroppedForOutput: UInt64
+    /// Bytes read from and written to sockets.
+    public var bytesIn: UInt64
+    public var bytesOut: UInt64
+}
+
+/// The live counters: relaxed atomics, cheap to bump from any loop. The
+/// per-byte counters are kept per loop (each loop adds only to its own, so
+/// hot counters never bounce between cores) and summed by `snapshot`.
+final class ServerCounters: Sendable {
+    let connectionsOpen = Atomic<Int>(0)
+    let connectionsTotal = Atomic<UInt64>(0)
+    let connectionsRejected = Atomic<UInt64>(0)
+    /// Over-limit connections still being turned away (bounded separately).
+    let rejectionsInFlight = Atomic<Int>(0)
+    let droppedForOutput = Counter()
+    /// Indexed by `EventLoop.index`.
+    let traffic: [Traffic]
+
+    init(loops: Int) {
+        traffic = (0..<loops).map { _ in Traffic() }
+    }
+
+    /// Bytes moved by one loop.
+    final class Traffic: Sendable {
+        let bytesIn = Counter()
+        let bytesOut = Counter()
+    }
+
+    /// A monotonically increasing relaxed counter.
+    final class Counter: Sendable {
+        private let value = Atomic<UInt64>(0)
+        func add(_ amount: Int) { value.wrappingAdd(UInt64(amount), ordering: .relaxed) }
+        func load() -> UInt64 { value.load(ordering: .relaxed) }
+    }
+
+    func snapshot() -> ServerStatistics {
+        ServerStatistics(
+            connectionsOpen: connectionsOpen.load(ordering: .relaxed),
+            connectionsTotal: connectionsTotal.load(ordering: .relaxed),
+            connectionsRejected: connectionsRejected.load(ordering: .relaxed),
+            connectionsDroppedForOutput: droppedForOutput.load(),
+            bytesIn: traffic.reduce(0) { $0 + $1.bytesIn.load() },
+            bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() })
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChecklistSocket
+import Synchronization
+
+/// A TCP server on an `EventLoopGroup`: it listens, spreads accepted
+/// connections over the loops round-robin, and runs one `ConnectionHandler`
+/// per connection. It knows nothing of the protocol.
+///
+/// Lifecycle: `group.start()`; `TCPServer(...)` (listening when it returns);
+/// ...; `shutdown(timeout:)`; `group.shutdownAndJoin()`.
+public final class TCPServer: Sendable {
+    /// The host the listener is bound to, as given.
+    public let host: String
+    /// The bound port (the real one when 0 was asked for).
+    public let boundPort: UInt16
+    public let group: EventLoopGroup
+    public let limits: ConnectionLimits
+    private let counters: ServerCounters
+    private let contexts: [LoopBound<ServerLoopContext>]
+    private let acceptor: LoopBound<Acceptor>
+    private let shutdownStarted = Atomic<Bool>(false)
+
+    /// Binds `host:port` and starts accepting on the group's first loop.
+    ///
+    /// - Parameter handlerFactory: called on the connection's loop thread for
+    ///   each accepted connection (over-limit ones too: check
+    ///   `connection.isOverConnectionLimit` to write a refusal in
+    ///   `connectionActive`).
+    public init(
+        host: String, port: UInt16, group: EventLoopGroup, limits: ConnectionLimits = ConnectionLimits(),
+        handlerFactory: @escaping @Sendable (Connection) -> any ConnectionHandler
+    ) throws(SocketError) {
+        let (fd, boundPort) = try makeListeningSocket(host: host, port: port, backlog: limits.listenBacklog)
+        self.host = host
+        self.boundPort = boundPort
+        self.group = group
+        self.limits = limits
+        let counters = ServerCounters(loops: group.loops.count)
+        self.counters = counters
+        // Built here, then touched only by their loops (handed over through execute).
+        let contexts = group.loops.map { loop in
+            LoopBound(handingOver: ServerLoopContext(loop: loop, limits: limits, counters: counters,
+                                                     makeHandler: handlerFactory), to: loop)
+        }
+        self.contexts = contexts
+        let acceptor = LoopBound(handingOver: Acceptor(fd: fd, loop: group.loops[0], targets: contexts,
+                                                       counters: counters, limits: limits), to: group.loops[0])
+        self.acceptor = acceptor
+        for context in contexts {
+            context.eventLoop.execute { context.value.start() }
+        }
+        acceptor.eventLoop.execute { acceptor.value.start() }
+    }
+
+    /// `"host:port"` with the bound port; for log lines like `listening on ...`.
+    public var localAddress: String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(boundPort)" : "\(host):\(boundPort)"
+    }
+
+    /// Current counters. Safe from any thread.
+    public var statistics: ServerStatistics { counters.snapshot() }
+
+    /// How `shutdown` went.
+    public struct ShutdownResult: Sendable, Hashable {
+        /// Every connection finished sending and closed before the deadline.
+        public var graceful: Bool
+        /// Connections aborted when the deadline passed.
+        public var abortedConnections: Int
+    }
+
+    /// Graceful shutdown, blocking the caller (never call it on a loop thread):
+    /// stop accepting; on every loop tell each handler
+    /// (`connectionShuttingDown`), then close its connection once its pending
+    /// output is sent; wait for all to close until `timeout`, then abort the
+    /// rest. The loops keep running; stop them with `group.shutdown()` after.
+    /// A second call returns at once.
+    @discardableResult
+    public func shutdown(timeout: Duration = .seconds(10)) -> ShutdownResult {
+        precondition(group.currentEventLoop == nil, "TCPServer.shutdown blocks: call it off the event loops")
+        guard !shutdownStarted.exchange(true, ordering: .acquiringAndReleasing) else {
+            return ShutdownResult(graceful: true, abortedConnections: 0)
+        }
+        let deadline = ContinuousClock.now + timeout
+        let acceptor = self.acceptor
+        let stoppedAccepting = Latch(count: 1)
+        if !acceptor.eventLoop.execute({ acceptor.value.close(); stoppedAccepting.countDown() }) {
+            stoppedAccepting.countDown()  // the loop stopped and closed it already
+        }
+        _ = stoppedAccepting.wait(until: deadline)
+
+        let drained = Latch(count: contexts.count)
+        for context in contexts {
+            let queued = context.eventLoop.execute {
+                context.value.beginShutdown(deadline: deadline) { drained.countDown() }
+            }
+            if !queued { drained.countDown() }
+        }
+        if drained.wait(until: deadline) {
+            return ShutdownResult(graceful: true, abortedConnections: 0)
+        }
+
+        let aborted = Atomic<Int>(0)
+        let forced = Latch(count: contexts.count)
+        for context in contexts {
+            let queued = context.eventLoop.execute {
+                aborted.wrappingAdd(context.value.abortAll(), ordering: .relaxed)
+                forced.countDown()
+            }
+            if !queued { forced.countDown() }
+        }
+        _ = forced.wait(until: .now + .seconds(5))
+        return ShutdownResult(graceful: false, abortedConnections: aborted.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,285 @@
+import ChecklistModel
+
+/// The bits of `RowLeaf.flags`: one byte per row.
+enum RowFlag {
+    static let checked: UInt8 = 1 << 0
+    static let remind: UInt8 = 1 << 1
+    static let hasDue: UInt8 = 1 << 2
+    static let hasPrice: UInt8 = 1 << 3
+}
+
+/// A leaf of the `RowTree`: a run of consecutive rows stored column-wise,
+/// with no heap object per row.
+///
+/// - `ids`, `flags` and `textEnds` hold one entry per row.
+/// - The texts of all rows are concatenated in `arena` (UTF-8); row `i`'s text
+///   is `arena[textEnds[i-1] ..< textEnds[i]]` (`0` for the first row).
+/// - `dues` and `prices` are empty while no row of the leaf has one; once one
+///   does they hold one entry per row (meaningful where the flag bit is set).
+///   Most lists use neither, so they cost nothing there.
+struct RowLeaf: Sendable {
+    /// The inner node holding this leaf, or -1 when the leaf is the root.
+    var parent = -1
+    /// The next leaf in list order, or -1 for the last leaf.
+    var next = -1
+    var ids: [UInt64] = []
+    var flags: [UInt8] = []
+    var textEnds: [UInt32] = []
+    var arena: [UInt8] = []
+    var dues: [Int64] = []
+    var prices: [Int64] = []
+    /// Number of rows with the checked bit.
+    var checkedCount = 0
+
+    var count: Int { ids.count }
+
+    /// The first byte of row `slot`'s text in `arena` (`slot` may be `count`).
+    @inline(__always)
+    func textStart(_ slot: Int) -> Int {
+        slot == 0 ? 0 : Int(textEnds[slot &- 1])
+    }
+
+    /// Linear scan for `id`; leaves are small, the scan is over 8-byte integers.
+    func slot(of id: UInt64) -> Int? {
+        ids.firstIndex(of: id)
+    }
+
+    /// Number of rows `filter` matches.
+    func count(_ filter: RowFilter) -> Int {
+        switch filter {
+        case .all: return ids.count
+        case .checked: return checkedCount
+        case .unchecked: return ids.count - checkedCount
+        }
+    }
+
+    func isChecked(_ slot: Int) -> Bool {
+        flags[slot] & RowFlag.checked != 0
+    }
+
+    // MARK: Reading
+
+    func text(at slot: Int) -> String {
+        let range = textStart(slot)..<Int(textEnds[slot])
+        return arena.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    func fields(at slot: Int) -> ItemFields {
+        let f = flags[slot]
+        return ItemFields(
+            text: text(at: slot),
+            checked: f & RowFlag.checked != 0,
+            due: f & RowFlag.hasDue != 0 ? dues[slot] : nil,
+            remind: f & RowFlag.remind != 0,
+            price: f & RowFlag.hasPrice != 0 ? prices[slot] : nil)
+    }
+
+    func item(at slot: Int) -> Item {
+        Item(id: ItemID(ids[slot]), fields: fields(at: slot))
+    }
+
+    // MARK: Single rows
+
+    /// Inserts one row at `slot` (`0...count`).
+    mutating func insert(id: UInt64, fields: ItemFields, at slot: Int) {
+        var f: UInt8 = 0
+        if fields.checked { f |= RowFlag.checked }
+        if fields.remind { f |= RowFlag.remind }
+        if fields.due != nil { f |= RowFlag.hasDue }
+        if fields.price != nil { f |= RowFlag.hasPrice }
+        let start = textStart(slot)
+        var text = fields.text
+        let byteCount = text.withUTF8 { bytes in
+            reserveArena(adding: bytes.count)
+            arena.insert(contentsOf: bytes, at: start)
+            return bytes.count
+        }
+        ids.insert(id, at: slot)
+        flags.insert(f, at: slot)
+        textEnds.insert(UInt32(start + byteCount), at: slot)
+        shiftTextEnds(from: slot + 1, by: byteCount)
+        Self.insert(fields.due, into: &dues, at: slot, rowCount: ids.count)
+        Self.insert(fields.price, into: &prices, at: slot, rowCount: ids.count)
+        if fields.checked { checkedCount += 1 }
+    }
+
+    /// Removes the row at `slot` and returns it.
+    mutating func remove(at slot: Int) -> Item {
+        let removed = item(at: slot)
+        let range = textStart(slot)..<Int(textEnds[slot])
+        arena.removeSubrange(range)
+        ids.remove(at: slot)
+        if flags.remove(at: slot) & RowFlag.checked != 0 { checkedCount -= 1 }
+        textEnds.remove(at: slot)
+        shiftTextEnds(from: slot, by: -range.count)
+        if !dues.isEmpty { dues.remove(at: slot) }
+        if !prices.isEmpty { prices.remove(at: slot) }
+        return removed
+    }
+
+    /// Sets one field of row `slot`; returns the previous value as a change.
+    mutating func apply(_ change: FieldChange, at slot: Int) -> FieldChange {
+        switch change {
+        case .text(var newText):
+            let range = textStart(slot)..<Int(textEnds[slot])
+            let old = text(at: slot)
+            let delta = newText.withUTF8 { bytes in
+                reserveArena(adding: bytes.count - range.count)
+                arena.replaceSubrange(range, with: bytes)
+                return bytes.count - range.count
+            }
+            shiftTextEnds(from: slot, by: delta)
+            return .text(old)
+        case .checked(let value):
+            let old = setFlag(RowFlag.checked, value, at: slot)
+            if old != value { checkedCount += value ? 1 : -1 }
+            return .checked(old)
+        case .remind(let value):
+            return .remind(setFlag(RowFlag.remind, value, at: slot))
+        case .due(let value):
+            let old = flags[slot] & RowFlag.hasDue != 0 ? dues[slot] : nil
+            _ = setFlag(RowFlag.hasDue, value != nil, at: slot)
+            Self.set(value, in: &dues, at: slot, rowCount: ids.count)
+            return .due(old)
+        case .price(let value):
+            let old = flags[slot] & RowFlag.hasPrice != 0 ? prices[slot] : nil
+            _ = setFlag(RowFlag.hasPrice, value != nil, at: slot)
+            Self.set(value, in: &prices, at: slot, rowCount: ids.count)
+            return .price(old)
+        }
+    }
+
+    // MARK: Runs of rows (splits, merges, redistribution)
+
+    /// Removes the rows in `range` and returns them as a new leaf (no parent).
+    mutating func extract(_ range: Range<Int>) -> RowLeaf {
+        var out = RowLeaf()
+        let bytes = textStart(range.lowerBound)..<textStart(range.upperBound)
+        out.ids = Array(ids[range])
+        out.flags = Array(flags[range])
+        out.arena = Array(arena[bytes])
+        let base = UInt32(bytes.lowerBound)
+        out.textEnds = textEnds[range].map { $0 &- base }
+        if !dues.isEmpty { out.dues = Array(dues[range]) }
+        if !prices.isEmpty { out.prices = Array(prices[range]) }
+        out.checkedCount = out.flags.reduce(0) { $0 + Int($1 & RowFlag.checked) }
+        out.dropUnusedColumns()
+
+        ids.removeSubrange(range)
+        flags.removeSubrange(range)
+        arena.removeSubrange(bytes)
+        textEnds.removeSubrange(range)
+        shiftTextEnds(from: range.lowerBound, by: -bytes.count)
+        if !dues.isEmpty { dues.removeSubrange(range) }
+        if !prices.isEmpty { prices.removeSubrange(range) }
+        checkedCount -= out.checkedCount
+        dropUnusedColumns()
+        return out
+    }
+
+    /// Inserts all rows of `other` at `slot`.
+    mutating func insert(contentsOf other: RowLeaf, at slot: Int) {
+        let start = textStart(slot)
+        let oldCount = count
+        reserveArena(adding: other.arena.count)
+        arena.insert(contentsOf: other.arena, at: start)
+        ids.insert(contentsOf: other.ids, at: slot)
+        flags.insert(contentsOf: other.flags, at: slot)
+        let base = UInt32(start)
+        textEnds.insert(contentsOf: other.textEnds.lazy.map { $0 &+ base }, at: slot)
+        shiftTextEnds(from: slot + other.count, by: other.arena.count)
+        Self.insert(contentsOf: other.dues, into: &dues, at: slot, oldCount: oldCount, added: other.count)
+        Self.insert(contentsOf: other.prices, into: &prices, at: slot, oldCount: oldCount, added: other.count)
+        checkedCount += other.checkedCount
+    }
+
+    /// Drops unused capacity of the columns (a leaf that is not expected to
+    /// grow again).
+    mutating func trimCapacity() {
+        Self.trim(&ids)
+        Self.trim(&flags)
+        Self.trim(&textEnds)
+        Self.trim(&arena)
+        Self.trim(&dues)
+        Self.trim(&prices)
+    }
+
+    // MARK: Helpers
+
+    private static func trim<T: BitwiseCopyable>(_ array: inout [T]) {
+        guard array.capacity > array.count else { return }
+        array = [T](unsafeUninitializedCapacity: array.count) { buffer, initialized in
+            _ = buffer.initialize(fromContentsOf: array)
+            initialized = array.count
+        }
+    }
+
+    /// Grows the arena by 1/4 rather than doubling: leaves are many, and
+    /// doubling would leave a third of all text bytes unused on average.
+    private mutating func reserveArena(adding extra: Int) {
+        let needed = arena.count + extra
+        if needed > arena.capacity {
+            arena.reserveCapacity(Swift.max(needed, arena.capacity + arena.capacity / 4))
+        }
+    }
+
+    private mutating func shiftTextEnds(from slot: Int, by delta: Int) {
+        guard delta != 0, slot < textEnds.count else { return }
+        let d = UInt32(truncatingIfNeeded: delta)
+        textEnds.withUnsafeMutableBufferPointer { ends in
+            for i in slot..<ends.count { ends[i] &+= d }
+        }
+    }
+
+    private mutating func setFlag(_ bit: UInt8, _ value: Bool, at slot: Int) -> Bool {
+        let old = flags[slot] & bit != 0
+        if value { flags[slot] |= bit } else { flags[slot] &= ~bit }
+        return old
+    }
+
+    /// Frees `dues`/`prices` when no row uses them any more.
+    private mutating func dropUnusedColumns() {
+        if !dues.isEmpty, !flags.contains(where: { $0 & RowFlag.hasDue != 0 }) { dues = [] }
+        if !prices.isEmpty, !flags.contains(where: { $0 & RowFlag.hasPrice != 0 }) { prices = [] }
+    }
+
+    /// Inserts into an optional column; `rowCount` already includes the new row.
+    private static func insert(_ value: Int64?, into column: inout [Int64], at slot: Int, rowCount: Int) {
+        if column.isEmpty {
+            guard let value else { return }
+            column = Array(repeating: 0, count: rowCount)
+            column[slot] = value
+        } else {
+            column.insert(value ?? 0, at: slot)
+        }
+    }
+
+    private static func set(_ value: Int64?, in column: inout [Int64], at slot: Int, rowCount: Int) {
+        if column.isEmpty {
+            guard let value else { return }
+            column = Array(repeating: 0, count: rowCount)
+            column[slot] = value
+        } else {
+            column[slot] = value ?? 0
+        }
+    }
+
+    private static func insert(contentsOf values: [Int64], into column: inout [Int64], at slot: Int, oldCount: Int, added: Int) {
+        if values.isEmpty {
+            if !column.isEmpty { column.insert(contentsOf: repeatElement(0, count: added), at: slot) }
+        } else {
+            if column.isEmpty { column = Array(repeating: 0, count: oldCount) }
+            column.insert(contentsOf: values, at: slot)
+        }
+    }
+}
+
+/// A change of one field of a row. Applying a change yields the previous value
+/// as a change of the same kind, which is what the undo log keeps.
+enum FieldChange: Hashable, Sendable {
+    case text(String)
+    case checked(Bool)
+    case remind(Bool)
+    case due(Int64?)
+    case price(Int64?)
+}

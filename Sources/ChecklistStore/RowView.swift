@@ -1,0 +1,48 @@
+import ChecklistModel
+
+/// One row as stored, lent to a visitor without copying its text.
+///
+/// A `RowView` is only valid inside the closure it is handed to: its text
+/// bytes point into the store's storage, which is only stable while the
+/// store's lock is held. Do not keep it (or the buffer) past the callback.
+/// Reading `id`, the flags, `due`, `price` and the text bytes allocates
+/// nothing; `text`, `fields` and `item` build Strings.
+public struct RowView {
+    public let id: ItemID
+    @usableFromInline let flags: UInt8
+    public let due: Int64?
+    public let price: Int64?
+    @usableFromInline let textBytes: UnsafeRawBufferPointer
+
+    @inlinable init(id: ItemID, flags: UInt8, due: Int64?, price: Int64?, textBytes: UnsafeRawBufferPointer) {
+        self.id = id
+        self.flags = flags
+        self.due = due
+        self.price = price
+        self.textBytes = textBytes
+    }
+
+    /// The check mark.
+    @inlinable public var checked: Bool { flags & 1 != 0 }
+    /// Whether the app should remind at `due`.
+    @inlinable public var remind: Bool { flags & 2 != 0 }
+    /// Length of the text in UTF-8 bytes.
+    @inlinable public var textByteCount: Int { textBytes.count }
+
+    /// Calls `body` with the text's UTF-8 bytes, straight from the store.
+    @inlinable
+    public func withTextBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(textBytes)
+    }
+
+    /// The text, decoded into a new String.
+    public var text: String { String(decoding: textBytes, as: UTF8.self) }
+
+    /// All fields, copied out.
+    public var fields: ItemFields {
+        ItemFields(text: text, checked: checked, due: due, remind: remind, price: price)
+    }
+
+    /// The whole item, copied out.
+    public var item: Item { Item(id: id, fields: fields) }
+}

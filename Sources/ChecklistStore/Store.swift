@@ -1,0 +1,138 @@
+import ChecklistModel
+import Synchronization
+
+/// All namespaces, lists and rows of the service, in memory.
+///
+/// Every mutation goes through one apply path: it is validated, applied
+/// all or nothing, moves the list's revision up by exactly one and is
+/// described by one `Change`, which is handed to `onCommit` before the lock
+/// is released, so for each list the order of `onCommit` calls is the order
+/// of revisions (and of the write-ahead log built from them).
+///
+/// List ids come from one store-wide counter starting at 1 and are never
+/// reused; item ids from a per-list counter starting at 1, never reused in
+/// that list. A list of another namespace is reported exactly like a missing
+/// one.
+public final class Store: Sendable {
+    /// The limits this store enforces.
+    public let limits: Limits
+    private let onCommit: @Sendable (Change) -> Void
+
+    /// Locking rule: `state` holds every namespace, list and row, and is
+    /// only reachable through this one lock. Each public method takes the
+    /// lock once, does all its work under it and releases it before it
+    /// returns, so every call is atomic and calls are totally ordered.
+    /// Under the lock nothing blocks; the only code run there that the store
+    /// does not own is `onCommit`, the `withPage` body and the `exportLists`
+    /// visitor. Those must not call back into the store: the lock is not
+    /// recursive, so that would deadlock.
+    private let state: Mutex<StoreState>
+    /// Node capacities of the lists' row trees.
+    let treeShape: RowTreeShape
+
+    /// - Parameters:
+    ///   - limits: text, batch and page limits to enforce.
+    ///   - onCommit: called with every committed change, in commit order,
+    ///     while the store's lock is held: keep it short (append to a log
+    ///     buffer, enqueue pushes) and never call the store from it.
+    public convenience init(limits: Limits = .default, onCommit: @escaping @Sendable (Change) -> Void = { _ in }) {
+        self.init(limits: limits, treeShape: .standard, onCommit: onCommit)
+    }
+
+    /// A store whose row trees use other node capacities (tests use tiny
+    /// ones, so that small lists are already several levels deep).
+    init(limits: Limits, treeShape: RowTreeShape, onCommit: @escaping @Sendable (Change) -> Void) {
+        self.limits = limits
+        self.treeShape = treeShape
+        self.onCommit = onCommit
+        self.state = Mutex(StoreState(treeShape: treeShape))
+    }
+
+    // MARK: Reading lists
+
+    /// The summaries of every list in `ns`, ordered by list id.
+    public func lists(in ns: Namespace) -> [ListSummary] {
+        locked { state in
+            (state.listIDs[ns] ?? []).compactMap { state.lists[$0]?.summary }
+        }
+    }
+
+    /// The summary of one list.
+    /// - Throws: `.notFound` when the list does not exist in `ns`.
+    public func summary(in ns: Namespace, list: ListID) throws(ChecklistError) -> ListSummary {
+        try locked { state throws(ChecklistError) in
+            state.lists.values[try state.index(of: list, in: ns)].summary
+        }
+    }
+
+    // MARK: Changing lists
+
+    /// Creates an empty list (revision 1) with the next list id.
+    /// - Throws: `.badField("name")` for an empty name, `.limitExceeded`
+    ///   (field "name" or "icon") for one longer than `maxTextBytes`.
+    public func createList(in ns: Namespace, name: String, icon: String) throws(ChecklistError) -> ListSummary {
+        try commit(.createList(name: name, icon: icon), in: ns).summary
+    }
+
+    /// Renames and/or re-icons a list (nil leaves a field as it is); the
+    /// revision goes up by one even when nothing differs.
+    public func updateList(in ns: Namespace, list: ListID, name: String?, icon: String?) throws(ChecklistError) -> ListSummary {
+        try commit(.updateList(list, name: name, icon: icon), in: ns).summary
+    }
+
+    /// Deletes a list and its rows; returns the revision of the deletion
+    /// (the list's last revision plus one), which its `Change` carries too.
+    public func deleteList(in ns: Namespace, list: ListID) throws(ChecklistError) -> Revision {
+        try commit(.deleteList(list), in: ns).change.revision
+    }
+
+    /// Applies a batch of operations to a list, all or nothing.
+    ///
+    /// Operations are applied in order, each to the list as the earlier ones
+    /// left it. An insert's `tempRef` lets later operations name the new
+    /// item (`.temp`). When any operation fails, nothing of the batch stays
+    /// applied and the revision does not change; otherwise the revision goes
+    /// up by exactly one.
+    ///
+    /// - Parameter baseRevision: when given, the batch is applied only if the
+    ///   list is still at this revision (optimistic concurrency).
+    /// - Throws: `.notFound` (list or item), `.conflict` (with the current
+    ///   revision), `.badField` ("ops", "tempRef", "ref", "index",
+    ///   "toIndex"), `.limitExceeded` ("ops", "text").
+    public func patch(in ns: Namespace, list: ListID, baseRevision: Revision?, ops: [PatchOperation]) throws(ChecklistError) -> PatchResult {
+        let commit = try commit(.patch(list, baseRevision: baseRevision, ops: ops), in: ns)
+        guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
+        return PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied, summary: commit.summary)
+    }
+
+    /// Applies a change recorded earlier (log recovery) exactly as recorded:
+    /// same list and item ids, same indexes, same revision. The change's
+    /// revision must be the list's next one (1 for a creation), or it is
+    /// refused with `.conflict`; a change that does not fit the list (an
+    /// unknown item, an index out of range) is refused and leaves the store
+    /// unchanged. Limits are not enforced: the change was accepted once.
+    ///
+    /// - Parameter notify: whether to pass the change to `onCommit` (false
+    ///   when replaying the very log that `onCommit` writes).
+    public func replay(_ change: Change, notify: Bool = false) throws(ChecklistError) {
+        _ = try commit(.replay(change), in: change.namespace, notify: notify)
+    }
+
+    // MARK: The lock
+
+    /// The one apply path, under the lock: apply, then announce.
+    private func commit(_ mutation: Mutation, in ns: Namespace, notify: Bool = true) throws(ChecklistError) -> Commit {
+        try locked { state throws(ChecklistError) in
+            let commit = try state.apply(mutation, in: ns, limits: limits)
+            if notify { onCommit(commit.change) }
+            return commit
+        }
+    }
+
+    /// Runs `body` with the lock held (the only way to reach `state`).
+    func locked<T, E: Error>(_ body: (inout StoreState) throws(E) -> T) throws(E) -> T {
+        try state.withLock { (state: inout sending StoreState) throws(E) -> sending T in
+            try body(&state)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ChecklistModel
+
+/// A request to change the store, as the one apply path takes it.
+enum Mutation {
+    case createList(name: String, icon: String)
+    case updateList(ListID, name: String?, icon: String?)
+    case deleteList(ListID)
+    case patch(ListID, baseRevision: Revision?, ops: [PatchOperation])
+    /// An already-resolved change (log recovery): applied as recorded.
+    case replay(Change)
+}
+
+/// What the apply path did.
+struct Commit {
+    /// The change, to hand to `onCommit`.
+    var change: Change
+    /// The list after the change (for a deletion: as it was, with the
+    /// deletion's revision).
+    var summary: ListSummary
+    /// Ids given to inserts with a temporary reference.
+    var assignments: [PatchResult.Assignment] = []
+}
+
+// The one apply path. Every mutation of the store comes through
+// `apply(_:in:limits:)`: it validates, applies all or nothing, moves the
+// list's revision up by exactly one and describes what it did as one
+// `Change`. Live requests are first resolved into the same list-level
+// changes that replay applies, so both share `apply(_ change:)`; patches
+// resolve operation by operation (each against the list as the previous
+// ones left it) and share `ListState.apply(_:undo:)` with replay.
+extension StoreState {
+    mutating func apply(_ mutation: Mutation, in ns: Namespace, limits: Limits) throws(ChecklistError) -> Commit {
+        switch mutation {
+        case .createList(let name, let icon):
+            try Validation.name(name, limits: limits)
+            try Validation.text(icon, field: "icon", limits: limits)
+            return try apply(Change(namespace: ns, list: ListID(nextListID), revision: 1,
+                                    kind: .listCreated(name: name, icon: icon)))
+
+        case .updateList(let id, let name, let icon):
+            if let name { try Validation.name(name, limits: limits) }
+            if let icon { try Validation.text(icon, field: "icon", limits: limits) }
+            let index = try index(of: id, in: ns)
+            let list = lists.values[index]
+            return try apply(Change(namespace: ns, list: id, revision: list.revision + 1,
+                                    kind: .listUpdated(name: name ?? list.name, icon: icon ?? list.icon)))
+
+        case .deleteList(let id):
+            let index = try index(of: id, in: ns)
+            return try apply(Change(namespace: ns, list: id, revision: lists.values[index].revision + 1, kind: .listDeleted))
+
+        case .patch(let id, let baseRevision, let ops):
+            let index = try index(of: id, in: ns)
+            try Validation.batch(ops.count, limits: limits)
+            let current = lists.values[index].revision
+            if let baseRevision, baseRevision != current {
+                throw ChecklistError(.conflict, "list \(id) is at revision \(current), not \(baseRevision)", revision: current)
+            }
+            let outcome = try lists.values[index].applyPatch(ops, limits: limits)
+            lists.values[index].revision = current + 1
+            return Commit(change: Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied)),
+                          summary: lists.values[index].summary, assignments: outcome.assignments)
+
+        case .replay(let change):
+            return try apply(change)
+        }
+    }
+
+    /// Applies a resolved change exactly as recorded. Its revision must be
+    /// the list's next one (1 for a creation), and a created list's id must
+    /// never have been used.
+    private mutating func apply(_ change: Change) throws(ChecklistError) -> Commit {
+        let id = change.list
+        if case .listCreated(let name, let icon) = change.kind {
+            guard change.revision == 1 else {
+                throw ChecklistError(.conflict, "list \(id) is created at revision \(change.revision), not 1")
+            }
+            guard id.rawValue != 0, id.rawValue >= nextListID, lists[id] == nil else {
+                throw ChecklistError(.conflict, "list id \(id) is already taken")
+            }
+            let list = ListState(id: id, namespace: change.namespace, name: name, icon: icon, revision: 1,
+                                 rows: RowTree(leafCapacity: treeShape.leafCapacity, innerCapacity: treeShape.innerCapacity))
+            add(list)
+            return Commit(change: change, summary: list.summary)
+        }
+
+        let index = try index(of: id, in: change.namespace)
+        let current = lists.values[index].revision
+        guard change.revision == current + 1 else {
+            throw ChecklistError(.conflict, "change to list \(id) has revision \(change.revision), the list is at \(current)",
+                                 revision: current)
+        }
+        switch change.kind {
+        case .listCreated:
+            preconditionFailure("handled above")
+        case .listUpdated(let name, let icon):
+            lists.values[index].name = name
+            lists.values[index].icon = icon
+        case .listDeleted:
+            var summary = remove(at: index).summary
+            summary.revision = change.revision
+            return Commit(change: change, summary: summary)
+        case .patched(let ops):
+            try lists.values[index].apply(ops)
+        }
+        lists.values[index].revision = change.revision
+        return Commit(change: change, summary: lists.values[index].summary)
+    }
+}

@@ -1,0 +1,68 @@
+import ChecklistModel
+
+/// Everything the store holds; lives inside the store's `Mutex` and is only
+/// touched with the lock held. A value type throughout (lists, trees and
+/// columns are structs of arrays), so it is `Sendable` and mutated in place.
+struct StoreState: ~Copyable {
+    /// Node capacities of every list's rows.
+    let treeShape: RowTreeShape
+    /// The id the next created list gets; store-wide, only grows.
+    var nextListID: UInt64 = 1
+    var lists: [ListID: ListState] = [:]
+    /// Each namespace's list ids, ascending.
+    var listIDs: [Namespace: [ListID]] = [:]
+
+    init(treeShape: RowTreeShape) {
+        self.treeShape = treeShape
+    }
+
+    /// The storage index of `list` if it exists in namespace `ns`. A list
+    /// of another namespace is reported exactly like a missing one.
+    func index(of list: ListID, in ns: Namespace) throws(ChecklistError) -> Dictionary<ListID, ListState>.Index {
+        guard let index = lists.index(forKey: list), lists.values[index].namespace == ns else {
+            throw Self.listNotFound(list)
+        }
+        return index
+    }
+
+    static func listNotFound(_ list: ListID) -> ChecklistError {
+        .notFound("list \(list) not found")
+    }
+
+    /// Adds a list that is not present yet.
+    mutating func add(_ list: ListState) {
+        lists[list.id] = list
+        var ids = listIDs.removeValue(forKey: list.namespace) ?? []
+        if let last = ids.last, last > list.id {
+            ids.insert(list.id, at: ids.partitionPoint { $0 > list.id })
+        } else {
+            ids.append(list.id)
+        }
+        listIDs[list.namespace] = ids
+        nextListID = max(nextListID, list.id.rawValue &+ 1)
+    }
+
+    /// Removes the list at `index` and returns it.
+    mutating func remove(at index: Dictionary<ListID, ListState>.Index) -> ListState {
+        let list = lists.remove(at: index).value
+        if var ids = listIDs.removeValue(forKey: list.namespace) {
+            ids.removeAll { $0 == list.id }
+            if !ids.isEmpty { listIDs[list.namespace] = ids }
+        }
+        return list
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs`, for an array
+    /// where those elements form a suffix (binary search).
+    fileprivate func partitionPoint(_ belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if belongs(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,114 @@
+/// What the CLI knows about each command: its arguments, its options and its
+/// help. The parser, the usage lines and the help texts are all built from
+/// this one table, so the help cannot drift from what is accepted.
+struct CommandSpec {
+    struct Option {
+        let name: String
+        let value: String
+        let help: String
+    }
+
+    let name: String
+    let arguments: [String]
+    let options: [Option]
+    let summary: String
+    let details: String
+    let json: String
+
+    /// `show LIST [--offset N] [--limit N] [--filter all|checked|unchecked]`
+    var synopsis: String {
+        ([name] + arguments + options.map { "[\($0.name) \($0.value)]" }).joined(separator: " ")
+    }
+
+    func option(named name: String) -> Option? {
+        options.first { $0.name == name }
+    }
+}
+
+/// The global options, accepted before or after the command.
+enum GlobalOption {
+    static let server = "--server"
+    static let json = "--json"
+    static let help = ["--help", "-h"]
+}
+
+enum Commands {
+    static let all: [CommandSpec] = [
+        CommandSpec(name: "lists", arguments: [], options: [],
+                    summary: "show all lists with their counts",
+                    details: "Shows every list: id, name, icon and the apps' subtitle\n(\"(No Items)\", \"All Done!\" or \"N Remaining\").",
+                    json: "[{\"id\", \"name\", \"icon\", \"itemCount\", \"uncheckedCount\", \"revision\"}, ...]"),
+        CommandSpec(name: "create", arguments: ["NAME"],
+                    options: [.init(name: "--icon", value: "ICON", help: "the list's icon (default \"No Icon\")")],
+                    summary: "create a list",
+                    details: "Creates a list named NAME (not empty) and prints it.",
+                    json: "{\"id\", \"name\", \"icon\", \"itemCount\", \"uncheckedCount\", \"revision\"}"),
+        CommandSpec(name: "rename", arguments: ["LIST", "NAME"], options: [],
+                    summary: "rename a list",
+                    details: "Gives LIST the name NAME (not empty) and prints the list.",
+                    json: "{\"id\", \"name\", \"icon\", \"itemCount\", \"uncheckedCount\", \"revision\"}"),
+        CommandSpec(name: "icon", arguments: ["LIST", "ICON"], options: [],
+                    summary: "change a list's icon",
+                    details: "Gives LIST the icon ICON and prints the list. The apps ship \"No Icon\", \"Appointments\",\n\"Birthdays\", \"Chores\", \"Drinks\", \"Folder\", \"Groceries\", \"Inbox\", \"Photos\" and \"Trips\";\nany short string is accepted.",
+                    json: "{\"id\", \"name\", \"icon\", \"itemCount\", \"uncheckedCount\", \"revision\"}"),
+        CommandSpec(name: "delete", arguments: ["LIST"], options: [],
+                    summary: "delete a list and all its items",
+                    details: "Deletes LIST with all its items.",
+                    json: "{\"id\", \"revision\"} (the revision the deletion was committed as)"),
+        CommandSpec(name: "show", arguments: ["LIST"],
+                    options: [.init(name: "--offset", value: "N", help: "first row to show, counted after the filter (default 0)"),
+                              .init(name: "--limit", value: "N", help: "rows to show, at least 1 (default 50)"),
+                              .init(name: "--filter", value: "all|checked|unchecked", help: "which rows count (default all)")],
+                    summary: "show a list's items",
+                    details: "Shows the list and a page of its rows: the row's index (counted after the filter),\nitem id, check mark, text, due date and price.",
+                    json: "{\"list\": {...as in lists...}, \"total\", \"offset\",\n      \"items\": [{\"id\", \"index\", \"text\", \"checked\", \"due\", \"remind\", \"price\"}, ...]}\n      (due \"YYYY-MM-DD\" or null, price in minor units or null)"),
+        CommandSpec(name: "add", arguments: ["LIST", "TEXT"],
+                    options: [.init(name: "--at", value: "INDEX", help: "insert as row INDEX (0 = first; default: at the end)"),
+                              .init(name: "--due", value: "YYYY-MM-DD", help: "due date (stored as midnight UTC)"),
+                              .init(name: "--price", value: "AMOUNT", help: "price, e.g. 3.50 (stored as 350 minor units)")],
+                    summary: "add an item",
+                    details: "Adds an unchecked item with TEXT to LIST and prints the new item's id.",
+                    json: "{\"revision\", \"ids\": [new item id]}"),
+        CommandSpec(name: "check", arguments: ["LIST", "ITEM"], options: [],
+                    summary: "set an item's check mark",
+                    details: "Sets the check mark of item ITEM in LIST.",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "uncheck", arguments: ["LIST", "ITEM"], options: [],
+                    summary: "clear an item's check mark",
+                    details: "Clears the check mark of item ITEM in LIST.",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "toggle", arguments: ["LIST", "ITEM"], options: [],
+                    summary: "flip an item's check mark",
+                    details: "Flips the check mark of item ITEM in LIST.",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "edit", arguments: ["LIST", "ITEM", "TEXT"], options: [],
+                    summary: "replace an item's text",
+                    details: "Replaces the text of item ITEM in LIST with TEXT.",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "remove", arguments: ["LIST", "ITEM"], options: [],
+                    summary: "delete an item",
+                    details: "Deletes item ITEM from LIST.",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "move", arguments: ["LIST", "ITEM", "INDEX"], options: [],
+                    summary: "move an item to another row",
+                    details: "Moves item ITEM of LIST so that it ends at row INDEX among all rows (0 = first).",
+                    json: "{\"revision\", \"ids\": []}"),
+        CommandSpec(name: "ping", arguments: [], options: [],
+                    summary: "measure the round trip to the server",
+                    details: "Connects, sends one PING and prints its round-trip time (the connection setup is\nnot counted).",
+                    json: "{\"ok\": true, \"ms\"}"),
+        CommandSpec(name: "help", arguments: ["[COMMAND]"], options: [],
+                    summary: "show this help, or a command's",
+                    details: "Shows the overview, or the help of COMMAND.",
+                    json: "(help is always text)"),
+    ]
+
+    static func named(_ name: String) -> CommandSpec? {
+        all.first { $0.name == name }
+    }
+
+    /// Every command option by name; all of them take a value.
+    static var allOptionNames: Set<String> {
+        Set(all.flatMap { $0.options.map(\.name) })
+    }
+}
