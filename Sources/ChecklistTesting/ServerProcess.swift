@@ -1,3 +1,4 @@
+import CLinux  // signal constants in default arguments
 import ChecklistSocket
 import Foundation
 #if canImport(Glibc)

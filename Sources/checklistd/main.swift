@@ -15,14 +15,16 @@ do {
 }
 
 do {
-    try FileManager.default.createDirectory(atPath: options.configuration.dataDirectory, withIntermediateDirectories: true)
+    // First, before any thread starts: every later thread inherits the
+    // blocked signals, so SIGINT/SIGTERM reach only the watcher.
+    let stop = DispatchSemaphore(value: 0)
+    let signals = try SignalWatcher(signals: [SIGINT, SIGTERM]) { _ in stop.signal() }
     ignoreBrokenPipeSignal()
+    try FileManager.default.createDirectory(atPath: options.configuration.dataDirectory, withIntermediateDirectories: true)
     let store = Store(limits: options.configuration.limits)
     if options.seedDemo {
         try DemoData.seedIfEmpty(store)
     }
-    let stop = DispatchSemaphore(value: 0)
-    let signals = try SignalWatcher(signals: [SIGINT, SIGTERM]) { _ in stop.signal() }
     let server = try ChecklistServer(configuration: options.configuration, store: store)
     // The readiness line tests and scripts wait for; written unbuffered.
     FileHandle.standardOutput.write(Data("checklistd: listening on \(server.localAddress)\n".utf8))

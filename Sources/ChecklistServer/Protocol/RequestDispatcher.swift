@@ -50,20 +50,45 @@ final class RequestDispatcher: Sendable {
         }
     }
 
+    /// Encodes a PAGE straight from the store's row storage: text bytes go
+    /// from the tree's arena into the output buffer, with no Item or String
+    /// in between. Rows that would push the frame past `maxFrameBytes` are
+    /// left for the next request (Protocol/SPEC.md section 6.7).
     private func page(_ m: GetPage, namespace: Namespace, requestID: UInt32,
                       into out: inout WireWriter, encoder: inout FrameEncoder) throws {
-        guard m.limit >= 1 else { throw ChecklistError.badField("limit", "limit must be at least 1") }
-        guard m.limit <= UInt64(limits.maxPageRows) else {
-            throw ChecklistError(.limitExceeded, "limit \(m.limit) exceeds maxPageRows \(limits.maxPageRows)", field: "limit")
-        }
         let start: PageStart
         switch m.start {
         case .offset(let o): start = .offset(o)
         case .anchor(let id): start = .anchor(id)
         }
-        let page = try store.page(in: namespace, list: m.list, start: start, limit: Int(m.limit), filter: m.filter)
-        let message = PageMessage(list: m.list, revision: page.summary.revision, total: page.total,
-                                  offset: page.offset, rows: page.items)
-        encoder.append(message, requestID: requestID, to: &out)
+        let maxBody = Int(limits.maxFrameBytes) - Int(FrameHeader.minimumLength)
+        try store.withPage(in: namespace, list: m.list, start: start, limit: Int(clamping: m.limit), filter: m.filter) { header, forEachRow in
+            var count = header.count
+            // Header fields take at most 5 varints of 10 bytes; a row at most
+            // 10 (id) + 1 + 10 (length) + text + 20 (due, price).
+            if 50 + count * (41 + Int(limits.maxTextBytes)) > maxBody {
+                var size = 50
+                var fitting = 0
+                forEachRow { row in
+                    size += 41 + row.textByteCount
+                    if size <= maxBody { fitting += 1 }
+                }
+                count = fitting
+            }
+            let pageHeader = PageMessage.Header(list: m.list, revision: header.summary.revision, total: header.total,
+                                                offset: header.offset, count: count)
+            encoder.append(type: .page, requestID: requestID, to: &out) { w in
+                pageHeader.encode(into: &w)
+                var left = count
+                forEachRow { row in
+                    guard left > 0 else { return }
+                    left -= 1
+                    w.writeVarint(row.id.rawValue)
+                    ItemFields.encode(checked: row.checked, remind: row.remind, due: row.due, price: row.price, into: &w) { w in
+                        row.withTextBytes { w.writeBytes($0) }
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,152 @@
+import Glibc
+
+/// Compresses a snapshot's uncompressed blocks into gzip, in order.
+///
+/// With one thread it is a single gzip member deflated on the caller's
+/// thread. With more, each block becomes an independent gzip member
+/// compressed by a pool of worker threads; members are emitted in block
+/// order on the caller's thread, so the output is one valid multi-member
+/// gzip file (RFC 1952 section 2.2). At most `threads + 1` blocks are in
+/// flight, so memory stays bounded.
+final class BlockCompressor {
+    private let output: (UnsafeRawBufferPointer) throws(PersistenceError) -> Void
+    private let single: GzipDeflater?
+    private let pool: CompressionPool?
+    private var emitted: UInt64 = 0
+
+    init(level: Int32, threads: Int, blockBytes: Int,
+         output: @escaping (UnsafeRawBufferPointer) throws(PersistenceError) -> Void) throws(PersistenceError) {
+        self.output = output
+        if threads <= 1 {
+            single = try GzipDeflater(level: level)
+            pool = nil
+        } else {
+            // Fail early if the level is invalid.
+            _ = try GzipDeflater(level: level)
+            single = nil
+            pool = CompressionPool(level: level, threads: threads)
+        }
+    }
+
+    /// Compressed bytes handed to the output so far.
+    var compressedBytes: UInt64 { emitted }
+
+    /// Compresses `block`; `last` ends the stream.
+    func compress(_ block: [UInt8], last: Bool) throws(PersistenceError) {
+        if let single {
+            let result = block.withUnsafeBytes { raw in
+                Result { () throws(PersistenceError) in
+                    try single.compress(raw, finish: last) { (chunk) throws(PersistenceError) in
+                        try output(chunk)
+                        emitted += UInt64(chunk.count)
+                    }
+                }
+            }
+            try result.get()
+            return
+        }
+        guard let pool else { return }
+        try pool.submit(block)
+        try emit(pool.takeCompleted(all: false))
+        if last { try emit(pool.takeCompleted(all: true)) }
+    }
+
+    private func emit(_ members: [[UInt8]]) throws(PersistenceError) {
+        for member in members {
+            let result = member.withUnsafeBytes { raw in Result { () throws(PersistenceError) in try output(raw) } }
+            try result.get()
+            emitted += UInt64(member.count)
+        }
+    }
+}
+
+/// Worker threads compressing blocks into independent gzip members.
+final class CompressionPool: Sendable {
+    struct State {
+        var jobs: [(sequence: Int, block: [UInt8])] = []
+        var results: [Int: [UInt8]] = [:]
+        var submitted = 0
+        var nextToEmit = 0
+        var failure: PersistenceError?
+        var closing = false
+    }
+
+    private let lock = ConditionLock(State())
+    private let threads: ConditionLock<[pthread_t]>
+    private let maxInFlight: Int
+
+    init(level: Int32, threads count: Int) {
+        maxInFlight = count + 1
+        threads = ConditionLock([])
+        for _ in 0..<count {
+            let lock = self.lock
+            let thread = startThread { CompressionPool.work(lock: lock, level: level) }
+            threads.withLock { $0.append(thread) }
+        }
+    }
+
+    deinit {
+        lock.withLock { $0.closing = true }
+        lock.broadcast(.work)
+        for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
+    }
+
+    /// Queues `block`, waiting while `maxInFlight` blocks are not yet emitted.
+    func submit(_ block: [UInt8]) throws(PersistenceError) {
+        try lock.withLock(waitingOn: .progress, until: { s in
+            s.submitted - s.nextToEmit < maxInFlight || s.failure != nil
+        }) { (s, _) throws(PersistenceError) in
+            if let failure = s.failure { throw failure }
+            s.jobs.append((s.submitted, block))
+            s.submitted += 1
+        }
+        lock.signal(.work)
+    }
+
+    /// The compressed members ready to be emitted in order; with `all`,
+    /// waits until every submitted block is compressed.
+    func takeCompleted(all: Bool) throws(PersistenceError) -> [[UInt8]] {
+        try lock.withLock(waitingOn: .progress, until: { s in
+            !all || s.nextToEmit + s.results.count == s.submitted || s.failure != nil
+        }) { (s, _) throws(PersistenceError) in
+            if let failure = s.failure { throw failure }
+            var ready: [[UInt8]] = []
+            while let member = s.results.removeValue(forKey: s.nextToEmit) {
+                ready.append(member)
+                s.nextToEmit += 1
+            }
+            return ready
+        }
+    }
+
+    private static func work(lock: ConditionLock<State>, level: Int32) {
+        let deflater: GzipDeflater
+        do { deflater = try GzipDeflater(level: level) } catch {
+            lock.withLock { $0.failure = error }
+            lock.broadcast(.progress)
+            return
+        }
+        var member: [UInt8] = []
+        while true {
+            let job: (sequence: Int, block: [UInt8])? = lock.withLock(waitingOn: .work, until: { s in
+                !s.jobs.isEmpty || s.closing
+            }) { s, _ in s.jobs.isEmpty ? nil : s.jobs.removeFirst() }
+            guard let job else { return }
+            member = []
+            member.reserveCapacity(job.block.count / 2 + 1024)
+            deflater.reset()
+            let result = job.block.withUnsafeBytes { raw in
+                Result { () throws(PersistenceError) in
+                    try deflater.compress(raw, finish: true) { (chunk) throws(PersistenceError) in member.append(contentsOf: chunk) }
+                }
+            }
+            lock.withLock { s in
+                switch result {
+                case .success: s.results[job.sequence] = member
+                case .failure(let e): s.failure = e
+                }
+            }
+            lock.broadcast(.progress)
+        }
+    }
+}

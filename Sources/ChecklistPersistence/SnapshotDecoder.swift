@@ -1,0 +1,248 @@
+import ChecklistModel
+import ChecklistWire
+
+/// Limits a snapshot reader enforces, so that a small hostile file cannot
+/// make it inflate gigabytes or allocate a huge record.
+public struct SnapshotLimits: Hashable, Sendable {
+    /// Largest record body accepted (and the size of the record window).
+    public var maxRecordBytes: Int
+    /// Most uncompressed bytes a snapshot may inflate to.
+    public var maxRawBytes: UInt64
+    /// Most uncompressed bytes per compressed byte, checked once more than
+    /// `ratioGraceBytes` were inflated (small snapshots compress unevenly).
+    public var maxRatio: UInt64
+    public var ratioGraceBytes: UInt64
+
+    public init(maxRecordBytes: Int = 1 << 20, maxRawBytes: UInt64 = 16 << 30,
+                maxRatio: UInt64 = 200, ratioGraceBytes: UInt64 = 64 << 20) {
+        self.maxRecordBytes = maxRecordBytes
+        self.maxRawBytes = maxRawBytes
+        self.maxRatio = maxRatio
+        self.ratioGraceBytes = ratioGraceBytes
+    }
+
+    public static let `default` = SnapshotLimits()
+}
+
+/// Decodes a snapshot pushed to it in compressed chunks of any size: the
+/// bytes of a file, or of EXPORT chunks arriving from the network. Only a
+/// fixed input buffer and a window of one record plus one inflated chunk
+/// are held, whatever the snapshot's size.
+///
+/// Loop on `next()`: on `.needInput`, `feed` more bytes (or `endInput()`).
+public final class SnapshotDecoder {
+    /// What `next()` found.
+    public enum Event: Hashable, Sendable {
+        case header(SnapshotHeader)
+        case list(SnapshotList)
+        case item(Item)
+        /// Feed more compressed bytes, or call `endInput()`.
+        case needInput
+        /// The trailer matched and the stream ended cleanly.
+        case end(SnapshotTrailer)
+    }
+
+    enum Phase { case preamble, header, records, afterTrailer, finished }
+
+    /// Names the snapshot in errors (a file path, or e.g. "IMPORT stream").
+    public let name: String
+    public let limits: SnapshotLimits
+    private let inflater: GzipInflater
+    private let window: UnsafeMutableRawBufferPointer
+    private let inflateChunk = 64 * 1024
+    private var start = 0
+    private var end = 0
+    /// Uncompressed offset of `window[0]`.
+    private var windowOffset: UInt64 = 0
+    /// CRC-32 of the consumed bytes before `crcEnd` (a window index).
+    private var crc: UInt32 = 0
+    private var crcEnd = 0
+    private var phase = Phase.preamble
+    private var lastListID: ListID?
+    private var itemsLeft: UInt64 = 0
+    private var lists: UInt64 = 0
+    private var items: UInt64 = 0
+    private var trailer: SnapshotTrailer?
+
+    public init(name: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
+        self.name = name
+        self.limits = limits
+        inflater = try GzipInflater()
+        window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
+    }
+
+    deinit { window.deallocate() }
+
+    /// Compressed bytes consumed so far.
+    public var compressedOffset: UInt64 { inflater.totalIn }
+    /// Uncompressed bytes decoded so far.
+    public var rawOffset: UInt64 { windowOffset + UInt64(start) }
+
+    /// Takes as much of `bytes` as fits in the input buffer; returns the count.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> Int { inflater.feed(bytes) }
+
+    /// Lets `fill` read straight into the input buffer (returns bytes read,
+    /// 0 at the end of the input).
+    public func fillInput(_ fill: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+        try inflater.fillInput(fill)
+    }
+
+    /// Says that the input is complete.
+    public func endInput() { inflater.endInput() }
+
+    /// Decodes the next record, or says what is needed.
+    public func next() throws(PersistenceError) -> Event {
+        while true {
+            if phase == .finished, let trailer { return .end(trailer) }
+            if let event = try parse() { return event }
+            // Need more uncompressed bytes.
+            if window.count - end < inflateChunk { compact() }
+            let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + inflateChunk)])
+            let step = try inflater.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
+            switch step {
+            case .produced(let n):
+                end += n
+                try checkBounds()
+            case .needInput:
+                return .needInput
+            case .end:
+                guard phase == .afterTrailer else {
+                    throw error(.truncatedSnapshot, "snapshot ends before its trailer", at: windowOffset + UInt64(end))
+                }
+                phase = .finished
+            }
+        }
+    }
+
+    private func error(_ code: PersistenceError.Code, _ message: String, at offset: UInt64) -> PersistenceError {
+        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(inflater.totalIn))",
+                         file: name, offset: offset)
+    }
+
+    private func checkBounds() throws(PersistenceError) {
+        let out = inflater.totalOut
+        if out > limits.maxRawBytes {
+            throw error(.decompressionLimit, "inflates past the limit of \(limits.maxRawBytes) bytes", at: out)
+        }
+        if out > limits.ratioGraceBytes && out / max(inflater.totalIn, 1) > limits.maxRatio {
+            throw error(.decompressionLimit, "inflates more than \(limits.maxRatio):1 (\(out) bytes from \(inflater.totalIn))", at: out)
+        }
+    }
+
+    /// Moves the unconsumed bytes to the front of the window.
+    private func compact() {
+        checksumConsumed()
+        let count = end - start
+        if count > 0 && start > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: window[0..<count])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: window[start..<end]))
+        }
+        windowOffset += UInt64(start)
+        start = 0
+        end = count
+        crcEnd = 0
+    }
+
+    private func checksumConsumed() {
+        if start > crcEnd {
+            crc = CRC32.update(crc, UnsafeRawBufferPointer(rebasing: window[crcEnd..<start]))
+            crcEnd = start
+        }
+    }
+
+    /// Decodes the next record that makes an event from the window, or
+    /// returns nil when the window holds no complete record.
+    private func parse() throws(PersistenceError) -> Event? {
+        while true {
+            let available = end - start
+            let recordOffset = windowOffset + UInt64(start)
+            switch phase {
+            case .finished:
+                return nil
+            case .afterTrailer:
+                if available > 0 { throw error(.corruptSnapshot, "bytes after the trailer", at: recordOffset) }
+                return nil
+            case .preamble:
+                guard available >= SnapshotFormat.preambleBytes else { return nil }
+                let raw = UnsafeRawBufferPointer(rebasing: window[start..<end])
+                guard Array(raw[0..<8]) == SnapshotFormat.magic else {
+                    throw error(.corruptSnapshot, "not a Checklists snapshot (bad magic)", at: recordOffset)
+                }
+                let version = UInt16(raw[8]) << 8 | UInt16(raw[9])
+                guard version == SnapshotFormat.version else {
+                    throw error(.unsupportedVersion, "snapshot format version \(version); this build reads version \(SnapshotFormat.version)", at: recordOffset + 8)
+                }
+                start += SnapshotFormat.preambleBytes
+                phase = .header
+            case .header, .records:
+                guard available >= 2 else { return nil }
+                let raw = UnsafeRawBufferPointer(rebasing: window[start..<end])
+                var r = WireReader(UnsafeRawBufferPointer(rebasing: raw[1...]))
+                guard let length = try? r.readVarint("length") else {
+                    if available > 11 { throw error(.corruptSnapshot, "bad record length", at: recordOffset) }
+                    return nil
+                }
+                guard length <= UInt64(limits.maxRecordBytes) else {
+                    throw error(.recordTooLarge, "record of \(length) bytes exceeds the limit of \(limits.maxRecordBytes)", at: recordOffset)
+                }
+                let bodyStart = 1 + r.index
+                guard UInt64(available - bodyStart) >= length else { return nil }
+                let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart..<(bodyStart + Int(length))])
+                let event = try decode(type: raw[0], body: body, at: recordOffset)
+                start += bodyStart + Int(length)
+                if let event { return event }
+            }
+        }
+    }
+
+    /// Decodes one record body and checks where it may occur. Returns nil for
+    /// records that produce no event (skipped extensions, the trailer).
+    private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64) throws(PersistenceError) -> Event? {
+        func bad(_ message: String) -> PersistenceError { error(.corruptSnapshot, message, at: offset) }
+        func read<T>(_ decode: (inout WireReader) throws(ChecklistError) -> T) throws(PersistenceError) -> T {
+            var r = WireReader(body)
+            do { return try decode(&r) } catch {
+                throw bad("record type 0x\(String(type, radix: 16)) does not decode: \(error)")
+            }
+        }
+        if phase == .header {
+            guard type == SnapshotRecordType.header.rawValue else { throw bad("first record is type \(type), not HEADER") }
+            phase = .records
+            return .header(try read { r throws(ChecklistError) in try SnapshotHeader.decode(from: &r) })
+        }
+        switch SnapshotRecordType(rawValue: type) {
+        case .item:
+            guard itemsLeft > 0 else { throw bad("ITEM record outside a list's announced items") }
+            itemsLeft -= 1
+            items += 1
+            return .item(try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) })
+        case .list:
+            guard itemsLeft == 0 else { throw bad("LIST record while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
+            let list = try read { r throws(ChecklistError) in try SnapshotList.decode(from: &r) }
+            if let lastListID, list.id <= lastListID { throw bad("list \(list.id) follows list \(lastListID): ids must ascend") }
+            lastListID = list.id
+            itemsLeft = list.itemCount
+            lists += 1
+            return .list(list)
+        case .trailer:
+            guard itemsLeft == 0 else { throw bad("TRAILER while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
+            let trailer = try read { r throws(ChecklistError) in try SnapshotTrailer.decode(from: &r) }
+            checksumConsumed()
+            let content = windowOffset + UInt64(start)
+            guard trailer.contentBytes == content, trailer.crc32 == crc else {
+                throw error(.snapshotChecksum, "content CRC-32 is 0x\(String(crc, radix: 16)) over \(content) bytes, trailer says 0x\(String(trailer.crc32, radix: 16)) over \(trailer.contentBytes)", at: offset)
+            }
+            guard trailer.listCount == lists, trailer.itemCount == items else {
+                throw error(.snapshotChecksum, "trailer counts \(trailer.listCount) lists, \(trailer.itemCount) items; the snapshot holds \(lists) lists, \(items) items", at: offset)
+            }
+            self.trailer = trailer
+            phase = .afterTrailer
+            return nil
+        case .header:
+            throw bad("a second HEADER record")
+        case nil:
+            guard SnapshotRecordType.skippable.contains(type) else { throw bad("unknown record type 0x\(String(type, radix: 16))") }
+            return nil
+        }
+    }
+}

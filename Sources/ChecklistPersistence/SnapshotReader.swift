@@ -1,0 +1,108 @@
+import ChecklistModel
+import Glibc
+
+/// Reads a snapshot with a pull API: the header on opening, then one list or
+/// item per `next()`, in file order, until `nil` after the trailer was
+/// checked. Memory stays bounded (see `SnapshotDecoder`) however many items
+/// the snapshot holds.
+///
+/// Errors name the file and the uncompressed offset: `CORRUPT_SNAPSHOT`,
+/// `TRUNCATED_SNAPSHOT`, `SNAPSHOT_CHECKSUM`, `DECOMPRESSION_LIMIT`,
+/// `RECORD_TOO_LARGE`, `UNSUPPORTED_VERSION`, `IO`.
+public final class SnapshotReader {
+    public let header: SnapshotHeader
+    /// Set once `next()` returned nil: the verified trailer.
+    public private(set) var trailer: SnapshotTrailer?
+    private let decoder: SnapshotDecoder
+    private let input: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int
+    private let file: FileInput?
+
+    /// Opens the snapshot file at `path` and reads its header.
+    public convenience init(path: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
+        let file = try FileInput(path: path)
+        try self.init(name: path, limits: limits, file: file, input: file.read)
+    }
+
+    /// Reads a snapshot from `input`, which fills the buffer it is given and
+    /// returns the byte count (0 at the end). `name` names it in errors.
+    public convenience init(name: String, limits: SnapshotLimits = .default,
+                            input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+        try self.init(name: name, limits: limits, file: nil, input: input)
+    }
+
+    private init(name: String, limits: SnapshotLimits, file: FileInput?,
+                 input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+        self.file = file
+        self.input = input
+        decoder = try SnapshotDecoder(name: name, limits: limits)
+        while true {
+            switch try decoder.next() {
+            case .header(let header):
+                self.header = header
+                return
+            case .needInput:
+                try decoder.fillInput(input)
+            default:
+                throw PersistenceError(.corruptSnapshot, "snapshot has no header", file: name, offset: 0)
+            }
+        }
+    }
+
+    /// The next list or item, or nil after the trailer was read and checked.
+    public func next() throws(PersistenceError) -> SnapshotRecord? {
+        while true {
+            switch try decoder.next() {
+            case .list(let list): return .list(list)
+            case .item(let item): return .item(item)
+            case .end(let trailer):
+                self.trailer = trailer
+                return nil
+            case .needInput:
+                try decoder.fillInput(input)
+            case .header:
+                throw PersistenceError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
+            }
+        }
+    }
+
+    /// Hands the header and every remaining record to `sink`, in file order,
+    /// and returns the verified trailer.
+    public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
+        try sink.restoreHeader(header)
+        var currentList = ListID(0)
+        while let record = try next() {
+            switch record {
+            case .list(let list):
+                currentList = list.id
+                try sink.restoreList(list)
+            case .item(let item):
+                // The decoder only yields items after their list.
+                try sink.restoreItem(item, in: currentList)
+            }
+        }
+        guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }
+        return trailer
+    }
+
+    /// Compressed bytes read so far (for progress).
+    public var compressedOffset: UInt64 { decoder.compressedOffset }
+    /// Uncompressed bytes decoded so far (for progress).
+    public var rawOffset: UInt64 { decoder.rawOffset }
+}
+
+/// A file read by a snapshot reader; closed when the reader goes.
+final class FileInput {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws(PersistenceError) {
+        self.path = path
+        fd = try POSIXFile.open(path, O_RDONLY)
+    }
+
+    func read(_ buffer: UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int {
+        try POSIXFile.read(fd, into: buffer, path: path)
+    }
+
+    deinit { Glibc.close(fd) }
+}

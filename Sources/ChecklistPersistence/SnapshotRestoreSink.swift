@@ -1,0 +1,13 @@
+import ChecklistModel
+
+/// Receives a snapshot's content during recovery or import, in file order:
+/// `restoreHeader` once, then each list followed by its items in the list's
+/// order. The lead adapts it to the Store; a throw stops the load.
+public protocol SnapshotRestoreSink {
+    /// The snapshot's header (next list id, start LSN), before any list.
+    func restoreHeader(_ header: SnapshotHeader) throws
+    /// A list with its metadata; its `itemCount` items follow.
+    func restoreList(_ list: SnapshotList) throws
+    /// The next item of list `list`, appended at the end.
+    func restoreItem(_ item: Item, in list: ListID) throws
+}

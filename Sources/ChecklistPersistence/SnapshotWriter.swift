@@ -1,0 +1,200 @@
+import ChecklistModel
+import ChecklistWire
+import Glibc
+
+/// Writes a snapshot (Protocol/SNAPSHOT.md) as a stream: records are encoded
+/// into a fixed-size block, each full block is checksummed and compressed,
+/// and compressed chunks go to `output` as they are produced. Memory stays
+/// bounded whatever the number of items.
+///
+/// Call `writeList` then exactly `itemCount` `writeItem`s per list, lists in
+/// ascending id order, then `finish`. Not thread-safe: one thread writes.
+public final class SnapshotWriter {
+    /// How to compress.
+    public struct Options: Sendable {
+        /// zlib level 1 (fastest, the default) to 9 (smallest).
+        public var level: Int32
+        /// Uncompressed bytes collected before they are compressed.
+        public var blockBytes: Int
+        /// 1: one gzip member compressed on the writing thread. 2 or more:
+        /// blocks are compressed by that many threads as independent gzip
+        /// members, concatenated in order (still one valid gzip file).
+        public var compressionThreads: Int
+
+        public init(level: Int32 = 1, blockBytes: Int = 1 << 20, compressionThreads: Int = 1) {
+            self.level = level
+            self.blockBytes = blockBytes
+            self.compressionThreads = compressionThreads
+        }
+    }
+
+    /// What was written.
+    public struct Summary: Hashable, Sendable {
+        public var header: SnapshotHeader
+        public var trailer: SnapshotTrailer
+        /// Uncompressed bytes, trailer included.
+        public var rawBytes: UInt64
+        /// Bytes handed to the output.
+        public var compressedBytes: UInt64
+    }
+
+    public let header: SnapshotHeader
+    public let options: Options
+    private let compressor: BlockCompressor
+    private var staging: WireWriter
+    private var crc: UInt32 = 0
+    private var contentBytes: UInt64 = 0
+    private var lists: UInt64 = 0
+    private var items: UInt64 = 0
+    private var itemsLeft: UInt64 = 0
+    private var lastList: SnapshotList?
+    private var finished = false
+    private let file: FileOutput?
+
+    /// Starts a snapshot whose compressed bytes go to `output`, in chunks of
+    /// at most 64 KiB, on the calling thread.
+    public init(header: SnapshotHeader, options: Options = Options(),
+                output: @escaping (UnsafeRawBufferPointer) throws(PersistenceError) -> Void) throws(PersistenceError) {
+        self.header = header
+        self.options = options
+        self.file = nil
+        staging = WireWriter(capacity: options.blockBytes + 64 * 1024)
+        compressor = try BlockCompressor(level: options.level, threads: options.compressionThreads,
+                                         blockBytes: options.blockBytes, output: output)
+        try start()
+    }
+
+    /// Starts a snapshot written to a new file at `path` (replacing one that
+    /// exists). `finish` fsyncs and closes it.
+    public init(path: String, header: SnapshotHeader, options: Options = Options()) throws(PersistenceError) {
+        let file = try FileOutput(path: path)
+        self.header = header
+        self.options = options
+        self.file = file
+        staging = WireWriter(capacity: options.blockBytes + 64 * 1024)
+        compressor = try BlockCompressor(level: options.level, threads: options.compressionThreads,
+                                         blockBytes: options.blockBytes, output: file.write)
+        try start()
+    }
+
+    private func start() throws(PersistenceError) {
+        staging.bytes.append(contentsOf: SnapshotFormat.magic)
+        staging.writeU8(UInt8(SnapshotFormat.version >> 8))
+        staging.writeU8(UInt8(SnapshotFormat.version & 0xFF))
+        record(.header) { header.encode(into: &$0) }
+    }
+
+    /// Uncompressed bytes written so far (for progress).
+    public var rawBytes: UInt64 { contentBytes + UInt64(staging.count) }
+
+    /// Compressed bytes handed to the output so far (for progress).
+    public var compressedBytes: UInt64 { compressor.compressedBytes }
+
+    /// Writes a list; exactly `list.itemCount` items must follow.
+    public func writeList(_ list: SnapshotList) throws(PersistenceError) {
+        try check(itemsLeft == 0, "list \(lastList?.id.rawValue ?? 0) announced more items than were written")
+        if let lastList { try check(list.id > lastList.id, "list \(list.id) written after list \(lastList.id): ids must ascend") }
+        record(.list) { list.encode(into: &$0) }
+        lastList = list
+        itemsLeft = list.itemCount
+        lists += 1
+        try flushIfFull()
+    }
+
+    /// Writes the next item of the current list.
+    public func writeItem(_ item: Item) throws(PersistenceError) {
+        try check(itemsLeft > 0, "item \(item.id) is more than the current list announced")
+        record(.item) { item.encodeSnapshotRecord(into: &$0) }
+        itemsLeft -= 1
+        items += 1
+        try flushIfFull()
+    }
+
+    /// Writes the next item of the current list with its text written by
+    /// `text` (which must write a `string`), so a store can copy text bytes
+    /// straight from its storage.
+    public func writeItem(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+                          text: (inout WireWriter) -> Void) throws(PersistenceError) {
+        try check(itemsLeft > 0, "item \(id) is more than the current list announced")
+        record(.item) { w in
+            w.writeVarint(id.rawValue)
+            ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w, text: text)
+        }
+        itemsLeft -= 1
+        items += 1
+        try flushIfFull()
+    }
+
+    /// Writes the trailer, ends the gzip stream and, for a file, fsyncs and
+    /// closes it. `endLSN` is the log's last LSN now (0 without a log).
+    @discardableResult
+    public func finish(endLSN: LSN) throws(PersistenceError) -> Summary {
+        try check(itemsLeft == 0, "list \(lastList?.id.rawValue ?? 0) announced \(itemsLeft) more items than were written")
+        crc = staging.bytes.withUnsafeBytes { CRC32.update(crc, $0) }
+        let trailer = SnapshotTrailer(listCount: lists, itemCount: items, endLSN: endLSN,
+                                      contentBytes: contentBytes + UInt64(staging.count), crc32: crc)
+        record(.trailer) { trailer.encode(into: &$0) }
+        let raw = contentBytes + UInt64(staging.count)
+        finished = true
+        try compressor.compress(staging.bytes, last: true)
+        staging.reset()
+        try file?.finish()
+        return Summary(header: header, trailer: trailer, rawBytes: raw, compressedBytes: compressor.compressedBytes)
+    }
+
+    private func check(_ ok: Bool, _ message: @autoclosure () -> String) throws(PersistenceError) {
+        if finished { throw PersistenceError(.misuse, "snapshot already finished") }
+        if !ok { throw PersistenceError(.misuse, message()) }
+    }
+
+    /// Appends `type`, the body's varint length and the body. The length is
+    /// guessed to take one byte and moved when it takes more.
+    @inline(__always)
+    private func record(_ type: SnapshotRecordType, _ body: (inout WireWriter) -> Void) {
+        staging.writeU8(type.rawValue)
+        let lengthAt = staging.count
+        staging.writeU8(0)
+        body(&staging)
+        let length = staging.count - lengthAt - 1
+        if length < 0x80 {
+            staging.bytes[lengthAt] = UInt8(length)
+        } else {
+            var varint = WireWriter(capacity: 10)
+            varint.writeVarint(length)
+            staging.bytes.replaceSubrange(lengthAt...lengthAt, with: varint.bytes)
+        }
+    }
+
+    private func flushIfFull() throws(PersistenceError) {
+        guard staging.count >= options.blockBytes else { return }
+        crc = staging.bytes.withUnsafeBytes { CRC32.update(crc, $0) }
+        contentBytes += UInt64(staging.count)
+        try compressor.compress(staging.bytes, last: false)
+        staging.reset()
+    }
+}
+
+/// A file a snapshot is written to: created (or truncated), written, then
+/// fsynced and closed by `finish`; closed without fsync if abandoned.
+final class FileOutput {
+    let path: String
+    private var fd: Int32
+
+    init(path: String) throws(PersistenceError) {
+        self.path = path
+        fd = try POSIXFile.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(PersistenceError) {
+        try POSIXFile.writeAll(fd, bytes, path: path)
+    }
+
+    func finish() throws(PersistenceError) {
+        defer { Glibc.close(fd); fd = -1 }
+        try POSIXFile.fsync(fd, path: path)
+    }
+
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }
+    }
+}
