@@ -10,7 +10,8 @@ import PackageDescription
 //   ChecklistServer          epoll event loops, connections, request dispatch
 //   ChecklistClient          async/await client library
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks
-//   checklistd, checklist, checklist-bench   executables
+//   ChecklistConformance     the bad-input catalogue and happy path, run against any server
+//   checklistd, checklist, checklist-bench, checklist-conformance   executables
 let package = Package(
     name: "Checklists",
     platforms: [.macOS(.v15)],
@@ -18,6 +19,7 @@ let package = Package(
         .executable(name: "checklistd", targets: ["checklistd"]),
         .executable(name: "checklist", targets: ["checklist"]),
         .executable(name: "checklist-bench", targets: ["checklist-bench"]),
+        .executable(name: "checklist-conformance", targets: ["checklist-conformance"]),
         .library(name: "ChecklistClient", targets: ["ChecklistClient"]),
         .library(name: "ChecklistWire", targets: ["ChecklistWire"]),
         .library(name: "ChecklistTesting", targets: ["ChecklistTesting"]),
@@ -35,18 +37,22 @@ let package = Package(
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting", dependencies: ["ChecklistSocket"]),
+        .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
+        .executableTarget(name: "checklist-conformance", dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd", dependencies: ["ChecklistServer", "ChecklistStore"]),
         .executableTarget(name: "checklist", dependencies: ["ChecklistClient"]),
         .executableTarget(name: "checklist-bench",
-                          dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting"],
+                          dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting", "ChecklistSocket", "CLinux"],
                           path: "Benchmarks/checklist-bench"),
         .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
         .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence"]),
         .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket"]),
+        .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),
         .testTarget(name: "IntegrationTests",
-                    dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting"]),
+                    dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
+                                   "ChecklistConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

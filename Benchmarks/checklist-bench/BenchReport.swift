@@ -7,6 +7,8 @@ struct BenchReport {
         case int(Int)
         case double(Double)
         case string(String)
+        /// Named counts, e.g. errors by code: a JSON object.
+        case counts([(String, UInt64)])
 
         var json: String {
             switch self {
@@ -15,6 +17,8 @@ struct BenchReport {
             case .string(let v):
                 let data = try? JSONSerialization.data(withJSONObject: [v], options: [])
                 return data.flatMap { String(data: $0, encoding: .utf8) }.map { String($0.dropFirst().dropLast()) } ?? "\"\""
+            case .counts(let pairs):
+                return "{" + pairs.map { "\(Value.string($0.0).json): \($0.1)" }.joined(separator: ", ") + "}"
             }
         }
 
@@ -23,6 +27,7 @@ struct BenchReport {
             case .int(let v): return String(v)
             case .double(let v): return String(format: "%.3f", v)
             case .string(let v): return v
+            case .counts(let pairs): return pairs.isEmpty ? "none" : pairs.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
             }
         }
     }
@@ -33,6 +38,7 @@ struct BenchReport {
     mutating func add(_ key: String, _ value: UInt64) { fields.append((key, .int(Int(clamping: value)))) }
     mutating func add(_ key: String, _ value: Double) { fields.append((key, .double(value))) }
     mutating func add(_ key: String, _ value: String) { fields.append((key, .string(value))) }
+    mutating func add(_ key: String, counts: [(String, UInt64)]) { fields.append((key, .counts(counts))) }
 
     /// Adds p50/p90/p99/p99.9/max keys (milliseconds) with the given prefix.
     mutating func addLatencies(_ h: LatencyHistogram, prefix: String = "", includeP90: Bool = false) {

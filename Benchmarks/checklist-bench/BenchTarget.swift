@@ -34,6 +34,9 @@ final class BenchTarget {
         }
     }
 
+    /// The process id of the server this scenario started, if any.
+    var serverPID: Int32? { process?.pid }
+
     /// Peak resident memory of the server this scenario started, if any.
     var serverPeakRssBytes: Int? { process?.peakResidentBytes }
 

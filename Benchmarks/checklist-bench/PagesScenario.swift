@@ -11,7 +11,14 @@ enum PagesScenario {
                                        "server", "filter", "json"]
 
     enum Pattern: String {
-        case sequential, random, deep
+        /// Each connection reads on from its own start, wrapping at the end.
+        case sequential
+        /// Uniformly random offsets.
+        case random
+        /// Random pages among the 100 pages around the middle of the list.
+        case deep
+        /// Random pages among the first 100 pages: `deep`'s reference.
+        case head
     }
 
     static func run(_ args: BenchArguments) async throws {
@@ -22,7 +29,7 @@ enum PagesScenario {
         let seconds = try args.double("seconds", default: 10)
         let textBytes = try args.int("text-bytes", default: 40)
         guard let pattern = Pattern(rawValue: args.string("pattern") ?? "sequential") else {
-            throw BenchArguments.UsageError(description: "--pattern is sequential, random or deep")
+            throw BenchArguments.UsageError(description: "--pattern is sequential, random, deep or head")
         }
         let filter = try RowFilter(name: args.string("filter") ?? "all")
 
@@ -51,9 +58,10 @@ enum PagesScenario {
                             sequential = sequential + pageSize >= total ? 0 : sequential + pageSize
                         case .random:
                             offset = Int(rng.next() % UInt64(max(1, total - pageSize)))
-                        case .deep:
+                        case .deep, .head:
                             let span = min(total, pageSize * 100)
-                            offset = max(0, total / 2 - span / 2) + Int(rng.next() % UInt64(max(1, span - pageSize)))
+                            let base = pattern == .deep ? max(0, total / 2 - span / 2) : 0
+                            offset = base + Int(rng.next() % UInt64(max(1, span - pageSize)))
                         }
                         let t0 = DispatchTime.now().uptimeNanoseconds
                         let page = try await client.page(list.id, start: .offset(UInt64(offset)), limit: pageSize, filter: filter)

@@ -12,6 +12,15 @@ enum ResourceUsage {
         return 0
     }
 
+    /// Resident memory (VmRSS) of process `pid` now, in bytes; nil if unknown.
+    static func residentBytes(pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        return nil
+    }
+
     /// Resets the peak to the current resident size (`echo 5 > clear_refs`),
     /// so a scenario's figure does not include its set-up.
     static func resetPeakResident() {

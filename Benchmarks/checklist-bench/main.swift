@@ -6,9 +6,12 @@ usage: checklist-bench SCENARIO [options] [--json]
 scenarios:
   codec     encode/decode PAGE frames in memory   [--rows 100] [--text-bytes 40] [--iterations 20000]
   pages     page-fetch throughput and latency     [--items 1000000] [--connections 50] [--page 100]
-            [--pattern sequential|random|deep] [--seconds 10] [--filter all|checked|unchecked]
+            [--pattern sequential|random|deep|head] [--seconds 10] [--filter all|checked|unchecked]
   scroll    a table view scrolling a huge list    [--items 1000000] [--viewport 20] [--fps 120]
             [--rows-per-second 10000] [--seconds 10] [--mode scroll|scrub] [--page 100] [--prefetch-pages 4]
+  load      many connections, a mix of requests   [--connections 50] [--seconds 10] [--rate R]
+            [--mix page=70,patch=20,lists=10] [--pipeline 1] [--lists 10] [--items 1000]
+            [--page 50] [--threads N] [--seed 1]; every answer checked; loopback only
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
@@ -32,6 +35,8 @@ do {
         try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "scroll":
         try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "load":
+        try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     default:
         throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
     }

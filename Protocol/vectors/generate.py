@@ -56,6 +56,7 @@ OPCODES = {
 OPNAMES = {code: name for name, code in OPCODES.items()}
 COMPRESSED = 0x01
 PING_MAX_DATA = 1024
+TOKEN_MAX_BYTES = 1024
 
 # ---------------------------------------------------------------------------
 # Section 3: body encoding (encoder side)
@@ -160,7 +161,10 @@ def enc_op(op):
 # Messages (section 6) --------------------------------------------------------
 
 def enc_hello(f):
-    return varint(f["minVersion"]) + varint(f["maxVersion"]) + varint(f["features"]) + string(f["clientName"])
+    out = varint(f["minVersion"]) + varint(f["maxVersion"]) + varint(f["features"]) + string(f["clientName"])
+    if "token" in f:            # presence 0x01, then the token; without one the body ends here
+        out += u8(1) + string(f["token"])
+    return out
 
 
 def enc_hello_ok(f):
@@ -188,9 +192,11 @@ def enc_page(f):
 
 
 def enc_patch(f):
-    out = varint(f["list"]) + u8(1 if "baseRevision" in f else 0)
+    out = varint(f["list"]) + u8((1 if "baseRevision" in f else 0) | (2 if "client" in f else 0))
     if "baseRevision" in f:
         out += varint(f["baseRevision"])
+    if "client" in f:           # presence bit 1: the idempotency key (section 8)
+        out += varint(f["client"]) + varint(f["sequence"])
     out += varint(len(f["ops"]))
     for op in f["ops"]:
         out += enc_op(op)
@@ -375,8 +381,15 @@ def dec_op(r):
 
 
 def dec_hello(r):
-    return {"minVersion": r.varint("minVersion"), "maxVersion": r.varint("maxVersion"),
-            "features": r.varint("features"), "clientName": r.string("clientName")}
+    f = {"minVersion": r.varint("minVersion"), "maxVersion": r.varint("maxVersion"),
+         "features": r.varint("features"), "clientName": r.string("clientName")}
+    if r.remaining() == 0:      # the presence byte is optional
+        return f
+    if r.presence(0b1) & 1:
+        f["token"] = r.string("token")
+        if len(f["token"].encode("utf-8")) > TOKEN_MAX_BYTES:
+            raise WireError(ERROR_NUMBERS["LIMIT_EXCEEDED"], "token")
+    return f
 
 
 def dec_ping(r):
@@ -410,8 +423,12 @@ def dec_get_page(r):
 
 def dec_patch(r):
     f = {"list": r.varint("list")}
-    if r.presence(0b1) & 1:
+    p = r.presence(0b11)
+    if p & 1:
         f["baseRevision"] = r.varint("baseRevision")
+    if p & 2:
+        f["client"] = r.varint("client")
+        f["sequence"] = r.varint("sequence")
     n = r.count("ops", 2)
     f["ops"] = [dec_op(r) for _ in range(n)]
     return f
@@ -722,6 +739,10 @@ def build():
     valid("hello-version-range", "HELLO offering versions 1 to 3, no features.",
           "HELLO", 0xFFFFFFFF, {"minVersion": 1, "maxVersion": 3, "features": 0,
                                 "clientName": "Checklists iOS/2.0"})
+    valid("hello-token", "HELLO carrying an access token: presence 0x01 after clientName, then "
+          "the token string.", "HELLO", 1, {"minVersion": 1, "maxVersion": 1, "features": 1,
+                                            "clientName": "checklist-cli/1.0",
+                                            "token": "s3cr3t-t0ken-for-alice"})
     valid("hello-ok", "HELLO_OK choosing version 1 and announcing the default limits.",
           "HELLO_OK", 1, {"version": 1, "features": 1, "serverName": "checklistd/1.0",
                           "maxFrameBytes": 4194304, "maxPageRows": 1000,
@@ -882,15 +903,22 @@ def build():
           "ERROR", 12, {"code": 5, "message": "no list 7"})
     valid("error-unsupported-version", "ERROR UNSUPPORTED_VERSION answering a HELLO offering 2...3.",
           "ERROR", 1, {"code": 9, "message": "server speaks protocol versions 1...1"})
+    valid("error-not-authenticated", "ERROR NOT_AUTHENTICATED answering a HELLO whose token the "
+          "server does not know (presence 0x00).", "ERROR", 1,
+          {"code": 8, "message": "unknown token (attempt 1 of 3)"})
     valid("error-malformed-frame", "ERROR MALFORMED_FRAME with request id 0, sent before closing.",
           "ERROR", 0, {"code": 1, "message": "frame length 5 is smaller than the 6-byte header"})
     valid("error-field-and-revision", "ERROR with both optional fields (presence 0x03).", "ERROR", 108,
           {"code": 7, "message": "too many operations", "field": "ops", "revision": 3})
     # -- Section 3: what decoders accept ------------------------------------------
     hello = {"minVersion": 1, "maxVersion": 1, "features": 1, "clientName": "future-client/9.0"}
-    accepted("hello-trailing-bytes", "HELLO followed by 5 body bytes a later version might append: "
-             "a v1 receiver ignores them. Encoders write the body without them (`canonicalHex`).",
-             "HELLO", 20, hello, enc_hello(hello) + bytes.fromhex("02ff0003aa"))
+    accepted("hello-trailing-bytes", "HELLO with presence 0x00 (no token) followed by 5 body bytes "
+             "a later version might append: a v1 receiver ignores them. Encoders write the body "
+             "without them and without the presence byte (`canonicalHex`).",
+             "HELLO", 20, hello, enc_hello(hello) + b"\x00" + bytes.fromhex("02ff0003aa"))
+    accepted("hello-presence-zero", "HELLO whose optional presence byte is 0x00: no token, the same "
+             "meaning as a body that ends after clientName, which is what encoders write "
+             "(`canonicalHex`).", "HELLO", 22, hello, enc_hello(hello) + b"\x00")
     gp = {"list": 1, "filter": 0, "startKind": 0, "start": 0, "limit": 3}
     accepted("get-page-long-varints", "GET_PAGE whose `list` is 1 written in 10 bytes and `limit` 3 "
              "in 2 bytes: decoders accept longer varint forms up to 10 bytes; encoders write the "
@@ -920,6 +948,17 @@ def build():
               req(0x81, enc_hello_ok({"version": 1, "features": 0, "serverName": "x",
                                       "maxFrameBytes": 1, "maxPageRows": 1, "maxTextBytes": 1,
                                       "maxBatchOps": 1})), "UNKNOWN_MESSAGE")
+    hello_head = varint(1) + varint(1) + varint(0) + string("x")
+    malformed("malformed-hello-presence", "HELLO whose presence byte sets bit 1, which v1 does not "
+              "define.", "request", req("HELLO", hello_head + b"\x02" + string("t")),
+              "BAD_FIELD", "presence", "HELLO")
+    malformed("malformed-hello-token-too-long", "HELLO with a token of 1025 bytes (at most 1024).",
+              "request", req("HELLO", hello_head + b"\x01" + string("t" * 1025)),
+              "LIMIT_EXCEEDED", "token", "HELLO")
+    malformed("malformed-hello-token-utf8", "HELLO whose token contains the byte 0xFF.", "request",
+              req("HELLO", hello_head + b"\x01" + varint(3) + b"a\xffb"), "BAD_FIELD", "token", "HELLO")
+    malformed("malformed-hello-token-truncated", "HELLO whose presence announces a token but the "
+              "body ends.", "request", req("HELLO", hello_head + b"\x01"), "BAD_FIELD", "token", "HELLO")
     malformed("malformed-unknown-flags", "PING with frame flag bit 1 set.", "request",
               req("PING", byte_run("00"), flags=0x02), "BAD_FIELD", "flags", "PING")
     malformed("malformed-invalid-utf8", "CREATE_LIST whose name contains the byte 0xFF.", "request",
@@ -951,8 +990,8 @@ def build():
     malformed("malformed-unknown-presence", "UPDATE_LIST with presence bit 2, which v1 does not "
               "define.", "request", req("UPDATE_LIST", varint(7) + b"\x04" + string("x")),
               "BAD_FIELD", "presence", "UPDATE_LIST")
-    malformed("malformed-patch-unknown-presence", "PATCH with presence 0x03 (only bit 0 is defined).",
-              "request", req("PATCH", varint(2) + b"\x03" + varint(1) + varint(1) +
+    malformed("malformed-patch-unknown-presence", "PATCH with presence 0x05 (only bits 0 and 1 are "
+              "defined).", "request", req("PATCH", varint(2) + b"\x05" + varint(1) + varint(1) +
                              enc_op({"op": "TOGGLE", "ref": ID(5)})),
               "BAD_FIELD", "presence", "PATCH")
     malformed("malformed-unknown-opcode", "PATCH operation with opcode 0x0A.", "request",
@@ -1006,6 +1045,401 @@ def build():
 
 
 # ---------------------------------------------------------------------------
+# Section 6.10: STATS (0x50) and STATS_REPORT (0xD0)
+# ---------------------------------------------------------------------------
+
+REQUEST_TYPES["STATS"] = 0x50
+RESPONSE_TYPES[0xD0] = "STATS_REPORT"
+
+# The varint fields of STATS_REPORT before `typeCount`, then those between the
+# `codeCount` pairs and `presence`, in the order of the SPEC.md table.
+STATS_HEAD = ["uptimeSeconds", "connectionsOpen", "connectionsTotal", "connectionsRejected",
+              "connectionsIdleClosed", "connectionsDroppedForOutput", "readPauses",
+              "inFlightPauses", "bytesIn", "bytesOut"]
+STATS_MIDDLE = ["latencyCount", "latencyP50Micros", "latencyP90Micros", "latencyP99Micros",
+                "latencyP999Micros", "latencyMaxMicros", "lists", "items"]
+
+
+def enc_stats_report(f):
+    out = b"".join(varint(f[k]) for k in STATS_HEAD)
+    out += varint(len(f["requests"]))
+    for t in f["requests"]:
+        out += u8(t["type"]) + varint(t["requests"]) + varint(t["errors"])
+    out += varint(len(f["errors"]))
+    for e in f["errors"]:
+        out += varint(e["code"]) + varint(e["count"])
+    out += b"".join(varint(f[k]) for k in STATS_MIDDLE)
+    has_log, has_snapshot = "logLastLSN" in f, "snapshotLSN" in f
+    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0))
+    if has_log:
+        out += (varint(f["logLastLSN"]) + varint(f["logDurableLSN"]) + varint(f["logSegments"]) +
+                boolean(f["logFailed"]))
+    if has_snapshot:
+        out += varint(f["snapshotLSN"]) + zigzag(f["snapshotTime"]) + varint(f["snapshotBytes"])
+    return out
+
+
+def dec_stats_report(r):
+    f = {k: r.varint(k) for k in STATS_HEAD}
+    n = r.count("typeCount", 3)
+    f["requests"] = [{"type": r.u8("type"), "requests": r.varint("requests"),
+                      "errors": r.varint("errors")} for _ in range(n)]
+    n = r.count("codeCount", 2)
+    f["errors"] = [{"code": r.varint("code"), "count": r.varint("count")} for _ in range(n)]
+    for k in STATS_MIDDLE:
+        f[k] = r.varint(k)
+    p = r.presence(0b11)
+    if p & 1:
+        for k in ["logLastLSN", "logDurableLSN", "logSegments"]:
+            f[k] = r.varint(k)
+        f["logFailed"] = r.boolean("logFailed")
+    if p & 2:
+        f["snapshotLSN"] = r.varint("snapshotLSN")
+        f["snapshotTime"] = r.zigzag("snapshotTime")
+        f["snapshotBytes"] = r.varint("snapshotBytes")
+    return f
+
+
+ENCODERS.update({"STATS": lambda f: b"", "STATS_REPORT": enc_stats_report})
+DECODERS.update({"STATS": lambda r: {}, "STATS_REPORT": dec_stats_report})
+
+
+def build_stats():
+    valid("stats", "STATS: empty body.", "STATS", 40, {})
+    busy = {
+        "uptimeSeconds": 86461, "connectionsOpen": 1000, "connectionsTotal": 25000,
+        "connectionsRejected": 3, "connectionsIdleClosed": 120, "connectionsDroppedForOutput": 1,
+        "readPauses": 17, "inFlightPauses": 0, "bytesIn": 123456789, "bytesOut": 9876543210,
+        "requests": [{"type": 0x01, "requests": 25000, "errors": 2},
+                     {"type": 0x10, "requests": 5000, "errors": 0},
+                     {"type": 0x20, "requests": 700000, "errors": 12},
+                     {"type": 0x21, "requests": 200000, "errors": 40},
+                     {"type": 0x50, "requests": 3, "errors": 0},
+                     {"type": 0x7F, "requests": 1, "errors": 1}],
+        "errors": [{"code": 3, "count": 1}, {"code": 5, "count": 12}, {"code": 6, "count": 40},
+                   {"code": 9, "count": 2}],
+        "latencyCount": 930004, "latencyP50Micros": 18, "latencyP90Micros": 41,
+        "latencyP99Micros": 250, "latencyP999Micros": 1900, "latencyMaxMicros": 48213,
+        "lists": 42, "items": 1000000,
+        "logLastLSN": 200123, "logDurableLSN": 200120, "logSegments": 3, "logFailed": False,
+        "snapshotLSN": 150000, "snapshotTime": 1767225600, "snapshotBytes": 8388608,
+    }
+    valid("stats-report", "STATS_REPORT of a busy server with a write-ahead log and a snapshot "
+          "(presence 0x03); requests by type include one unknown type 0x7F.", "STATS_REPORT", 40, busy)
+    idle = {k: 0 for k in STATS_HEAD + STATS_MIDDLE}
+    idle.update({"uptimeSeconds": 5, "connectionsOpen": 1, "connectionsTotal": 1, "lists": 4, "items": 10,
+                 "bytesIn": 47, "bytesOut": 54, "latencyCount": 1, "latencyP50Micros": 7,
+                 "latencyP90Micros": 7, "latencyP99Micros": 7, "latencyP999Micros": 7,
+                 "latencyMaxMicros": 7,
+                 "requests": [{"type": 0x01, "requests": 1, "errors": 0}], "errors": []})
+    valid("stats-report-no-durability", "STATS_REPORT of a server without a log or a snapshot "
+          "(presence 0x00) and no ERROR answers yet (codeCount 0).", "STATS_REPORT", 41, idle)
+    malformed("malformed-stats-report-type-count", "STATS_REPORT announcing 200 TypeCounts in a "
+              "body that cannot hold them (each takes at least 3 bytes).", "response",
+              frame(0xD0, 0, 9, b"\x00" * 10 + varint(200) + b"\x01\x01\x00"),
+              "BAD_FIELD", "typeCount", "STATS_REPORT")
+    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 2, which v1 does "
+              "not define.", "response",
+              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x04"),
+              "BAD_FIELD", "presence", "STATS_REPORT")
+
+
+# ---------------------------------------------------------------------------
+# Sections 6.11-6.15: live sync (SUBSCRIBE, UNSUBSCRIBE, CHANGES_SINCE and
+# their answers, the CHANGE and SUBSCRIPTION_DROPPED pushes)
+# ---------------------------------------------------------------------------
+
+REQUEST_TYPES.update({"SUBSCRIBE": 0x30, "UNSUBSCRIBE": 0x31, "CHANGES_SINCE": 0x32})
+RESPONSE_TYPES.update({0xB0: "SUBSCRIBED", 0xB1: "UNSUBSCRIBED", 0xB2: "CHANGES",
+                       0xE0: "CHANGE", 0xE1: "SUBSCRIPTION_DROPPED"})
+CHANGE_KINDS = {"LIST_CREATED": 1, "LIST_UPDATED": 2, "LIST_DELETED": 3, "PATCHED": 4, "OMITTED": 5}
+SUBSCRIPTION_STATUSES = {"LIVE": 0, "RESYNC": 1, "FETCH": 2, "NOT_FOUND": 3}
+
+
+def enc_applied_op(op):
+    """**AppliedOp**: opcode, the item id as a plain id, then the fields."""
+    name = op["op"]
+    out = u8(OPCODES[name]) + varint(op["id"])
+    if name == "INSERT":
+        out += varint(op["index"]) + enc_item_fields(op)
+    elif name == "SET_TEXT":
+        out += string(op["text"])
+    elif name == "SET_CHECKED":
+        out += boolean(op["checked"])
+    elif name == "SET_DUE":
+        out += boolean(op["present"]) + (zigzag(op["due"]) if op["present"] else b"")
+    elif name == "SET_REMIND":
+        out += boolean(op["remind"])
+    elif name == "SET_PRICE":
+        out += boolean(op["present"]) + (zigzag(op["price"]) if op["present"] else b"")
+    elif name == "MOVE":
+        out += varint(op["toIndex"])
+    else:
+        assert name == "DELETE", name
+    return out
+
+
+def dec_applied_op(r):
+    code = r.u8("opcode")
+    if code not in OPNAMES or OPNAMES[code] == "TOGGLE":
+        raise bad("opcode")
+    op = {"op": OPNAMES[code], "id": r.varint("id")}
+    name = op["op"]
+    if name == "INSERT":
+        op["index"] = r.varint("index")
+        dec_item_fields(r, op)
+    elif name == "SET_TEXT":
+        op["text"] = r.string("text")
+    elif name == "SET_CHECKED":
+        op["checked"] = r.boolean("checked")
+    elif name == "SET_DUE":
+        op["present"] = r.boolean("present")
+        if op["present"]:
+            op["due"] = r.zigzag("due")
+    elif name == "SET_REMIND":
+        op["remind"] = r.boolean("remind")
+    elif name == "SET_PRICE":
+        op["present"] = r.boolean("present")
+        if op["present"]:
+            op["price"] = r.zigzag("price")
+    elif name == "MOVE":
+        op["toIndex"] = r.varint("toIndex")
+    return op
+
+
+def enc_list_change(c):
+    """**ListChange**: list, revision, kind, then the kind's fields."""
+    out = varint(c["list"]) + varint(c["revision"]) + u8(c["kind"])
+    if c["kind"] in (CHANGE_KINDS["LIST_CREATED"], CHANGE_KINDS["LIST_UPDATED"]):
+        out += string(c["name"]) + string(c["icon"])
+    elif c["kind"] == CHANGE_KINDS["PATCHED"]:
+        out += varint(len(c["ops"])) + b"".join(enc_applied_op(op) for op in c["ops"])
+    return out
+
+
+def dec_list_change(r):
+    c = {"list": r.varint("list"), "revision": r.varint("revision"), "kind": r.u8("kind")}
+    if c["kind"] in (CHANGE_KINDS["LIST_CREATED"], CHANGE_KINDS["LIST_UPDATED"]):
+        c["name"] = r.string("name")
+        c["icon"] = r.string("icon")
+    elif c["kind"] == CHANGE_KINDS["PATCHED"]:
+        n = r.count("ops", 2)
+        c["ops"] = [dec_applied_op(r) for _ in range(n)]
+    elif c["kind"] not in CHANGE_KINDS.values():
+        raise bad("kind")
+    return c
+
+
+def enc_subscribe(f):
+    out = u8(f["scope"]) + varint(len(f["lists"]))
+    for e in f["lists"]:
+        out += varint(e["list"]) + u8(1 if "revision" in e else 0)
+        if "revision" in e:
+            out += varint(e["revision"])
+    return out
+
+
+def dec_subscribe(r):
+    f = {"scope": r.u8("scope")}
+    if f["scope"] > 1:
+        raise bad("scope")
+    n = r.count("count", 2)
+    f["lists"] = []
+    for _ in range(n):
+        e = {"list": r.varint("list")}
+        if r.presence(0b1) & 1:
+            e["revision"] = r.varint("revision")
+        f["lists"].append(e)
+    return f
+
+
+def enc_subscribed(f):
+    return varint(len(f["lists"])) + b"".join(
+        varint(e["list"]) + varint(e["revision"]) + u8(e["status"]) for e in f["lists"])
+
+
+def dec_subscribed(r):
+    n = r.count("count", 3)
+    lists = []
+    for _ in range(n):
+        e = {"list": r.varint("list"), "revision": r.varint("revision"), "status": r.u8("status")}
+        if e["status"] not in SUBSCRIPTION_STATUSES.values():
+            raise bad("status")
+        lists.append(e)
+    return {"lists": lists}
+
+
+def enc_unsubscribe(f):
+    return u8(f["scope"]) + varint(len(f["lists"])) + b"".join(varint(l) for l in f["lists"])
+
+
+def dec_unsubscribe(r):
+    f = {"scope": r.u8("scope")}
+    if f["scope"] > 1:
+        raise bad("scope")
+    n = r.count("count", 1)
+    f["lists"] = [r.varint("list") for _ in range(n)]
+    return f
+
+
+def dec_changes_since(r):
+    f = {"list": r.varint("list"), "revision": r.varint("revision"), "limit": r.varint("limit")}
+    if f["limit"] == 0:
+        raise bad("limit")
+    return f
+
+
+def dec_changes(r):
+    f = {"list": r.varint("list"), "revision": r.varint("revision")}
+    n = r.count("count", 3)
+    f["changes"] = [dec_list_change(r) for _ in range(n)]
+    return f
+
+
+ENCODERS.update({
+    "SUBSCRIBE": enc_subscribe,
+    "UNSUBSCRIBE": enc_unsubscribe,
+    "CHANGES_SINCE": lambda f: varint(f["list"]) + varint(f["revision"]) + varint(f["limit"]),
+    "SUBSCRIBED": enc_subscribed,
+    "UNSUBSCRIBED": lambda f: b"",
+    "CHANGES": lambda f: (varint(f["list"]) + varint(f["revision"]) + varint(len(f["changes"])) +
+                          b"".join(enc_list_change(c) for c in f["changes"])),
+    "CHANGE": enc_list_change,
+    "SUBSCRIPTION_DROPPED": lambda f: u8(f["reason"]) + string(f["message"]),
+})
+DECODERS.update({
+    "SUBSCRIBE": dec_subscribe,
+    "UNSUBSCRIBE": dec_unsubscribe,
+    "CHANGES_SINCE": dec_changes_since,
+    "SUBSCRIBED": dec_subscribed,
+    "UNSUBSCRIBED": lambda r: {},
+    "CHANGES": dec_changes,
+    "CHANGE": dec_list_change,
+    "SUBSCRIPTION_DROPPED": lambda r: {"reason": r.u8("reason"), "message": r.string("message")},
+})
+
+
+def applied_insert(item_id, index, text, **kw):
+    op = {"op": "INSERT", "id": item_id, "index": index}
+    op.update(item(text, **kw))
+    return op
+
+
+def build_sync():
+    k = CHANGE_KINDS
+    push = 0  # pushes carry request id 0
+    # -- 6.8: the idempotency key of PATCH ------------------------------------
+    valid("patch-idempotency-key", "PATCH carrying an idempotency key (presence 0x02): client id "
+          "0x12345678abcde (7 bytes as a varint) and sequence 300.",
+          "PATCH", 60, {"list": 2, "client": 0x12345678ABCDE, "sequence": 300,
+                        "ops": [insert(1, 2, "Milk")]})
+    valid("patch-idempotency-key-and-base", "PATCH with both baseRevision and an idempotency key "
+          "(presence 0x03): baseRevision comes first.", "PATCH", 61,
+          {"list": 2, "baseRevision": 14, "client": 7, "sequence": 1,
+           "ops": [{"op": "SET_CHECKED", "ref": ID(5), "checked": True}]})
+    valid("error-resync-required", "ERROR RESYNC_REQUIRED answering CHANGES_SINCE from a revision "
+          "whose changes are no longer retained; `revision` is the list's current one.", "ERROR", 70,
+          {"code": 13, "message": "list 2: the changes after revision 3 are no longer retained; "
+                                  "read the list again", "revision": 1200})
+    # -- 6.11 SUBSCRIBE / SUBSCRIBED ----------------------------------------------
+    valid("subscribe-lists", "SUBSCRIBE to lists 2 (the client has revision 140) and 5 (from now).",
+          "SUBSCRIBE", 62, {"scope": 0, "lists": [{"list": 2, "revision": 140}, {"list": 5}]})
+    valid("subscribe-all-lists", "SUBSCRIBE to every list of the namespace (scope 1), with the "
+          "revision the client has of list 2.", "SUBSCRIBE", 63,
+          {"scope": 1, "lists": [{"list": 2, "revision": 140}]})
+    valid("subscribe-all-lists-no-entries", "SUBSCRIBE to every list of the namespace, from now.",
+          "SUBSCRIBE", 64, {"scope": 1, "lists": []})
+    valid("subscribed", "SUBSCRIBED with one entry of each status: list 2 live (its catch-up "
+          "pushes follow), list 3 resync, list 4 fetch, list 9 not found.", "SUBSCRIBED", 62,
+          {"lists": [{"list": 2, "revision": 142, "status": 0}, {"list": 3, "revision": 7, "status": 1},
+                     {"list": 4, "revision": 90000, "status": 2}, {"list": 9, "revision": 0, "status": 3}]})
+    # -- 6.12 UNSUBSCRIBE / UNSUBSCRIBED -------------------------------------------
+    valid("unsubscribe", "UNSUBSCRIBE from lists 2 and 5.", "UNSUBSCRIBE", 65, {"scope": 0, "lists": [2, 5]})
+    valid("unsubscribe-everything", "UNSUBSCRIBE from every subscription of the connection (scope 1).",
+          "UNSUBSCRIBE", 66, {"scope": 1, "lists": []})
+    valid("unsubscribed", "UNSUBSCRIBED: empty body.", "UNSUBSCRIBED", 65, {})
+    # -- 6.13 CHANGES_SINCE / CHANGES ----------------------------------------------
+    valid("changes-since", "CHANGES_SINCE list 2 after revision 140, at most 100 changes.",
+          "CHANGES_SINCE", 67, {"list": 2, "revision": 140, "limit": 100})
+    valid("changes", "CHANGES: list 2 is at revision 143; the changes 141 to 143.", "CHANGES", 67,
+          {"list": 2, "revision": 143, "changes": [
+              {"list": 2, "revision": 141, "kind": k["PATCHED"],
+               "ops": [{"op": "SET_CHECKED", "id": 5, "checked": True}]},
+              {"list": 2, "revision": 142, "kind": k["LIST_UPDATED"], "name": "Weekend groceries",
+               "icon": "Groceries"},
+              {"list": 2, "revision": 143, "kind": k["PATCHED"],
+               "ops": [applied_insert(31, 0, "Bread"), {"op": "MOVE", "id": 12, "toIndex": 3}]}]})
+    valid("changes-empty", "CHANGES with no change: the client is at the current revision 143.",
+          "CHANGES", 68, {"list": 2, "revision": 143, "changes": []})
+    # -- 6.14 CHANGE ---------------------------------------------------------------
+    valid("change-patched", "CHANGE push: list 2 at revision 141 after a patch that used every "
+          "applied opcode (a TOGGLE travels as the SET_CHECKED it resolved to).", "CHANGE", push,
+          {"list": 2, "revision": 141, "kind": k["PATCHED"], "ops": [
+              applied_insert(31, 0, "Bread", due=MAY_1, price=249),
+              applied_insert(32, 1, "Eggs", checked=True, remind=True),
+              {"op": "SET_TEXT", "id": 5, "text": "Oat milk"},
+              {"op": "SET_CHECKED", "id": 6, "checked": False},
+              {"op": "SET_DUE", "id": 6, "present": True, "due": MOON},
+              {"op": "SET_DUE", "id": 7, "present": False},
+              {"op": "SET_REMIND", "id": 7, "remind": True},
+              {"op": "SET_PRICE", "id": 8, "present": True, "price": -150},
+              {"op": "SET_PRICE", "id": 9, "present": False},
+              {"op": "DELETE", "id": 10},
+              {"op": "MOVE", "id": 31, "toIndex": 4}]})
+    valid("change-list-created", "CHANGE push to an all-lists subscriber: list 12 was created.",
+          "CHANGE", push, {"list": 12, "revision": 1, "kind": k["LIST_CREATED"], "name": "Trip to Rome",
+                           "icon": "Trips"})
+    valid("change-list-updated", "CHANGE push: list 12 renamed (its icon unchanged).", "CHANGE", push,
+          {"list": 12, "revision": 2, "kind": k["LIST_UPDATED"], "name": "Trip to Roma", "icon": "Trips"})
+    valid("change-list-deleted", "CHANGE push: list 12 was deleted at revision 3; no further push "
+          "for it follows.", "CHANGE", push, {"list": 12, "revision": 3, "kind": k["LIST_DELETED"]})
+    valid("change-omitted", "CHANGE push whose operations were too large for one frame: list 2 is "
+          "at revision 144, read it again.", "CHANGE", push, {"list": 2, "revision": 144, "kind": k["OMITTED"]})
+    # -- 6.15 SUBSCRIPTION_DROPPED ----------------------------------------------------
+    valid("subscription-dropped", "SUBSCRIPTION_DROPPED: the client left more than the push buffer "
+          "unread (reason 1, SLOW_CONSUMER).", "SUBSCRIPTION_DROPPED", push,
+          {"reason": 1, "message": "more than 4194304 bytes of pushes were waiting for this connection; "
+                                   "subscribe again from your last revisions, or use CHANGES_SINCE"})
+    # -- malformed ------------------------------------------------------------------
+    def req(msg, body, request=30):
+        return frame(REQUEST_TYPES[msg], 0, request, body)
+
+    malformed("malformed-subscribe-scope", "SUBSCRIBE with scope 2.", "request",
+              req("SUBSCRIBE", u8(2) + varint(0)), "BAD_FIELD", "scope", "SUBSCRIBE")
+    malformed("malformed-subscribe-count", "SUBSCRIBE announcing 10 entries in 3 bytes (each takes "
+              "at least 2).", "request", req("SUBSCRIBE", u8(0) + varint(10) + varint(2) + u8(0) + varint(3)),
+              "BAD_FIELD", "count", "SUBSCRIBE")
+    malformed("malformed-subscribe-presence", "SUBSCRIBE entry with presence 0x02.", "request",
+              req("SUBSCRIBE", u8(0) + varint(1) + varint(2) + u8(2) + varint(3)),
+              "BAD_FIELD", "presence", "SUBSCRIBE")
+    malformed("malformed-unsubscribe-scope", "UNSUBSCRIBE with scope 3.", "request",
+              req("UNSUBSCRIBE", u8(3) + varint(0)), "BAD_FIELD", "scope", "UNSUBSCRIBE")
+    malformed("malformed-changes-since-limit", "CHANGES_SINCE with limit 0.", "request",
+              req("CHANGES_SINCE", varint(2) + varint(140) + varint(0)), "BAD_FIELD", "limit", "CHANGES_SINCE")
+    malformed("malformed-subscribed-status", "SUBSCRIBED entry with status 4.", "response",
+              frame(0xB0, 0, 62, varint(1) + varint(2) + varint(142) + u8(4)),
+              "BAD_FIELD", "status", "SUBSCRIBED")
+    malformed("malformed-change-kind", "CHANGE push with kind 6.", "response",
+              frame(0xE0, 0, 0, varint(2) + varint(141) + u8(6)), "BAD_FIELD", "kind", "CHANGE")
+    malformed("malformed-change-toggle", "CHANGE push whose operation is TOGGLE (0x04), which is "
+              "never an applied operation.", "response",
+              frame(0xE0, 0, 0, varint(2) + varint(141) + u8(4) + varint(1) + u8(4) + varint(5)),
+              "BAD_FIELD", "opcode", "CHANGE")
+    malformed("malformed-change-ops-count", "CHANGE push announcing 50 operations in 4 bytes (each "
+              "takes at least 2).", "response",
+              frame(0xE0, 0, 0, varint(2) + varint(141) + u8(4) + varint(50) + u8(8) + varint(5) + u8(8) + varint(6)),
+              "BAD_FIELD", "ops", "CHANGE")
+    malformed("malformed-changes-truncated", "CHANGES whose second change is cut off after its revision.",
+              "response", frame(0xB2, 0, 67, varint(2) + varint(143) + varint(2) +
+                                enc_list_change({"list": 2, "revision": 142, "kind": k["LIST_DELETED"]}) +
+                                varint(2) + varint(143)),
+              "BAD_FIELD", "kind", "CHANGES")
+    malformed("malformed-patch-key-truncated", "PATCH whose presence announces an idempotency key "
+              "but the body ends after the client id.", "request",
+              req("PATCH", varint(2) + u8(2) + varint(7)), "BAD_FIELD", "sequence", "PATCH")
+
+
+# ---------------------------------------------------------------------------
 # Checking and writing
 # ---------------------------------------------------------------------------
 
@@ -1042,6 +1476,8 @@ def render(v):
 
 def main(argv):
     build()
+    build_stats()
+    build_sync()
     names = [v["name"] for v in VECTORS]
     assert len(names) == len(set(names)), "duplicate vector names"
     for v in VECTORS:

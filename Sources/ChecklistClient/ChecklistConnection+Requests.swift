@@ -93,6 +93,15 @@ extension ChecklistConnection {
         return ok
     }
 
+    /// The server's operational figures (STATS): connections, requests and
+    /// errors by type and code, bytes, latency percentiles, store sizes and
+    /// the status of its log and snapshot.
+    public func stats() async throws -> StatsReport {
+        let answer = try await call(.stats(Stats()))
+        guard case .statsReport(let report) = answer else { throw unexpected(answer, "STATS_REPORT") }
+        return report
+    }
+
     // MARK: Private
 
     /// Sends `request` (within `requestTimeout`, if set) and turns an ERROR
@@ -127,6 +136,10 @@ extension Request {
         case .deleteList: return "DELETE_LIST"
         case .getPage: return "GET_PAGE"
         case .patch: return "PATCH"
+        case .stats: return "STATS"
+        case .subscribe: return "SUBSCRIBE"
+        case .unsubscribe: return "UNSUBSCRIBE"
+        case .changesSince: return "CHANGES_SINCE"
         }
     }
 }

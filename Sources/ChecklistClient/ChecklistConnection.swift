@@ -64,6 +64,10 @@ public final class ChecklistConnection: Sendable {
     ///   - host: A host name or a numeric IPv4/IPv6 address (brackets allowed).
     ///   - port: The server's TCP port (7420 by default for `checklistd`).
     ///   - clientName: Free text for the server's logs, e.g. `my-app/1.0`.
+    ///   - token: The access token, sent in HELLO. A server with access
+    ///     control requires one (it chooses the namespace of every request);
+    ///     a server without ignores it. A missing or unknown token fails
+    ///     with `.server` and wire code `NOT_AUTHENTICATED`.
     ///   - compression: Announce COMPRESSION: the server may then compress
     ///     answers of 1 KiB or more, and this client compresses such requests
     ///     if the server announced it too.
@@ -73,7 +77,7 @@ public final class ChecklistConnection: Sendable {
     /// - Throws: `ClientError` with `.connectionFailed` (cannot reach the
     ///   server), `.timeout`, `.server` (e.g. `UNSUPPORTED_VERSION`),
     ///   `.connectionClosed` or `.protocolViolation`.
-    public static func connect(host: String, port: UInt16, clientName: String,
+    public static func connect(host: String, port: UInt16, clientName: String, token: String? = nil,
                                compression: Bool = true, timeout: Duration = .seconds(10),
                                requestTimeout: Duration? = nil) async throws -> ChecklistConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -89,7 +93,7 @@ public final class ChecklistConnection: Sendable {
         }
         do {
             let hello = Hello(minVersion: supportedVersions.lowerBound, maxVersion: supportedVersions.upperBound,
-                              features: compression ? [.compression] : [], clientName: clientName)
+                              features: compression ? [.compression] : [], clientName: clientName, token: token)
             let answer = try await withTimeout(ContinuousClock.now.duration(to: deadline),
                                                "the handshake with \(host):\(port) (limit \(timeout))") {
                 try await core.send(.hello(hello))

@@ -14,11 +14,18 @@ public struct Change: Hashable, Sendable {
     /// The list's revision after this change.
     public var revision: Revision
     public var kind: Kind
+    /// The idempotency key of the PATCH this change applied, if it carried
+    /// one (always nil for other kinds). Recorded so that replaying the log
+    /// rebuilds the server's memory of answered keys (Protocol/SPEC.md
+    /// section 8): a retry after a restart is still answered, not re-applied.
+    public var idempotencyKey: IdempotencyKey?
 
-    public init(namespace: Namespace, list: ListID, revision: Revision, kind: Kind) {
+    public init(namespace: Namespace, list: ListID, revision: Revision, kind: Kind,
+                idempotencyKey: IdempotencyKey? = nil) {
         self.namespace = namespace
         self.list = list
         self.revision = revision
         self.kind = kind
+        self.idempotencyKey = idempotencyKey
     }
 }

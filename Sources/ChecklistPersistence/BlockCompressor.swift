@@ -46,9 +46,13 @@ final class BlockCompressor {
             return
         }
         guard let pool else { return }
-        try pool.submit(block)
-        try emit(pool.takeCompleted(all: false))
-        if last { try emit(pool.takeCompleted(all: true)) }
+        // Emit finished members while waiting for room for this block.
+        while true {
+            let (accepted, ready) = try pool.submit(block)
+            try emit(ready)
+            if accepted { break }
+        }
+        if last { try emit(pool.drain()) }
     }
 
     private func emit(_ members: [[UInt8]]) throws(PersistenceError) {
@@ -71,51 +75,59 @@ final class CompressionPool: Sendable {
         var closing = false
     }
 
-    private let lock = ConditionLock(State())
-    private let threads: ConditionLock<[pthread_t]>
+    private let lock: ConditionLock<State>
+    private let threads: [pthread_t]
     private let maxInFlight: Int
 
     init(level: Int32, threads count: Int) {
+        let lock = ConditionLock(State())
+        self.lock = lock
         maxInFlight = count + 1
-        threads = ConditionLock([])
-        for _ in 0..<count {
-            let lock = self.lock
-            let thread = startThread { CompressionPool.work(lock: lock, level: level) }
-            threads.withLock { $0.append(thread) }
-        }
+        threads = (0..<count).map { _ in startThread { CompressionPool.work(lock: lock, level: level) } }
     }
 
     deinit {
         lock.withLock { $0.closing = true }
         lock.broadcast(.work)
-        for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
+        for thread in threads { pthread_join(thread, nil) }
     }
 
-    /// Queues `block`, waiting while `maxInFlight` blocks are not yet emitted.
-    func submit(_ block: [UInt8]) throws(PersistenceError) {
-        try lock.withLock(waitingOn: .progress, until: { s in
-            s.submitted - s.nextToEmit < maxInFlight || s.failure != nil
-        }) { (s, _) throws(PersistenceError) in
+    /// Queues `block` if fewer than `maxInFlight` blocks are waiting to be
+    /// emitted, and returns the members that are ready, in order. Waits
+    /// until there is room or a member to emit; the caller emits the members
+    /// and, if the block was not accepted, calls again.
+    func submit(_ block: [UInt8]) throws(PersistenceError) -> (accepted: Bool, ready: [[UInt8]]) {
+        let result = try lock.withLock(waitingOn: .progress, until: { s in
+            s.submitted - s.nextToEmit < maxInFlight || s.results[s.nextToEmit] != nil || s.failure != nil
+        }) { (s, _) throws(PersistenceError) -> (Bool, [[UInt8]]) in
             if let failure = s.failure { throw failure }
+            let ready = Self.takeReady(&s)
+            guard s.submitted - s.nextToEmit < maxInFlight else { return (false, ready) }
             s.jobs.append((s.submitted, block))
             s.submitted += 1
+            return (true, ready)
         }
-        lock.signal(.work)
+        if result.0 { lock.signal(.work) }
+        return result
     }
 
-    /// The compressed members ready to be emitted in order; with `all`,
-    /// waits until every submitted block is compressed.
-    func takeCompleted(all: Bool) throws(PersistenceError) -> [[UInt8]] {
+    private static func takeReady(_ s: inout State) -> [[UInt8]] {
+        var ready: [[UInt8]] = []
+        while let member = s.results.removeValue(forKey: s.nextToEmit) {
+            ready.append(member)
+            s.nextToEmit += 1
+        }
+        return ready
+    }
+
+    /// Waits until every submitted block is compressed and returns the
+    /// members not yet emitted, in order.
+    func drain() throws(PersistenceError) -> [[UInt8]] {
         try lock.withLock(waitingOn: .progress, until: { s in
-            !all || s.nextToEmit + s.results.count == s.submitted || s.failure != nil
+            s.nextToEmit + s.results.count == s.submitted || s.failure != nil
         }) { (s, _) throws(PersistenceError) in
             if let failure = s.failure { throw failure }
-            var ready: [[UInt8]] = []
-            while let member = s.results.removeValue(forKey: s.nextToEmit) {
-                ready.append(member)
-                s.nextToEmit += 1
-            }
-            return ready
+            return Self.takeReady(&s)
         }
     }
 

@@ -64,6 +64,9 @@ public final class DataDirectory: Sendable {
 
     /// Writes a snapshot durably: to a temporary file, fsynced, renamed to
     /// `snapshot-<header.startLSN>.ckss.gz`, then the directory fsynced.
+    /// `header.startLSN` must be the log's last LSN (`WriteAheadLog.lastLSN`,
+    /// read under the store's lock) when the capture began, or, offline,
+    /// `RecoveryReport.nextLSN - 1`: recovery replays only what follows it.
     /// `body` writes the lists and items; `endLSN` is read after it. When
     /// `log` is given, the snapshot is published only once the log is
     /// durable up to `endLSN`, so recovery never sees a snapshot holding
@@ -91,7 +94,8 @@ public final class DataDirectory: Sendable {
 
     /// After a snapshot is durable: keeps the newest `keepSnapshots`
     /// snapshots, deletes older ones, and removes the log segments that only
-    /// hold records the oldest kept snapshot contains. Keeping two snapshots
+    /// hold records the oldest kept snapshot contains (through `log` when one
+    /// is open, so it forgets them too; directly when offline). Keeping two snapshots
     /// (the default) leaves a fallback if the newest is ever damaged: move it
     /// aside and the previous one plus the log still recover everything.
     /// Returns how many snapshots and segments were removed.
@@ -103,7 +107,12 @@ public final class DataDirectory: Sendable {
         let doomed = all.dropLast(keepSnapshots)
         for file in doomed { try POSIXFile.unlink(file.path) }
         if !doomed.isEmpty { try POSIXFile.fsyncDirectory(path) }
-        let segments = try log?.removeSegments(before: oldestKept.startLSN + 1) ?? 0
+        let segments: Int
+        if let log {
+            segments = try log.removeSegments(before: oldestKept.startLSN + 1)
+        } else {
+            segments = try LogSegments.remove(in: path, from: LogSegments.list(in: path), before: oldestKept.startLSN + 1).count
+        }
         return (doomed.count, segments)
     }
 

@@ -29,15 +29,23 @@ struct LogFlusher: Sendable {
                     (s.pending.bytes.isEmpty && s.written == s.durable) ? nil : lastSync + interval
                 }
                 : nil
-            var taken = (first: LSN(0), last: LSN(0), closing: false, syncTo: LSN(0), written: LSN(0))
+            var slept = false
             shared.lock.withLock(waitingOn: .work, until: { s in
                 let ready = s.flusherHasWork(policy: policy, highWater: highWater)
                 s.flusherIdle = !ready
                 s.flusherSleepsIndefinitely = !ready && deadline == nil
+                if !ready { slept = true }
                 return ready
             }, deadline: deadline) { s, _ in
                 s.flusherIdle = false
                 s.flusherSleepsIndefinitely = false
+            }
+            // Group commit: woken by the first append of a new batch, let the
+            // other appenders that the last fsync released add theirs before
+            // the batch is taken. One yield, on the flusher thread only.
+            if slept && policy == .always { sched_yield() }
+            var taken = (first: LSN(0), last: LSN(0), closing: false, syncTo: LSN(0), written: LSN(0))
+            shared.lock.withLock { s in
                 swap(&s.pending, &batch)
                 taken = (s.pendingFirstLSN, s.lastAppended, s.closing, s.syncRequested, s.written)
             }
@@ -115,9 +123,11 @@ struct LogFlusher: Sendable {
         if advanced, let durable, let onDurable = options.onDurable { onDurable(durable) }
     }
 
+    /// Reports the failure (first to `onFailure`, so the callback has run
+    /// before any waiter learns of it), then stops appends and waiters.
     private func fail(_ error: PersistenceError) {
+        options.onFailure?(error)
         shared.lock.withLock { s in s.failure = error }
         shared.lock.broadcast(.progress)
-        options.onFailure?(error)
     }
 }

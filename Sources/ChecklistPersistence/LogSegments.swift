@@ -14,6 +14,19 @@ public enum LogSegments {
         directory + "/" + LogRecordFormat.segmentName(firstLSN: firstLSN)
     }
 
+    /// Deletes every segment file but the last whose records all have an LSN
+    /// below `lsn` (the next segment starts at or before `lsn`), then fsyncs
+    /// the directory. Returns the first LSNs of the removed segments.
+    static func remove(in directory: String, from segments: [LSN], before lsn: LSN) throws(PersistenceError) -> [LSN] {
+        var count = 0
+        while count + 1 < segments.count && segments[count + 1] <= lsn { count += 1 }
+        let doomed = Array(segments[..<count])
+        guard !doomed.isEmpty else { return [] }
+        for first in doomed { try POSIXFile.unlink(path(in: directory, firstLSN: first)) }
+        try POSIXFile.fsyncDirectory(directory)
+        return doomed
+    }
+
     /// Creates the segment starting at `firstLSN`, writes its header, makes
     /// file and directory entry durable, and returns the file descriptor
     /// (opened for appending). An existing file of that name is reused only

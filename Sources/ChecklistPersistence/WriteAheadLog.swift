@@ -149,17 +149,15 @@ public final class WriteAheadLog: Sendable {
     /// of segments removed.
     @discardableResult
     public func removeSegments(before lsn: LSN) throws(PersistenceError) -> Int {
-        let doomed: [LSN] = shared.lock.withLock { s in
+        // Decide under the lock (the flusher appends segments), delete outside.
+        let candidates: [LSN] = shared.lock.withLock { s in
             var count = 0
             while count + 1 < s.segments.count && s.segments[count + 1] <= lsn { count += 1 }
-            let doomed = Array(s.segments[..<count])
+            let doomed = Array(s.segments[...count])
             s.segments.removeFirst(count)
             return doomed
         }
-        guard !doomed.isEmpty else { return 0 }
-        for first in doomed { try POSIXFile.unlink(LogSegments.path(in: directory, firstLSN: first)) }
-        try POSIXFile.fsyncDirectory(directory)
-        return doomed.count
+        return try LogSegments.remove(in: directory, from: candidates, before: lsn).count
     }
 
     /// The first LSNs of the log's segment files, ascending.

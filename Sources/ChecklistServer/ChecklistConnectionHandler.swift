@@ -1,43 +1,184 @@
 import ChecklistModel
 import ChecklistWire
 
-/// Connects one socket to its protocol session: bytes in, frames out.
+/// Connects one socket to its protocol session: bytes in, frames out. It
+/// also enforces the per-connection load limits (Protocol/SPEC.md section
+/// 4.1: requests in flight, idle timeout), times every request for STATS and
+/// logs the events of its connection.
 /// Runs only on its connection's event-loop thread.
 final class ChecklistConnectionHandler: ConnectionHandler {
     private var session: ConnectionSession
     private let outputHighWater: Int
+    private let policy: ConnectionPolicy
+    private let metrics: RequestMetrics
+    private var inFlight = InFlightAnswers()
+    /// Requests are being held back at `maxInFlight` (counted once per stall).
+    private var heldAtInFlightLimit = false
+    /// The server decided to close (refusal, lost framing, idle timeout,
+    /// shutdown): the close is not the peer's error.
+    private var closingByServer = false
 
-    init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int) {
-        session = ConnectionSession(dispatcher: dispatcher, limits: limits)
+    init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
+         policy: ConnectionPolicy, loopIndex: Int) {
+        session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
+        // No answer buffer until there is an answer: an idle connection costs none.
+        session.output = WireWriter(capacity: 0)
         self.outputHighWater = outputHighWater
+        self.policy = policy
+        self.metrics = policy.metrics.shard(forLoop: loopIndex)
     }
 
     func connectionActive(_ connection: Connection) {
         // The parser refuses an over-limit length from its 4-byte prefix, so
         // the input never needs to hold more than one maximal frame.
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
+        session.liveSync.handle = connection.handle
         if connection.isOverConnectionLimit {
+            closingByServer = true
+            policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
+                                                 "maxConnections": policy.maxConnections])
             sendConnectionError(ChecklistError(.limitExceeded, "server is at its connection limit", field: "connections"),
                                 to: connection)
+        } else if policy.log.isEnabled(.debug) {
+            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer])
         }
     }
 
+    /// Feeds the session one whole frame at a time, so that each request is
+    /// timed and counted, stopping at the output budget (back-pressure) or
+    /// when `maxInFlight` requests are in flight. Held-back input is offered
+    /// again by the connection once its output drains.
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
         let budget = outputHighWater - connection.pendingOutputBytes
         guard budget > 0 else { return 0 }
-        let (consumed, action) = session.receive(input, outputBudget: budget)
+        inFlight.update(pendingOutput: connection.pendingOutputBytes)
+        if inFlight.count < policy.maxInFlight { heldAtInFlightLimit = false }
+        var consumed = 0
+        var answered = 0
+        var action = ConnectionSession.Action.continue
+        frames: while session.output.count < budget {
+            guard inFlight.count + answered < policy.maxInFlight else {
+                holdAtInFlightLimit(connection)
+                break
+            }
+            let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
+            switch FrameParser.next(in: rest, maxFrameBytes: session.maxFrameBytes) {
+            case .needMore:
+                break frames
+            case .fatal(let error):
+                (_, action) = session.receive(rest, outputBudget: .max)
+                metrics.recordConnectionError(error.code)
+                policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer,
+                                                     "reason": error.code.name, "message": error.message])
+                consumed = input.count
+                break frames
+            case .frame(let header, _, let size):
+                let answerStart = session.output.count
+                let began = ContinuousClock.now
+                let (_, next) = session.receive(UnsafeRawBufferPointer(rebasing: rest[..<size]), outputBudget: .max)
+                let took = ContinuousClock.now - began
+                record(header, answerStart: answerStart, took: took, connection)
+                consumed += size
+                answered += 1
+                if next == .closeAfterFlush {
+                    action = next
+                    consumed = input.count
+                    break frames
+                }
+            }
+        }
         if session.output.count > 0 {
+            let bytes = session.output.count
             session.output.bytes.withUnsafeBytes { connection.write($0) }
             session.output.reset()
+            inFlight.wrote(bytes: bytes, answers: answered)
         }
-        if action == .closeAfterFlush { connection.close() }
+        if action == .closeAfterFlush {
+            closingByServer = true
+            connection.close()
+        }
         return consumed
     }
 
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
     func connectionShuttingDown(_ connection: Connection) {
+        closingByServer = true
         sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+    }
+
+    /// The idle timeout (Protocol/SPEC.md section 1): nothing received for
+    /// `idleTimeout` and nothing owed to the client.
+    func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
+        let quiet = now - connection.lastInputAt
+        // A quiet connection keeps no answer buffer (thousands of idle
+        // connections should cost no buffer memory); the next answer makes one.
+        if quiet >= .seconds(1) && session.output.count == 0 && session.output.bytes.capacity > 0 {
+            session.output = WireWriter(capacity: 0)
+        }
+        // Access control: a connection whose token a reload revoked is closed
+        // within a tick, even one that only listens for pushes.
+        if connection.isOpen && session.tokenRevoked() {
+            closingByServer = true
+            sendConnectionError(ChecklistError(.notAuthenticated, "the token of this connection was revoked"), to: connection)
+            connection.close()
+            return
+        }
+        guard let idle = policy.idleTimeout, connection.isOpen, connection.pendingOutputBytes == 0,
+              quiet >= idle else { return }
+        inFlight.update(pendingOutput: 0)
+        closingByServer = true
+        metrics.recordIdleClose()
+        policy.log.info("idle_timeout", ["conn": connection.id, "peer": connection.peer,
+                                         "idleTimeoutSeconds": Self.seconds(idle)])
+        sendConnectionError(ChecklistError(.limitExceeded, "no request for \(Self.seconds(idle)) seconds: closing",
+                                           field: "idleTimeout"), to: connection)
+        connection.close()
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        session.liveSync.connectionClosed()
+        if connection.pendingOutputBytes > policy.maxOutputBytes {
+            policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
+                                             "pendingBytes": connection.pendingOutputBytes,
+                                             "maxOutputBytes": policy.maxOutputBytes])
+        } else if !closingByServer && !connection.isInputClosed {
+            let reason = connection.pendingInputBytes >= connection.maxInputBytes ? "input_limit" : "reset"
+            policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer, "reason": reason,
+                                                 "unsentBytes": connection.pendingOutputBytes])
+        } else if policy.log.isEnabled(.debug) {
+            policy.log.debug("connection_close", ["conn": connection.id, "peer": connection.peer])
+        }
+    }
+
+    // MARK: Private
+
+    private func holdAtInFlightLimit(_ connection: Connection) {
+        guard !heldAtInFlightLimit else { return }
+        heldAtInFlightLimit = true
+        metrics.recordInFlightPause()
+        if policy.log.isEnabled(.debug) {
+            policy.log.debug("in_flight_limit", ["conn": connection.id, "peer": connection.peer,
+                                                 "maxInFlight": policy.maxInFlight])
+        }
+    }
+
+    /// Counts one handled request, with the ERROR code its answer carries
+    /// (read from the answer frame appended at `answerStart`), and logs it
+    /// when it was slow.
+    private func record(_ header: FrameHeader, answerStart: Int, took: Duration, _ connection: Connection) {
+        var code: ChecklistError.Code?
+        if session.output.count > answerStart + FrameHeader.size
+            && session.output.bytes[answerStart + 4] == MessageType.error.rawValue {
+            code = Self.errorCode(in: session.output.bytes, at: answerStart + FrameHeader.size)
+        }
+        let nanos = Self.nanoseconds(took)
+        metrics.recordRequest(type: header.type, errorCode: code, nanos: nanos)
+        if took >= policy.slowRequest {
+            policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": header.type.name,
+                                             "request": header.requestID, "ms": Double(nanos / 1000) / 1000,
+                                             "error": code?.name ?? "none"])
+        }
     }
 
     /// Writes a connection-level ERROR (request id 0).
@@ -46,5 +187,28 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         var encoder = FrameEncoder()
         encoder.append(ErrorMessage(error), requestID: FrameHeader.pushRequestID, to: &w)
         connection.write(w.bytes)
+        inFlight.wrote(bytes: w.count, answers: 0)
+        metrics.recordConnectionError(error.code)
     }
+
+    /// The `code` varint at the start of an (uncompressed) ERROR body.
+    private static func errorCode(in bytes: [UInt8], at start: Int) -> ChecklistError.Code? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        var i = start
+        while i < bytes.count && shift < 64 {
+            value |= UInt64(bytes[i] & 0x7F) << shift
+            if bytes[i] & 0x80 == 0 { return ChecklistError.Code(rawValue: UInt16(truncatingIfNeeded: value)) }
+            shift += 7
+            i += 1
+        }
+        return nil
+    }
+
+    private static func nanoseconds(_ d: Duration) -> UInt64 {
+        let (seconds, attoseconds) = d.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    private static func seconds(_ d: Duration) -> String { ChecklistServer.seconds(d) }
 }

@@ -8,31 +8,80 @@ import ChecklistWire
 public final class ChecklistServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: Store
+    /// The figures STATS and the metrics endpoint report.
+    public let metrics: ServerMetrics
+    /// The server's event log (stderr, `level=... event=...` lines).
+    public let log: ServerLog
     private let group: EventLoopGroup
     private let tcp: TCPServer
+    private let metricsHTTP: TCPServer?
+    /// Event-loop threads serving connections.
+    public let threadCount: Int
+    /// `RLIMIT_NOFILE` (soft) after raising it at start.
+    public let descriptorLimit: UInt64
+
+    /// Live sync, when the server was given a hub.
+    public let liveSync: SubscriptionHub?
 
     /// Starts serving; listening when it returns.
-    public init(configuration: ServerConfiguration, store: Store) throws {
+    ///
+    /// - Parameter liveSync: the hub the store's `onCommit` publishes to
+    ///   (see `CommitFanout`); without one, SUBSCRIBE and CHANGES_SINCE are
+    ///   answered `BAD_STATE`.
+    public init(configuration: ServerConfiguration, store: Store, liveSync: SubscriptionHub? = nil) throws {
         self.configuration = configuration
         self.store = store
+        self.liveSync = liveSync
         let threads = configuration.threads > 0 ? configuration.threads : EventLoopGroup.defaultThreadCount
+        threadCount = threads
+        let log = ServerLog(level: configuration.logLevel)
+        self.log = log
+        descriptorLimit = Self.raiseDescriptorLimit(for: configuration, log: log)
         group = try EventLoopGroup(threads: threads)
         group.start()
-        let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits)
+        let metrics = ServerMetrics(loops: threads, store: store)
+        self.metrics = metrics
+        let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
+                                           metrics: metrics, liveSync: liveSync)
+        // A single answer may be as large as a frame: the output limit must hold it.
+        let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)
+        let policy = ConnectionPolicy(idleTimeout: configuration.idleTimeout, maxInFlight: max(1, configuration.maxInFlight),
+                                      slowRequest: configuration.slowRequestThreshold, maxOutputBytes: maxOutput,
+                                      maxConnections: configuration.maxConnections, log: log, metrics: metrics)
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections,
                                       maxInputBytes: Int(configuration.limits.maxFrameBytes) + 64 * 1024,
-                                      outputHighWaterMark: configuration.outputHighWaterBytes,
-                                      outputLowWaterMark: configuration.outputHighWaterBytes / 4,
-                                      maxOutputBytes: configuration.maxOutputBytes)
+                                      outputHighWaterMark: min(configuration.outputHighWaterBytes, maxOutput),
+                                      outputLowWaterMark: min(configuration.outputHighWaterBytes, maxOutput) / 4,
+                                      maxOutputBytes: maxOutput)
         let protocolLimits = configuration.limits
-        let highWater = configuration.outputHighWaterBytes
+        let highWater = min(configuration.outputHighWaterBytes, maxOutput)
+        let accessControl = configuration.accessControl
+        let tcp: TCPServer
         do {
-            tcp = try TCPServer(host: configuration.host, port: configuration.port, group: group, limits: limits) { _ in
-                ChecklistConnectionHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater)
+            tcp = try TCPServer(host: configuration.host, port: configuration.port, group: group, limits: limits) { connection in
+                ChecklistConnectionHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
+                                           accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index)
             }
         } catch {
             group.shutdownAndJoin()
             throw error
+        }
+        self.tcp = tcp
+        metrics.setConnectionStatisticsProvider { tcp.statistics }
+        if let metricsPort = configuration.metricsPort {
+            // Scrapes are rare and short: a few at a time is plenty.
+            let httpLimits = ConnectionLimits(maxConnections: 16, maxInputBytes: MetricsHTTPHandler.maxRequestBytes,
+                                              closeTimeout: .seconds(5), lingerTimeout: .seconds(1))
+            do {
+                metricsHTTP = try TCPServer(host: configuration.metricsHost, port: metricsPort, group: group,
+                                            limits: httpLimits) { _ in MetricsHTTPHandler(metrics: metrics) }
+            } catch {
+                tcp.shutdown(timeout: .seconds(1))
+                group.shutdownAndJoin()
+                throw error
+            }
+        } else {
+            metricsHTTP = nil
         }
     }
 
@@ -42,10 +91,16 @@ public final class ChecklistServer: Sendable {
     /// The bound port (the real one when 0 was asked for).
     public var port: UInt16 { tcp.boundPort }
 
+    /// `HOST:PORT` of the metrics endpoint, if it is on.
+    public var metricsAddress: String? { metricsHTTP?.localAddress }
+
     /// Stops accepting, lets every connection send what it owes, then stops
     /// the loops. Blocks; call it off the event loops.
-    public func shutdown() {
-        tcp.shutdown()
+    @discardableResult
+    public func shutdown(timeout: Duration = .seconds(10)) -> TCPServer.ShutdownResult {
+        metricsHTTP?.shutdown(timeout: .seconds(1))
+        let result = tcp.shutdown(timeout: timeout)
         group.shutdownAndJoin()
+        return result
     }
 }

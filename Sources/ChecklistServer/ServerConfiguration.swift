@@ -21,6 +21,26 @@ public struct ServerConfiguration: Sendable {
     public var maxOutputBytes: Int = 64 << 20
     /// Name sent in HELLO_OK.
     public var serverName: String = "checklistd/1.0"
+    /// The tokens clients must present in HELLO, each opening a namespace;
+    /// nil serves everyone in `Namespace.default` (Protocol/SPEC.md section 2).
+    public var accessControl: AccessControl?
+    /// Close a connection that has sent nothing for this long (after an
+    /// ERROR LIMIT_EXCEEDED `idleTimeout`); nil: never.
+    public var idleTimeout: Duration?
+    /// Requests of one connection worked on at once; further ones wait
+    /// unread until answers go out (Protocol/SPEC.md section 4.1).
+    public var maxInFlight: Int = 1024
+    /// Serve the STATS figures in the Prometheus text format over HTTP on
+    /// this port (0 picks one); nil: no metrics endpoint.
+    public var metricsPort: UInt16?
+    /// Address the metrics endpoint binds. Loopback by default.
+    public var metricsHost: String = "127.0.0.1"
+    /// Requests that take longer are logged (`event=slow_request`).
+    public var slowRequestThreshold: Duration = .milliseconds(100)
+    /// Log lines below this level are dropped.
+    public var logLevel: LogLevel = .info
+    /// Change retention and push buffering (live sync).
+    public var liveSync = LiveSyncConfiguration()
 
     public init() {}
 }

@@ -1,9 +1,10 @@
 import ChecklistModel
 
 /// The bits of `RowLeaf.flags`: one byte per row.
+@usableFromInline
 enum RowFlag {
-    static let checked: UInt8 = 1 << 0
-    static let remind: UInt8 = 1 << 1
+    @usableFromInline static let checked: UInt8 = 1 << 0
+    @usableFromInline static let remind: UInt8 = 1 << 1
     static let hasDue: UInt8 = 1 << 2
     static let hasPrice: UInt8 = 1 << 3
 }
@@ -90,6 +91,7 @@ struct RowLeaf: Sendable {
         let start = textStart(slot)
         var text = fields.text
         let byteCount = text.withUTF8 { bytes in
+            precondition(arena.count + bytes.count <= Int(UInt32.max), "RowLeaf: text arena over 4 GiB")
             reserveArena(adding: bytes.count)
             arena.insert(contentsOf: bytes, at: start)
             return bytes.count

@@ -31,20 +31,24 @@ import ChecklistModel
 /// copies a list it is about to mutate, so no copy ever happens in practice.
 struct RowTree: Sendable {
     /// Rows per leaf. Measured with a scratch program on 1M rows of 40-byte
-    /// texts (release build, instructions per operation from callgrind,
-    /// fan-out 32), leaf capacity 64 / 128 / 256:
-    ///   random insert 4.6K / 4.3K / 4.2K, delete 2.4K / 2.6K / 4.2K,
-    ///   move 8.1K / 8.6K / 9.4K, toggle by id 0.9K / 1.1K / 1.4K,
-    ///   position(of:) 1.3K / 1.7K / 2.2K, page of 100 rows 5.2K / 4.9K / 5.0K,
-    ///   memory of an appended list 63.6 / 62.5 / 61.0 bytes per row (RSS).
-    /// Bigger leaves make edits and lookups scan and shift more, smaller ones
-    /// cost more descents per page and more per-leaf overhead; 128 sits in
-    /// the flat middle of both curves.
+    /// texts (release build; instructions per operation from callgrind,
+    /// fan-out 32; memory as RSS growth), leaf capacity 64 / 128 / 256:
+    ///   random insert 4.6K / 4.3K / 4.1K, delete 2.6K / 2.7K / 4.0K,
+    ///   move 8.1K / 8.4K / 9.2K, toggle by id 0.9K / 1.3K / 1.3K,
+    ///   position(of:) 1.4K / 1.7K / 2.1K, page of 100 rows 5.1K / 5.0K / 4.8K
+    ///   (checked-only page: 10.0K / 9.6K / 10.0K), memory of an appended
+    ///   list 63.6 / 62.5 / 61.0 bytes per row.
+    /// Bigger leaves shift and scan more per edit, smaller ones cost more
+    /// descents per page and more per-leaf overhead; 128 sits in the flat
+    /// middle of both curves.
     static let defaultLeafCapacity = 128
-    /// Children per inner node. With 128-row leaves, fan-out 16 / 32 / 64
-    /// measured random insert 4.1K / 4.3K / 4.5K and page 4.8K / 4.9K / 5.1K
-    /// instructions: a wash. 32 keeps 10M rows at height 4 (16 needs 5).
-    static let defaultInnerCapacity = 32
+    /// Children per inner node. Same measurement with 128-row leaves,
+    /// fan-out 16 / 32 / 64: insert 4.1K / 4.3K / 4.6K, delete 2.4K / 2.7K /
+    /// 2.8K, move 8.3K / 8.4K / 9.0K, toggle 1.0K / 1.3K / 1.0K, position
+    /// 1.3K / 1.7K / 1.7K, page 4.9K / 5.0K / 5.2K. Scanning a node's
+    /// children costs more than the extra level a narrower node needs, so
+    /// 16 wins slightly everywhere; 10M rows are then 5 levels deep.
+    static let defaultInnerCapacity = 16
 
     let leafCapacity: Int
     let innerCapacity: Int

@@ -23,9 +23,9 @@ public struct RowView {
     }
 
     /// The check mark.
-    @inlinable public var checked: Bool { flags & 1 != 0 }
+    @inlinable public var checked: Bool { flags & RowFlag.checked != 0 }
     /// Whether the app should remind at `due`.
-    @inlinable public var remind: Bool { flags & 2 != 0 }
+    @inlinable public var remind: Bool { flags & RowFlag.remind != 0 }
     /// Length of the text in UTF-8 bytes.
     @inlinable public var textByteCount: Int { textBytes.count }
 

@@ -15,15 +15,15 @@ extension Store {
     ///   `.limitExceeded("limit")` above the maximum, `.notFound` for a
     ///   missing list or anchor item.
     public func page(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> Page {
-        try Validation.pageLimit(limit, limits: limits)
-        return try locked { state throws(ChecklistError) in
-            let list = state.lists.values[try state.index(of: list, in: ns)]
-            let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
+        var page: Page?
+        try visitPage(in: ns, list: list, start: start, limit: limit, filter: filter) { header, rows in
             var items: [Item] = []
             items.reserveCapacity(header.count)
-            list.rows.forEachRow(filter: filter, from: Int(clamping: header.offset), limit: header.count) { items.append($0.item) }
-            return Page(summary: header.summary, total: header.total, offset: header.offset, items: items)
+            rows.forEach { items.append($0.item) }
+            page = Page(summary: header.summary, total: header.total, offset: header.offset, items: items)
         }
+        guard let page else { preconditionFailure("visitPage calls its body") }
+        return page
     }
 
     /// A page of rows without copying them: the path for the wire encoder.
@@ -39,21 +39,34 @@ extension Store {
     /// bytes after the visitor returns; do not call into the store (it is
     /// locked: deadlock); be quick, the whole store waits.
     ///
+    /// Inlinable, so that the generic part is specialized in the caller and
+    /// only the non-generic `visitPage` runs behind the call.
+    ///
     /// - Throws: the errors of `page(...)` (as `ChecklistError`), or what
     ///   `body` throws.
+    @inlinable
     public func withPage<R>(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter,
                             _ body: (PageHeader, _ forEachRow: ((RowView) -> Void) -> Void) throws -> R) throws -> R {
+        var result: Result<R, any Error>?
+        try visitPage(in: ns, list: list, start: start, limit: limit, filter: filter) { header, rows in
+            result = Result { try body(header) { visit in rows.forEach(visit) } }
+        }
+        guard let result else { preconditionFailure("visitPage calls its body") }
+        return try result.get()
+    }
+
+    /// Resolves a page under the lock and hands it to `body`, with the rows
+    /// to visit.
+    @usableFromInline
+    func visitPage(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter,
+                   _ body: (PageHeader, PageRows) -> Void) throws(ChecklistError) {
         try Validation.pageLimit(limit, limits: limits)
-        let result: Result<R, any Error> = try locked { state throws(ChecklistError) in
-            let list = state.lists.values[try state.index(of: list, in: ns)]
-            let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
-            return Result {
-                try body(header) { visit in
-                    list.rows.forEachRow(filter: filter, from: Int(clamping: header.offset), limit: header.count, visit)
-                }
+        try locked { state throws(ChecklistError) in
+            try state.withList(list, in: ns) { list throws(ChecklistError) in
+                let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
+                body(header, PageRows(tree: list.rows, filter: filter, offset: Int(clamping: header.offset), count: header.count))
             }
         }
-        return try result.get()
     }
 
     /// Resolves where a page starts and how many rows it has.
@@ -69,5 +82,21 @@ extension Store {
         }
         let count = offset < UInt64(total) ? min(limit, total - Int(offset)) : 0
         return PageHeader(summary: list.summary, total: UInt64(total), offset: offset, count: count)
+    }
+}
+
+/// The rows of one page, as `Store.visitPage` lends them: only valid while
+/// the store is locked, inside the body it is handed to.
+@usableFromInline
+struct PageRows {
+    /// A copy of the list's tree header (its columns are shared, not copied).
+    let tree: RowTree
+    let filter: RowFilter
+    let offset: Int
+    let count: Int
+
+    @usableFromInline
+    func forEach(_ visit: (RowView) -> Void) {
+        tree.forEachRow(filter: filter, from: offset, limit: count, visit)
     }
 }

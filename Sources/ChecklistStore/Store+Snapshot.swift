@@ -7,9 +7,10 @@ extension Store {
     /// `visit` is called once per list, ordered by list id, with the list's
     /// header and a function that visits its rows in order (zero-copy
     /// `RowView`s, as in `withPage`). The whole walk happens under the
-    /// store's lock, so it is one consistent cut of the store; the store is
-    /// blocked meanwhile (about 10 ns per row), and `visit` must not call
-    /// into the store.
+    /// store's lock, so it is one consistent cut of the store (every change
+    /// `onCommit` saw before is in it, none after); the store is blocked
+    /// meanwhile (the walk itself costs about 10 ns per row, plus what
+    /// `visit` does), and `visit` must not call into the store.
     ///
     /// - Parameter ns: only this namespace's lists, or all when nil.
     /// - Returns: the store's next list id as of the cut. A snapshot keeps it

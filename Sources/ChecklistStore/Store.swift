@@ -61,7 +61,7 @@ public final class Store: Sendable {
     /// - Throws: `.notFound` when the list does not exist in `ns`.
     public func summary(in ns: Namespace, list: ListID) throws(ChecklistError) -> ListSummary {
         try locked { state throws(ChecklistError) in
-            state.lists.values[try state.index(of: list, in: ns)].summary
+            try state.withList(list, in: ns) { $0.summary }
         }
     }
 
@@ -96,13 +96,20 @@ public final class Store: Sendable {
     ///
     /// - Parameter baseRevision: when given, the batch is applied only if the
     ///   list is still at this revision (optimistic concurrency).
+    /// - Parameter idempotencyKey: when given and already answered (within
+    ///   the store's bounded memory of keys), nothing is applied and the
+    ///   original answer comes back with `isRepeat` set; the key is recorded
+    ///   in the committed `Change` otherwise.
     /// - Throws: `.notFound` (list or item), `.conflict` (with the current
     ///   revision), `.badField` ("ops", "tempRef", "ref", "index",
-    ///   "toIndex"), `.limitExceeded` ("ops", "text").
-    public func patch(in ns: Namespace, list: ListID, baseRevision: Revision?, ops: [PatchOperation]) throws(ChecklistError) -> PatchResult {
-        let commit = try commit(.patch(list, baseRevision: baseRevision, ops: ops), in: ns)
+    ///   "toIndex", "sequence"), `.limitExceeded` ("ops", "text"),
+    ///   `.resyncRequired` ("sequence": a key too old to be remembered).
+    public func patch(in ns: Namespace, list: ListID, baseRevision: Revision?, ops: [PatchOperation],
+                      idempotencyKey: IdempotencyKey? = nil) throws(ChecklistError) -> PatchResult {
+        let commit = try commit(.patch(list, baseRevision: baseRevision, ops: ops, key: idempotencyKey), in: ns)
         guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
-        return PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied, summary: commit.summary)
+        return PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied, summary: commit.summary,
+                           isRepeat: commit.isRepeat)
     }
 
     /// Applies a change recorded earlier (log recovery) exactly as recorded:
@@ -124,7 +131,7 @@ public final class Store: Sendable {
     private func commit(_ mutation: Mutation, in ns: Namespace, notify: Bool = true) throws(ChecklistError) -> Commit {
         try locked { state throws(ChecklistError) in
             let commit = try state.apply(mutation, in: ns, limits: limits)
-            if notify { onCommit(commit.change) }
+            if notify && !commit.isRepeat { onCommit(commit.change) }
             return commit
         }
     }

@@ -5,7 +5,7 @@ enum Mutation {
     case createList(name: String, icon: String)
     case updateList(ListID, name: String?, icon: String?)
     case deleteList(ListID)
-    case patch(ListID, baseRevision: Revision?, ops: [PatchOperation])
+    case patch(ListID, baseRevision: Revision?, ops: [PatchOperation], key: IdempotencyKey? = nil)
     /// An already-resolved change (log recovery): applied as recorded.
     case replay(Change)
 }
@@ -19,6 +19,9 @@ struct Commit {
     var summary: ListSummary
     /// Ids given to inserts with a temporary reference.
     var assignments: [PatchResult.Assignment] = []
+    /// A retried patch answered from the idempotency window: nothing was
+    /// applied and `change` is not a new change (do not announce it).
+    var isRepeat = false
 }
 
 // The one apply path. Every mutation of the store comes through
@@ -49,7 +52,8 @@ extension StoreState {
             let index = try index(of: id, in: ns)
             return try apply(Change(namespace: ns, list: id, revision: lists.values[index].revision + 1, kind: .listDeleted))
 
-        case .patch(let id, let baseRevision, let ops):
+        case .patch(let id, let baseRevision, let ops, let key):
+            if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns) { return repeated }
             let index = try index(of: id, in: ns)
             try Validation.batch(ops.count, limits: limits)
             let current = lists.values[index].revision
@@ -58,11 +62,15 @@ extension StoreState {
             }
             let outcome = try lists.values[index].applyPatch(ops, limits: limits)
             lists.values[index].revision = current + 1
-            return Commit(change: Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied)),
-                          summary: lists.values[index].summary, assignments: outcome.assignments)
+            let change = Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied),
+                                idempotencyKey: key)
+            idempotency.record(change)
+            return Commit(change: change, summary: lists.values[index].summary, assignments: outcome.assignments)
 
         case .replay(let change):
-            return try apply(change)
+            let commit = try apply(change)
+            idempotency.record(change)
+            return commit
         }
     }
 

@@ -11,6 +11,8 @@ struct StoreState: ~Copyable {
     var lists: [ListID: ListState] = [:]
     /// Each namespace's list ids, ascending.
     var listIDs: [Namespace: [ListID]] = [:]
+    /// Answers of patches that carried an idempotency key.
+    var idempotency = IdempotencyWindow()
 
     init(treeShape: RowTreeShape) {
         self.treeShape = treeShape
@@ -18,11 +20,26 @@ struct StoreState: ~Copyable {
 
     /// The storage index of `list` if it exists in namespace `ns`. A list
     /// of another namespace is reported exactly like a missing one.
-    func index(of list: ListID, in ns: Namespace) throws(ChecklistError) -> Dictionary<ListID, ListState>.Index {
-        guard let index = lists.index(forKey: list), lists.values[index].namespace == ns else {
+    ///
+    /// `mutating` only to look at the list in place: reading a value out of
+    /// a Dictionary copies it (retaining all its columns), while `inout`
+    /// access through `values[index]` does not.
+    mutating func index(of list: ListID, in ns: Namespace) throws(ChecklistError) -> Dictionary<ListID, ListState>.Index {
+        guard let index = lists.index(forKey: list), Self.namespace(of: &lists.values[index]) == ns else {
             throw Self.listNotFound(list)
         }
         return index
+    }
+
+    /// Runs `body` on the list `list` of namespace `ns`, in place.
+    mutating func withList<R>(_ list: ListID, in ns: Namespace,
+                              _ body: (inout ListState) throws(ChecklistError) -> R) throws(ChecklistError) -> R {
+        let index = try index(of: list, in: ns)
+        return try body(&lists.values[index])
+    }
+
+    private static func namespace(of list: inout ListState) -> Namespace {
+        list.namespace
     }
 
     static func listNotFound(_ list: ListID) -> ChecklistError {

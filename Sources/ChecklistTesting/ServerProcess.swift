@@ -132,6 +132,24 @@ public final class ServerProcess: Sendable {
         child.signal(signal)
     }
 
+    /// How many bytes the child has written to stderr so far: pass it to
+    /// `waitForStandardError(containing:after:timeout:)` to wait for a line
+    /// written after this moment.
+    public var standardErrorCount: Int { child.state.snapshot.stderr.count }
+
+    /// Waits up to `timeout` until the child's stderr, from byte `offset`
+    /// on, contains `text` (e.g. the log line a SIGHUP reload writes).
+    /// Returns whether it did.
+    public func waitForStandardError(containing text: String, after offset: Int = 0, timeout: Duration = .seconds(10)) -> Bool {
+        let needle = Array(text.utf8)
+        return child.state.wait(until: .now + timeout) { state -> Bool? in
+            let bytes = state.stderr.dropFirst(offset)
+            guard bytes.count >= needle.count else { return nil }
+            return bytes.indices.dropLast(needle.count - 1).contains { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
+                ? true : nil
+        } ?? false
+    }
+
     /// Waits up to `timeout` for the child to exit on its own.
     public func waitForExit(timeout: Duration) -> ExitStatus? {
         child.waitForExit(until: .now + timeout)

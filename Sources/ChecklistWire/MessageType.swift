@@ -29,6 +29,10 @@ public struct MessageType: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let listDeleted = MessageType(rawValue: 0x93)
     public static let page = MessageType(rawValue: 0xA0)
     public static let patchOK = MessageType(rawValue: 0xA1)
+    public static let subscribed = MessageType(rawValue: 0xB0)
+    public static let unsubscribed = MessageType(rawValue: 0xB1)
+    public static let changes = MessageType(rawValue: 0xB2)
+    public static let statsReport = MessageType(rawValue: 0xD0)
 
     public static let changePush = MessageType(rawValue: 0xE0)
     public static let subscriptionDropped = MessageType(rawValue: 0xE1)

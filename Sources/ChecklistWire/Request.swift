@@ -10,6 +10,10 @@ public enum Request: Sendable, Equatable {
     case deleteList(DeleteList)
     case getPage(GetPage)
     case patch(Patch)
+    case stats(Stats)
+    case subscribe(Subscribe)
+    case unsubscribe(Unsubscribe)
+    case changesSince(ChangesSince)
 
     /// Decodes a request frame. Unknown types are `UNKNOWN_MESSAGE`; bad
     /// flags or bodies are `BAD_FIELD`; the connection survives both.
@@ -24,6 +28,10 @@ public enum Request: Sendable, Equatable {
             case .deleteList: return .deleteList(try .decode(from: &r))
             case .getPage: return .getPage(try .decode(from: &r))
             case .patch: return .patch(try .decode(from: &r))
+            case .stats: return .stats(try .decode(from: &r))
+            case .subscribe: return .subscribe(try .decode(from: &r))
+            case .unsubscribe: return .unsubscribe(try .decode(from: &r))
+            case .changesSince: return .changesSince(try .decode(from: &r))
             default: throw ChecklistError(.unknownMessage, "unknown request type \(header.type)")
             }
         }
@@ -40,6 +48,10 @@ public enum Request: Sendable, Equatable {
         case .deleteList: return .deleteList
         case .getPage: return .getPage
         case .patch: return .patch
+        case .stats: return .stats
+        case .subscribe: return .subscribe
+        case .unsubscribe: return .unsubscribe
+        case .changesSince: return .changesSince
         }
     }
 
@@ -54,6 +66,10 @@ public enum Request: Sendable, Equatable {
         case .deleteList(let m): encoder.append(m, requestID: requestID, to: &w)
         case .getPage(let m): encoder.append(m, requestID: requestID, to: &w)
         case .patch(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .stats(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .subscribe(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .unsubscribe(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .changesSince(let m): encoder.append(m, requestID: requestID, to: &w)
         }
     }
 }

@@ -10,6 +10,12 @@ public enum ServerMessage: Sendable, Equatable {
     case listDeleted(ListDeleted)
     case page(PageMessage)
     case patchOK(PatchOK)
+    case statsReport(StatsReport)
+    case subscribed(Subscribed)
+    case unsubscribed(Unsubscribed)
+    case changes(Changes)
+    case changePush(ChangePush)
+    case subscriptionDropped(SubscriptionDropped)
     case error(ErrorMessage)
 
     /// Decodes a frame sent by a server.
@@ -24,6 +30,12 @@ public enum ServerMessage: Sendable, Equatable {
             case .listDeleted: return .listDeleted(try .decode(from: &r))
             case .page: return .page(try .decode(from: &r))
             case .patchOK: return .patchOK(try .decode(from: &r))
+            case .statsReport: return .statsReport(try .decode(from: &r))
+            case .subscribed: return .subscribed(try .decode(from: &r))
+            case .unsubscribed: return .unsubscribed(try .decode(from: &r))
+            case .changes: return .changes(try .decode(from: &r))
+            case .changePush: return .changePush(try .decode(from: &r))
+            case .subscriptionDropped: return .subscriptionDropped(try .decode(from: &r))
             case .error: return .error(try .decode(from: &r))
             default: throw ChecklistError(.unknownMessage, "unknown server message type \(header.type)")
             }
@@ -41,6 +53,12 @@ public enum ServerMessage: Sendable, Equatable {
         case .listDeleted: return .listDeleted
         case .page: return .page
         case .patchOK: return .patchOK
+        case .statsReport: return .statsReport
+        case .subscribed: return .subscribed
+        case .unsubscribed: return .unsubscribed
+        case .changes: return .changes
+        case .changePush: return .changePush
+        case .subscriptionDropped: return .subscriptionDropped
         case .error: return .error
         }
     }
@@ -56,6 +74,12 @@ public enum ServerMessage: Sendable, Equatable {
         case .listDeleted(let m): encoder.append(m, requestID: requestID, to: &w)
         case .page(let m): encoder.append(m, requestID: requestID, to: &w)
         case .patchOK(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .statsReport(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .subscribed(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .unsubscribed(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .changes(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .changePush(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .subscriptionDropped(let m): encoder.append(m, requestID: requestID, to: &w)
         case .error(let m): encoder.append(m, requestID: requestID, to: &w)
         }
     }

@@ -4,6 +4,7 @@
 /// are both accepted.
 struct ParsedArguments {
     var server: String?
+    var token: String?
     var json = false
     var help = false
     var command: String?
@@ -39,7 +40,7 @@ struct ParsedArguments {
                 json = true
                 continue
             }
-            guard name == GlobalOption.server || Commands.allOptionNames.contains(name) else {
+            guard name == GlobalOption.server || name == GlobalOption.token || Commands.allOptionNames.contains(name) else {
                 fail("unknown option \(name)")
                 continue
             }
@@ -47,7 +48,13 @@ struct ParsedArguments {
                 fail("option \(name) needs a value")
                 continue
             }
-            if name == GlobalOption.server { server = value } else { options[name] = value }
+            if name == GlobalOption.server {
+                server = value
+            } else if name == GlobalOption.token {
+                token = value
+            } else {
+                options[name] = value
+            }
         }
     }
 

@@ -36,6 +36,9 @@ enum Command: Sendable {
     case add(ListRef, ItemFields, at: UInt64?)
     case change(ListRef, ItemID, ItemChange)
     case ping
+    case stats
+    /// Lists to watch (none: every list), from a revision (one list only), stopping after `count` changes.
+    case watch([ListRef], from: Revision?, count: Int?)
 }
 
 /// Bad command line: exit status 2. `command` selects the usage line shown.
@@ -53,10 +56,13 @@ extension Command {
             throw fail("command '\(spec.name)' has no option \(name)")
         }
         let arguments = parsed.positionals
-        if arguments.count < spec.arguments.count {
+        // `[X]` is optional; a last argument `[X]...` takes any number.
+        let required = spec.arguments.filter { !$0.hasPrefix("[") }.count
+        let variadic = spec.arguments.last?.hasSuffix("...") ?? false
+        if arguments.count < required {
             throw fail("missing argument \(spec.arguments[arguments.count])")
         }
-        if arguments.count > spec.arguments.count {
+        if arguments.count > spec.arguments.count && !variadic {
             throw fail("unexpected argument '\(arguments[spec.arguments.count])' (quote a TEXT or NAME with spaces)")
         }
 
@@ -119,6 +125,13 @@ extension Command {
             self = .change(try list(0), try item(1), .move(toIndex: index))
         case "ping":
             self = .ping
+        case "stats":
+            self = .stats
+        case "watch":
+            let from = try option("--from", "a revision", Values.unsigned)
+            if from != nil && arguments.count != 1 { throw fail("--from needs exactly one LIST") }
+            let count = try option("--count", "a number from 1", { Values.id($0).flatMap { Int(exactly: $0) } })
+            self = .watch(try arguments.indices.map(list), from: from, count: count)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'", command: nil)
         }

@@ -28,6 +28,7 @@ struct CommandSpec {
 /// The global options, accepted before or after the command.
 enum GlobalOption {
     static let server = "--server"
+    static let token = "--token"
     static let json = "--json"
     static let help = ["--help", "-h"]
 }
@@ -97,6 +98,16 @@ enum Commands {
                     summary: "measure the round trip to the server",
                     details: "Connects, sends one PING and prints its round-trip time (the connection setup is\nnot counted).",
                     json: "{\"ok\": true, \"ms\"}"),
+        CommandSpec(name: "stats", arguments: [], options: [],
+                    summary: "show the server's operational figures",
+                    details: "Asks the server for its figures (STATS): connections, requests and errors by\nmessage type and error code, bytes in and out, request latency percentiles,\nstore sizes, and the status of its log and snapshot when it keeps them.",
+                    json: "{\"uptimeSeconds\", \"connections\": {\"open\", \"total\", \"rejected\", \"idleClosed\",\n      \"droppedForOutput\"}, \"readPauses\", \"inFlightPauses\", \"bytesIn\", \"bytesOut\",\n      \"requests\": [{\"type\", \"name\", \"requests\", \"errors\"}, ...], \"errors\": [{\"code\", \"name\", \"count\"}, ...],\n      \"latencyMicros\": {\"count\", \"p50\", \"p90\", \"p99\", \"p999\", \"max\"}, \"lists\", \"items\",\n      \"log\": {\"lastLSN\", \"durableLSN\", \"segments\", \"failed\"} or null,\n      \"snapshot\": {\"lsn\", \"time\", \"bytes\"} or null}"),
+        CommandSpec(name: "watch", arguments: ["[LIST]..."],
+                    options: [.init(name: "--from", value: "REV", help: "first print the changes after revision REV (one LIST only)"),
+                              .init(name: "--count", value: "N", help: "exit after printing N changes")],
+                    summary: "print changes as they happen",
+                    details: "Prints every change of the LISTs (of every list when none is named) as it is\ncommitted, one line each, flushed at once. Reconnects and resumes where it was when\nthe connection is lost. Runs until interrupted, until --count changes were printed,\nor until every LIST is deleted.",
+                    json: "one object per line: {\"list\", \"revision\", \"kind\", \"ops\": [...]} (kind patched,\n      created, updated, deleted, omitted or resync; ops as applied, e.g. {\"op\": \"INSERT\",\n      \"id\", \"index\", \"text\", ...}; \"name\", \"icon\" for created and updated)"),
         CommandSpec(name: "help", arguments: ["[COMMAND]"], options: [],
                     summary: "show this help, or a command's",
                     details: "Shows the overview, or the help of COMMAND.",

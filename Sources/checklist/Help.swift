@@ -1,7 +1,7 @@
 /// The help texts, built from `Commands.all`.
 enum Help {
     static let defaultServer = "127.0.0.1:7420"
-    static let globalSynopsis = "checklist [--server HOST:PORT] [--json]"
+    static let globalSynopsis = "checklist [--server HOST:PORT] [--token TOKEN] [--json]"
 
     static var overview: String {
         let width = 34
@@ -30,6 +30,9 @@ enum Help {
             "Global options:",
             "  --server HOST:PORT  the server (default: $CHECKLIST_SERVER, else \(defaultServer));",
             "                      an IPv6 host in brackets: [::1]:7420",
+            "  --token TOKEN       the access token, for a server run with --tokens",
+            "                      (default: $CHECKLIST_TOKEN; prefer the variable: other",
+            "                      users can read a command line)",
             "  --json              print one JSON document, with the protocol's field names",
             "  -h, --help          show this help; after a command, that command's help",
             "",

@@ -51,7 +51,7 @@ indirect enum JSON {
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
+    static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

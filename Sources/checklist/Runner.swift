@@ -56,6 +56,13 @@ struct Runner {
             let ms = Self.milliseconds(rtt)
             if json { return JSON.pong(milliseconds: ms).rendered() }
             return "pong from \(connection.serverName) (protocol \(connection.version)) in \(ms) ms"
+
+        case .stats:
+            let report = try await connection.stats()
+            return json ? JSON.stats(report).rendered() : TextOutput.stats(report, server: connection.serverName)
+
+        case .watch:
+            throw LookupError(message: "BAD_STATE: watch runs on its own (main.swift), not through Runner")
         }
     }
 

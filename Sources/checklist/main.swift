@@ -72,8 +72,15 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     }
 
     do {
+        let token = parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }
+        if case .watch(let lists, let from, let count) = command {
+            let watch = Watch(host: server.host, port: server.port, token: token.flatMap { $0.isEmpty ? nil : $0 },
+                              json: parsed.json)
+            return await watch.run(lists, from: from, count: count)
+        }
         let connection = try await ChecklistConnection.connect(host: server.host, port: server.port,
                                                                clientName: "checklist-cli/1.0",
+                                                               token: token.flatMap { $0.isEmpty ? nil : $0 },
                                                                timeout: .seconds(5), requestTimeout: .seconds(30))
         let output: String
         do {

@@ -4,6 +4,10 @@ import ChecklistServer
 struct Options {
     var configuration = ServerConfiguration()
     var seedDemo = false
+    /// `--tokens FILE`: access control (Protocol/SPEC.md section 2).
+    var tokensFile: String?
+    /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
+    var insecureBind = false
 
     static let usage = """
     usage: checklistd [options]
@@ -22,9 +26,35 @@ struct Options {
       --max-text BYTES       longest text, name or icon (default 4096)
       --max-batch N          most operations in one PATCH (default 1000)
       --seed-demo            fill an empty store with the apps' demo lists
+      --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
+                             pair per line ('#' starts a comment); SIGHUP reloads it
+      --insecure-bind        allow a non-loopback --host without --tokens
+      --idle-timeout SECONDS close a connection that sends nothing for this long, after
+                             ERROR LIMIT_EXCEEDED idleTimeout (default 0: never)
+      --max-in-flight N      requests of one connection worked on at once; more wait
+                             unread until answers go out (default 1024)
+      --max-output-bytes B   unread answers a connection may hold before it is dropped
+                             (default 67108864; at least --max-frame + 65536)
+      --metrics-port PORT    serve the STATS figures as Prometheus text at
+                             http://HOST:PORT/metrics (0 picks a port; default off)
+      --metrics-host HOST    address of the metrics endpoint (default 127.0.0.1)
+      --slow-request-ms MS   log requests that take longer (default 100)
+      --log-level LEVEL      debug, info, warn or error (default info)
+      --retain-changes N     changes kept per list for CHANGES_SINCE and catch-up
+                             (default 1000; 0 keeps none)
+      --retain-bytes BYTES   encoded changes kept for all lists together, oldest
+                             dropped first (default 67108864)
+      --max-push-buffer BYTES  pushes a subscriber may leave unread before its
+                             subscriptions are dropped (default 4194304)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
+    Events are logged on stderr, one line each: level=LEVEL event=NAME key=value ...
+    With --metrics-port, "checklistd: metrics on http://HOST:PORT/metrics" is
+    printed on stdout before the "listening on" line.
+    Without --tokens every client shares one namespace and only a loopback
+    --host is allowed (unless --insecure-bind). The protocol is plain TCP: put a
+    TLS-terminating proxy in front for other networks (README.md).
     """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -56,8 +86,40 @@ struct Options {
             case "--max-text": options.configuration.limits.maxTextBytes = try number(arg, UInt32.self, min: 1)
             case "--max-batch": options.configuration.limits.maxBatchOps = try number(arg, UInt32.self, min: 1)
             case "--seed-demo": options.seedDemo = true
+            case "--retain-changes": options.configuration.liveSync.retainChangesPerList = try number(arg, Int.self)
+            case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
+            case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)
+            case "--tokens": options.tokensFile = try value(arg)
+            case "--insecure-bind": options.insecureBind = true
+            case "--idle-timeout":
+                let text = try value(arg)
+                guard let seconds = Double(text), seconds >= 0, seconds <= 1e9 else {
+                    throw UsageError(description: "\(arg): '\(text)' is not a number of seconds")
+                }
+                options.configuration.idleTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            case "--max-in-flight": options.configuration.maxInFlight = try number(arg, Int.self, min: 1)
+            case "--max-output-bytes": options.configuration.maxOutputBytes = try number(arg, Int.self, min: 1)
+            case "--metrics-port": options.configuration.metricsPort = try number(arg, UInt16.self)
+            case "--metrics-host": options.configuration.metricsHost = try value(arg)
+            case "--slow-request-ms": options.configuration.slowRequestThreshold = .milliseconds(try number(arg, Int64.self))
+            case "--log-level":
+                let text = try value(arg)
+                guard let level = LogLevel(name: text) else {
+                    throw UsageError(description: "\(arg): '\(text)' is not debug, info, warn or error")
+                }
+                options.configuration.logLevel = level
             default: throw UsageError(description: "unknown option '\(arg)'")
             }
+        }
+        let configuration = options.configuration
+        let smallestOutputLimit = Int(configuration.limits.maxFrameBytes) + 64 * 1024
+        guard configuration.maxOutputBytes >= smallestOutputLimit else {
+            throw UsageError(description: "--max-output-bytes must be at least --max-frame + 65536 (\(smallestOutputLimit)): "
+                             + "one answer may be that large")
+        }
+        if configuration.metricsPort != nil && !AccessControl.isLoopback(host: configuration.metricsHost) && !options.insecureBind {
+            throw UsageError(description: "--metrics-host \(configuration.metricsHost) is not loopback: the metrics endpoint has "
+                             + "no access control; add --insecure-bind to serve it there anyway")
         }
         return options
     }

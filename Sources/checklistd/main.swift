@@ -18,19 +18,36 @@ do {
     // First, before any thread starts: every later thread inherits the
     // blocked signals, so SIGINT/SIGTERM reach only the watcher.
     let stop = DispatchSemaphore(value: 0)
-    let signals = try SignalWatcher(signals: [SIGINT, SIGTERM]) { _ in stop.signal() }
+    let accessControl = try AccessSetup.start(options)
+    let signals = try SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP]) { signal in
+        if signal == SIGHUP { AccessSetup.reload(accessControl) } else { stop.signal() }
+    }
     ignoreBrokenPipeSignal()
     try FileManager.default.createDirectory(atPath: options.configuration.dataDirectory, withIntermediateDirectories: true)
-    let store = Store(limits: options.configuration.limits)
+    // Every committed change goes to the consumers of the fan-out, in
+    // commit order: live sync here (the write-ahead log goes first once it is wired).
+    let liveSync = SubscriptionHub(configuration: options.configuration.liveSync,
+                                   maxFrameBytes: options.configuration.limits.maxFrameBytes)
+    let fanout = CommitFanout()
+    let store = Store(limits: options.configuration.limits, onCommit: fanout.onCommit)
+    fanout.add(liveSync.publish)
     if options.seedDemo {
         try DemoData.seedIfEmpty(store)
     }
-    let server = try ChecklistServer(configuration: options.configuration, store: store)
+    var configuration = options.configuration
+    configuration.accessControl = accessControl
+    let server = try ChecklistServer(configuration: configuration, store: store, liveSync: liveSync)
+    server.logStart()
+    if let metrics = server.metricsAddress {
+        // Before the readiness line, so whoever waits for that one has this too.
+        FileHandle.standardOutput.write(Data("checklistd: metrics on http://\(metrics)/metrics\n".utf8))
+    }
     // The readiness line tests and scripts wait for; written unbuffered.
     FileHandle.standardOutput.write(Data("checklistd: listening on \(server.localAddress)\n".utf8))
     stop.wait()
-    FileHandle.standardError.write(Data("checklistd: stopping\n".utf8))
-    server.shutdown()
+    server.log.info("stopping", ["connections": server.metrics.report().connectionsOpen])
+    let result = server.shutdown()
+    server.logStop(result)
     signals.stop()
     exit(0)
 } catch {

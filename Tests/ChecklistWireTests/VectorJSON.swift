@@ -163,8 +163,10 @@ enum VectorJSON {
     static func json(_ request: Request) -> (message: String, fields: JSONValue) {
         switch request {
         case .hello(let m):
-            return ("HELLO", .object(["minVersion": .number(m.minVersion), "maxVersion": .number(m.maxVersion),
-                                      "features": .number(m.features.rawValue), "clientName": .string(m.clientName)]))
+            var o: [String: JSONValue] = ["minVersion": .number(m.minVersion), "maxVersion": .number(m.maxVersion),
+                                          "features": .number(m.features.rawValue), "clientName": .string(m.clientName)]
+            if let token = m.token { o["token"] = .string(token) }
+            return ("HELLO", .object(o))
         case .ping(let m):
             return ("PING", .object(["data": .string(m.data.hex)]))
         case .listLists:
@@ -190,7 +192,12 @@ enum VectorJSON {
         case .patch(let m):
             var o: [String: JSONValue] = ["list": .number(m.list.rawValue), "ops": .array(m.ops.map(json))]
             if let base = m.baseRevision { o["baseRevision"] = .number(base) }
+            if let key = m.idempotencyKey { o["client"] = .number(key.client); o["sequence"] = .number(key.sequence) }
             return ("PATCH", .object(o))
+        case .stats:
+            return ("STATS", .object([:]))
+        case .subscribe, .unsubscribe, .changesSince:
+            return liveSyncJSON(request)!
         }
     }
 
@@ -226,6 +233,10 @@ enum VectorJSON {
             let pairs: [JSONValue] = m.ids.map { .object(["tempRef": .number($0.tempRef), "id": .number($0.id.rawValue)]) }
             return ("PATCH_OK", .object(["list": .number(m.list.rawValue), "revision": .number(m.revision),
                                          "pairs": .array(pairs)]))
+        case .statsReport(let m):
+            return ("STATS_REPORT", json(m))
+        case .subscribed, .unsubscribed, .changes, .changePush, .subscriptionDropped:
+            return liveSyncJSON(message)!
         case .error(let m):
             var o: [String: JSONValue] = ["code": .number(UInt64(m.error.code.rawValue)),
                                           "message": .string(m.error.message)]
@@ -291,7 +302,7 @@ enum VectorJSON {
         case "HELLO":
             return .hello(Hello(minVersion: try f.uint("minVersion"), maxVersion: try f.uint("maxVersion"),
                                 features: Features(rawValue: try f.uint("features")),
-                                clientName: try f.string("clientName")))
+                                clientName: try f.string("clientName"), token: try f.optionalString("token")))
         case "PING": return .ping(Ping(data: try f.hexBytes("data")))
         case "LIST_LISTS": return .listLists(ListLists())
         case "CREATE_LIST": return .createList(CreateList(name: try f.string("name"), icon: try f.string("icon")))
@@ -309,8 +320,12 @@ enum VectorJSON {
             }
             return .getPage(GetPage(list: ListID(try f.uint("list")), filter: filter, start: start, limit: try f.uint("limit")))
         case "PATCH":
+            let key = try f.optionalUInt("client").map { IdempotencyKey(client: $0, sequence: try f.uint("sequence")) }
             return .patch(Patch(list: ListID(try f.uint("list")), baseRevision: try f.optionalUInt("baseRevision"),
-                                ops: try f.array("ops").map(operation)))
+                                idempotencyKey: key, ops: try f.array("ops").map(operation)))
+        case "STATS": return .stats(Stats())
+        case "SUBSCRIBE", "UNSUBSCRIBE", "CHANGES_SINCE":
+            return try liveSyncRequest(message: message, fields: f)!
         default:
             throw VectorMappingError("no request named \(message)")
         }
@@ -349,6 +364,9 @@ enum VectorJSON {
             let code = ChecklistError.Code(rawValue: UInt16(try f.uint("code")))
             return .error(ErrorMessage(ChecklistError(code, try f.string("message"), field: try f.optionalString("field"),
                                                       revision: try f.optionalUInt("revision"))))
+        case "STATS_REPORT": return .statsReport(try statsReport(f))
+        case "SUBSCRIBED", "UNSUBSCRIBED", "CHANGES", "CHANGE", "SUBSCRIPTION_DROPPED":
+            return try liveSyncServerMessage(message: message, fields: f)!
         default:
             throw VectorMappingError("no server message named \(message)")
         }

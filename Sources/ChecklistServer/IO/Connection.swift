@@ -365,6 +365,7 @@ public final class Connection {
             return
         }
         if pendingOutputBytes > limits.outputHighWaterMark {
+            if !readPaused { context.counters.readPauses.add(1) }
             readPaused = true
         } else if pendingOutputBytes <= limits.outputLowWaterMark {
             readPaused = false
@@ -442,7 +443,7 @@ public final class Connection {
         // small one so steady traffic allocates nothing.
         let idle = now - lastInputAt >= limits.tickInterval
         input.releaseIfEmpty(keeping: idle ? 0 : InputBuffer.initialCapacity)
-        if pendingOutputBytes == 0 && output.capacity > 4096 { output = [] }
+        if pendingOutputBytes == 0 && output.capacity > (idle ? 0 : 4096) { output = [] }
     }
 }
 

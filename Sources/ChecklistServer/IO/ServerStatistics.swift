@@ -10,6 +10,9 @@ public struct ServerStatistics: Sendable, Hashable {
     public var connectionsRejected: UInt64
     /// Connections aborted because their pending output passed `maxOutputBytes`.
     public var connectionsDroppedForOutput: UInt64
+    /// Times a connection stopped being read because its pending output
+    /// passed the high-water mark (back-pressure).
+    public var readPauses: UInt64
     /// Bytes read from and written to sockets.
     public var bytesIn: UInt64
     public var bytesOut: UInt64
@@ -25,6 +28,7 @@ final class ServerCounters: Sendable {
     /// Over-limit connections still being turned away (bounded separately).
     let rejectionsInFlight = Atomic<Int>(0)
     let droppedForOutput = Counter()
+    let readPauses = Counter()
     /// Indexed by `EventLoop.index`.
     let traffic: [Traffic]
 
@@ -51,6 +55,7 @@ final class ServerCounters: Sendable {
             connectionsTotal: connectionsTotal.load(ordering: .relaxed),
             connectionsRejected: connectionsRejected.load(ordering: .relaxed),
             connectionsDroppedForOutput: droppedForOutput.load(),
+            readPauses: readPauses.load(),
             bytesIn: traffic.reduce(0) { $0 + $1.bytesIn.load() },
             bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() })
     }

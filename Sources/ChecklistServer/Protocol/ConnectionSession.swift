@@ -27,13 +27,30 @@ struct ConnectionSession {
     private var encoder = FrameEncoder(compress: false)
     private let dispatcher: RequestDispatcher
     private let limits: Limits
+    /// The server's tokens; nil when it runs without access control.
+    private let accessControl: AccessControl?
+    /// The namespace of every request: `.default` without access control,
+    /// else the one the HELLO token opened.
+    private(set) var namespace: Namespace = .default
+    /// The accepted token and the token-table generation it was last
+    /// checked against (access control only).
+    private var authentication: (token: String, generation: UInt64)?
+    /// HELLOs refused for a missing or unknown token.
+    private var failedAuthentications = 0
+    /// Set by a request whose answer must be the connection's last.
+    private var closeRequested = false
+    /// SUBSCRIBE, UNSUBSCRIBE and CHANGES_SINCE, with this connection's
+    /// subscriptions. The handler sets its `handle` once the connection is active.
+    var liveSync: LiveSyncSession
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
 
-    init(dispatcher: RequestDispatcher, limits: Limits) {
+    init(dispatcher: RequestDispatcher, limits: Limits, accessControl: AccessControl? = nil) {
         self.dispatcher = dispatcher
         self.limits = limits
+        self.accessControl = accessControl
+        self.liveSync = LiveSyncSession(hub: dispatcher.liveSync, store: dispatcher.store)
     }
 
     /// Handles the whole frames at the start of `input`, stopping early once
@@ -53,6 +70,7 @@ struct ConnectionSession {
             case let .frame(header, body, frameSize):
                 handle(header: header, body: UnsafeRawBufferPointer(rebasing: rest[body]))
                 consumed += frameSize
+                if closeRequested { return (input.count, .closeAfterFlush) }
             }
         }
         return (consumed, .continue)
@@ -74,7 +92,15 @@ struct ConnectionSession {
         case (.ready, .hello):
             send(ErrorMessage(ChecklistError(.badState, "HELLO was already accepted on this connection")), requestID: header.requestID)
         case (.ready, _):
-            dispatcher.handle(request, namespace: .default, requestID: header.requestID, into: &output, encoder: &encoder)
+            guard tokenStillValid() else {
+                refuse("the token of this connection was revoked", requestID: header.requestID, close: true)
+                return
+            }
+            if LiveSyncSession.handles(request) {
+                liveSync.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
+                return
+            }
+            dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
         }
     }
 
@@ -86,10 +112,53 @@ struct ConnectionSession {
             send(ErrorMessage(error), requestID: requestID)
             return
         }
+        if let accessControl {
+            // Without access control a token is accepted and ignored.
+            guard let token = hello.token else {
+                failedAuthentication("this server requires a token in HELLO", requestID: requestID)
+                return
+            }
+            let generation = accessControl.generation  // before the lookup: a reload in between is seen later
+            guard let namespace = accessControl.namespace(for: token) else {
+                failedAuthentication("unknown token", requestID: requestID)
+                return
+            }
+            self.namespace = namespace
+            authentication = (token, generation)
+        }
         state = .ready(version: version)
         encoder.compress = hello.features.contains(.compression)
         send(HelloOK(version: version, features: [.compression], serverName: dispatcher.serverName, limits: limits),
              requestID: requestID)
+    }
+
+    /// A HELLO without a usable token: NOT_AUTHENTICATED; the last allowed
+    /// failure also closes the connection (Protocol/SPEC.md section 2).
+    private mutating func failedAuthentication(_ reason: String, requestID: UInt32) {
+        failedAuthentications += 1
+        let limit = AccessControl.maxFailedAttempts
+        refuse("\(reason) (attempt \(failedAuthentications) of \(limit))", requestID: requestID,
+               close: failedAuthentications >= limit)
+    }
+
+    private mutating func refuse(_ message: String, requestID: UInt32, close: Bool) {
+        send(ErrorMessage(ChecklistError(.notAuthenticated, message)), requestID: requestID)
+        if close { closeRequested = true }
+    }
+
+    /// True once a reload of the tokens revoked this connection's token (the
+    /// handler checks it every tick and then closes the connection).
+    mutating func tokenRevoked() -> Bool { !tokenStillValid() }
+
+    /// Whether the token this connection authenticated with still opens the
+    /// same namespace. Costs one atomic load unless the tokens were reloaded.
+    private mutating func tokenStillValid() -> Bool {
+        guard let accessControl, let (token, checked) = authentication else { return true }
+        let current = accessControl.generation
+        if current == checked { return true }
+        guard accessControl.namespace(for: token) == namespace else { return false }
+        authentication = (token, current)
+        return true
     }
 
     private mutating func send<M: WireMessage>(_ message: M, requestID: UInt32) {

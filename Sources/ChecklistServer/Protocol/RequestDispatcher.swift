@@ -9,11 +9,18 @@ final class RequestDispatcher: Sendable {
     let store: Store
     let serverName: String
     let limits: Limits
+    /// What STATS reports.
+    let metrics: ServerMetrics
+    /// Live sync (SUBSCRIBE, CHANGES_SINCE), answered by the connection's
+    /// `LiveSyncSession`; nil when the server runs without it.
+    let liveSync: SubscriptionHub?
 
-    init(store: Store, serverName: String, limits: Limits) {
+    init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil) {
         self.store = store
         self.serverName = serverName
         self.limits = limits
+        self.metrics = metrics
+        self.liveSync = liveSync
     }
 
     /// Answers one request (already past the handshake) into `out`.
@@ -39,9 +46,14 @@ final class RequestDispatcher: Sendable {
             case .getPage(let m):
                 try page(m, namespace: namespace, requestID: requestID, into: &out, encoder: &encoder)
             case .patch(let m):
-                let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops)
+                let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
+                                             idempotencyKey: m.idempotencyKey)
                 let ids = result.ids.map { PatchOK.Assignment(tempRef: $0.tempRef, id: $0.id) }
                 encoder.append(PatchOK(list: m.list, revision: result.revision, ids: ids), requestID: requestID, to: &out)
+            case .stats:
+                encoder.append(metrics.report(), requestID: requestID, to: &out)
+            case .subscribe, .unsubscribe, .changesSince:
+                throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's live-sync session")
             }
         } catch let error as ChecklistError {
             encoder.append(ErrorMessage(error), requestID: requestID, to: &out)

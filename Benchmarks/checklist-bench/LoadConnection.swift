@@ -1,0 +1,421 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import ChecklistModel
+import ChecklistSocket
+import ChecklistWire
+
+/// One connection of the load driver: a non-blocking socket, the requests
+/// it has outstanding (answers must come back in order, each with its
+/// request's id), and the checks every answer must pass. Owned by one
+/// `LoadWorker` and used on its thread only.
+final class LoadConnection {
+    enum State { case idle, connecting, handshaking, ready, closed }
+
+    /// A request waiting for its answer.
+    struct Outstanding {
+        var id: UInt32
+        var kind: LoadRequestKind
+        var list: Int
+        var offset: Int
+        /// When it was sent (closed loop) or due (open loop).
+        var startNanos: UInt64
+    }
+
+    let slot: Int
+    private(set) var fd: Int32 = -1
+    private(set) var state = State.idle
+    private var output = WireWriter(capacity: 256)
+    private var outputSent = 0
+    /// Bytes of an answer not yet complete.
+    private var partial: [UInt8] = []
+    private var outstanding: [Outstanding] = []
+    private var outstandingHead = 0
+    /// Open loop: due times of requests waiting for a free pipeline slot.
+    private var backlog: [UInt64] = []
+    private var backlogHead = 0
+    private var nextRequestID: UInt32 = 2
+    private var rng: SplitMix64
+    /// The highest revision seen per load list: never goes down, grows with each PATCH.
+    private var revisions: [UInt64]
+    private var encoder = FrameEncoder(compress: false)
+    private var writeInterest = false
+    /// The server sent a connection-level ERROR (request id 0): it is closing.
+    private var goodbye: String?
+
+    static let helloID: UInt32 = 1
+
+    init(slot: Int, lists: Int, seed: UInt64) {
+        self.slot = slot
+        rng = SplitMix64(seed: seed &+ UInt64(slot) &* 0x9E37_79B9)
+        revisions = [UInt64](repeating: 0, count: lists)
+    }
+
+    var outstandingCount: Int { outstanding.count - outstandingHead }
+    var backlogCount: Int { backlog.count - backlogHead }
+
+    // MARK: Connecting
+
+    /// Starts a non-blocking connect; false if it failed at once.
+    func connect(to address: SocketAddress, epoll: Int32) -> Bool {
+        fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        try? setNoDelay(fd)
+        let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        guard rc == 0 || errno == EINPROGRESS else {
+            closeSocket(fd)
+            fd = -1
+            return false
+        }
+        state = .connecting
+        writeInterest = true
+        return control(epoll, EPOLL_CTL_ADD, EPOLLIN.rawValue | EPOLLOUT.rawValue)
+    }
+
+    // MARK: Events
+
+    func handle(events: UInt32, worker: LoadWorker) {
+        if state == .connecting {
+            guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            guard error == 0 else {
+                worker.connectFailed(self, "connect: \(String(cString: strerror(error)))")
+                close(worker: worker)
+                return
+            }
+            state = .handshaking
+            encoder.append(Hello(features: [], clientName: "checklist-bench-load"), requestID: Self.helloID, to: &output)
+            flush(worker: worker)
+            return
+        }
+        if events & EPOLLOUT.rawValue != 0 && writeInterest { flush(worker: worker) }
+        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(worker: worker) }
+    }
+
+    private func read(worker: LoadWorker) {
+        // Level-triggered: one read per wake-up keeps connections fair.
+        let result: SocketReadResult
+        do throws(SocketError) {
+            result = try readSocket(fd, into: worker.readBuffer)
+        } catch {
+            lost(worker: worker, "read: \(error)")
+            return
+        }
+        switch result {
+        case .bytes(let n):
+            worker.result.bytesIn += UInt64(n)
+            let fresh = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.readBuffer)[..<n])
+            if partial.isEmpty {
+                let used = parse(fresh, worker: worker)
+                if state != .closed && used < n { partial.append(contentsOf: fresh[used...]) }
+            } else {
+                // Parse from a moved-out copy: closing while parsing must not
+                // touch the array being read.
+                var bytes: [UInt8] = []
+                swap(&bytes, &partial)
+                bytes.append(contentsOf: fresh)
+                let used = bytes.withUnsafeBytes { parse($0, worker: worker) }
+                if state != .closed && used < bytes.count {
+                    bytes.removeFirst(used)
+                    partial = bytes
+                }
+            }
+        case .endOfFile:
+            lost(worker: worker, goodbye ?? "the server closed the connection")
+        case .wouldBlock:
+            break
+        }
+    }
+
+    /// Handles the whole frames at the start of `bytes`; returns the bytes used.
+    private func parse(_ bytes: UnsafeRawBufferPointer, worker: LoadWorker) -> Int {
+        var used = 0
+        while state != .closed {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[used...])
+            switch FrameParser.next(in: rest, maxFrameBytes: worker.plan.maxFrameBytes) {
+            case .needMore:
+                return used
+            case .fatal(let error):
+                worker.result.fail("decode", "frame: \(error)")
+                lost(worker: worker, "lost framing")
+                return bytes.count
+            case let .frame(header, body, size):
+                answer(header, UnsafeRawBufferPointer(rebasing: rest[body]), worker: worker)
+                used += size
+            }
+        }
+        return used
+    }
+
+    // MARK: Answers
+
+    private func answer(_ header: FrameHeader, _ body: UnsafeRawBufferPointer, worker: LoadWorker) {
+        if header.requestID == FrameHeader.pushRequestID {
+            // SHUTTING_DOWN, an idle timeout or the connection limit: the
+            // server closes after the answers it owes.
+            if header.type == .error, let message = try? WireReader.decode(Array(body), { (r) throws(ChecklistError) in
+                try ErrorMessage.decode(from: &r)
+            }) {
+                goodbye = "\(message.error.code.name): \(message.error.message)"
+                // Before the handshake it is the refusal, counted as a failed connect.
+                if state == .ready {
+                    worker.result.fail(message.error.code.name, "request id 0: \(message.error.message)")
+                }
+            } else {
+                worker.result.fail("check:type", "unexpected frame \(header.type.name) with request id 0")
+            }
+            return
+        }
+        if state == .handshaking {
+            guard header.requestID == Self.helloID, header.type == .helloOK else {
+                let reason = header.type == .error ? errorName(body) : "answered HELLO with \(header.type.name)"
+                worker.connectFailed(self, "handshake: \(reason)")
+                close(worker: worker)
+                return
+            }
+            state = .ready
+            worker.connectionReady(self)
+            return
+        }
+        guard outstandingCount > 0 else {
+            worker.result.fail("check:request_id", "answer \(header.requestID) to no outstanding request")
+            return
+        }
+        let request = outstanding[outstandingHead]
+        outstandingHead += 1
+        if outstandingHead == outstanding.count {
+            outstanding.removeAll(keepingCapacity: true)
+            outstandingHead = 0
+        }
+        worker.recordAnswer(kind: request.kind, startNanos: request.startNanos)
+        guard header.requestID == request.id else {
+            worker.result.fail("check:request_id", "expected the answer to \(request.id), got \(header.requestID)")
+            lost(worker: worker, "answers out of order")
+            return
+        }
+        if header.type == .error {
+            let name = errorName(body)
+            worker.result.fail(name, "\(request.kind.name) request \(request.id)")
+        } else if header.flags.rawValue != 0 {
+            worker.result.fail("check:flags", "flags \(header.flags.rawValue) on an uncompressed connection")
+        } else {
+            let problem: String?
+            do throws(ChecklistError) {
+                var r = WireReader(body)
+                switch request.kind {
+                case .page: problem = header.type == .page ? try checkPage(&r, request, worker.plan) : "got \(header.type.name)"
+                case .patch: problem = header.type == .patchOK ? try checkPatch(&r, request, worker.plan) : "got \(header.type.name)"
+                case .lists: problem = header.type == .lists ? try checkLists(&r, worker.plan) : "got \(header.type.name)"
+                }
+            } catch {
+                problem = "undecodable: \(error)"
+            }
+            if let problem { worker.result.fail("check:\(request.kind.name)", problem) }
+        }
+        worker.answered(self)
+    }
+
+    private func errorName(_ body: UnsafeRawBufferPointer) -> String {
+        var r = WireReader(body)
+        guard let code = try? r.readVarint("code") else { return "decode" }
+        return ChecklistError.Code(rawValue: UInt16(truncatingIfNeeded: code)).name
+    }
+
+    /// A page of the load list as it must be: `total` rows "item 0"... with
+    /// ids 1... in order, `min(limit, total - offset)` of them from `offset`.
+    private func checkPage(_ r: inout WireReader, _ request: Outstanding, _ plan: LoadPlan) throws(ChecklistError) -> String? {
+        let h = try PageMessage.Header.decode(from: &r)
+        let expected = request.offset < plan.items ? min(plan.pageSize, plan.items - request.offset) : 0
+        guard h.list == plan.lists[request.list], h.total == UInt64(plan.items), h.offset == UInt64(request.offset),
+              h.count == expected else {
+            return "list \(h.list) total \(h.total) offset \(h.offset) count \(h.count) for offset \(request.offset)"
+        }
+        guard h.revision >= revisions[request.list] else {
+            return "revision \(h.revision) after \(revisions[request.list])"
+        }
+        revisions[request.list] = h.revision
+        for j in 0..<h.count {
+            let index = request.offset + j
+            let id = try r.readVarint("id")
+            let flags = try r.readU8("flags")
+            let text = try r.readByteSlice("text")
+            if flags & 4 != 0 { _ = try r.readZigZag("due") }
+            if flags & 8 != 0 { _ = try r.readZigZag("price") }
+            guard id == UInt64(index + 1), flags & 0xF0 == 0, Self.isItemText(text, index: index) else {
+                return "row \(index): id \(id), flags \(flags), \(text.count)-byte text"
+            }
+        }
+        return nil
+    }
+
+    private func checkPatch(_ r: inout WireReader, _ request: Outstanding, _ plan: LoadPlan) throws(ChecklistError) -> String? {
+        let list = try r.readVarint("list")
+        let revision = try r.readVarint("revision")
+        let pairs = try r.readVarint("count")
+        guard list == plan.lists[request.list].rawValue, pairs == 0 else { return "list \(list), \(pairs) pairs" }
+        guard revision > revisions[request.list] else { return "revision \(revision) after \(revisions[request.list])" }
+        revisions[request.list] = revision
+        return nil
+    }
+
+    private func checkLists(_ r: inout WireReader, _ plan: LoadPlan) throws(ChecklistError) -> String? {
+        let count = try r.readCount("count", max: r.remaining / 6)
+        var found = 0
+        for _ in 0..<count {
+            let id = try r.readVarint("id")
+            _ = try r.readByteSlice("name")
+            _ = try r.readByteSlice("icon")
+            let itemCount = try r.readVarint("itemCount")
+            _ = try r.readVarint("uncheckedCount")
+            let revision = try r.readVarint("revision")
+            guard let index = plan.listIndex[id] else { continue }
+            found += 1
+            guard itemCount == UInt64(plan.items), revision >= revisions[index] else {
+                return "list \(id): \(itemCount) items, revision \(revision) after \(revisions[index])"
+            }
+            revisions[index] = revision
+        }
+        return found == plan.lists.count ? nil : "\(found) of the \(plan.lists.count) load lists listed"
+    }
+
+    /// Whether `text` is exactly `item <index>`.
+    static func isItemText(_ text: UnsafeRawBufferPointer, index: Int) -> Bool {
+        // "item " is 105 116 101 109 32.
+        guard text.count > 5, text.count <= 25, text[0] == 105, text[1] == 116, text[2] == 101, text[3] == 109,
+              text[4] == 32 else { return false }
+        var value = 0
+        for i in 5..<text.count {
+            let digit = Int(text[i]) - 48
+            guard digit >= 0 && digit <= 9 else { return false }
+            value = value &* 10 &+ digit
+        }
+        return value == index && (text.count == 6 || text[5] != 48)
+    }
+
+    // MARK: Requests
+
+    /// Queues one request of the mix (sent at the next `flush`).
+    func issue(startNanos: UInt64, plan: LoadPlan) {
+        let kind = plan.mix.pick(rng.next())
+        let list = Int(rng.next() % UInt64(plan.lists.count))
+        let id = nextRequestID
+        nextRequestID = nextRequestID == .max ? 2 : nextRequestID + 1
+        var offset = 0
+        switch kind {
+        case .page:
+            offset = Int(rng.next() % UInt64(plan.items))
+            encoder.append(GetPage(list: plan.lists[list], start: .offset(UInt64(offset)), limit: UInt64(plan.pageSize)),
+                           requestID: id, to: &output)
+        case .patch:
+            // One TOGGLE of item `n`: list, presence 0, count 1, opcode 0x04, ItemRef n << 1.
+            let item = rng.next() % UInt64(plan.items) + 1
+            let listID = plan.lists[list].rawValue
+            encoder.append(type: .patch, requestID: id, to: &output) { w in
+                w.writeVarint(listID)
+                w.writeU8(0)
+                w.writeVarint(1)
+                w.writeU8(0x04)
+                w.writeVarint(item << 1)
+            }
+        case .lists:
+            encoder.append(ListLists(), requestID: id, to: &output)
+        }
+        outstanding.append(Outstanding(id: id, kind: kind, list: list, offset: offset, startNanos: startNanos))
+    }
+
+    /// Open loop: a request came due; it waits if the pipeline is full.
+    func due(at nanos: UInt64, plan: LoadPlan) {
+        if outstandingCount < plan.pipeline && backlogCount == 0 {
+            issue(startNanos: nanos, plan: plan)
+        } else if backlogCount < 100_000 {
+            backlog.append(nanos)
+        }
+    }
+
+    /// Open loop: after an answer, sends the oldest waiting request.
+    func issueFromBacklog(plan: LoadPlan) {
+        guard backlogCount > 0, outstandingCount < plan.pipeline else { return }
+        let nanos = backlog[backlogHead]
+        backlogHead += 1
+        if backlogHead == backlog.count {
+            backlog.removeAll(keepingCapacity: true)
+            backlogHead = 0
+        }
+        issue(startNanos: nanos, plan: plan)
+    }
+
+    /// Writes what is queued; waits for `EPOLLOUT` if the socket is full.
+    func flush(worker: LoadWorker) {
+        guard state != .closed, outputSent < output.count else { return }
+        // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
+        let written = output.bytes.withUnsafeBytes { raw in
+            Result { () throws(SocketError) in try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[outputSent...])) }
+        }
+        let result: SocketWriteResult
+        switch written {
+        case .success(let r): result = r
+        case .failure(let error):
+            lost(worker: worker, "send: \(error)")
+            return
+        }
+        if case .bytes(let n) = result {
+            outputSent += n
+            worker.result.bytesOut += UInt64(n)
+        }
+        if outputSent == output.count {
+            output.reset()
+            outputSent = 0
+        }
+        let wantWrite = outputSent < output.count
+        if wantWrite != writeInterest {
+            writeInterest = wantWrite
+            _ = control(worker.epoll, EPOLL_CTL_MOD, EPOLLIN.rawValue | (wantWrite ? EPOLLOUT.rawValue : 0))
+        }
+    }
+
+    // MARK: Closing
+
+    /// The connection ended under us: what it still owed counts as lost.
+    private func lost(worker: LoadWorker, _ reason: String) {
+        let owed = outstandingCount
+        if state == .connecting || state == .handshaking {
+            worker.connectFailed(self, reason)
+        } else if owed > 0 {
+            for _ in 0..<owed { worker.result.fail("closed", reason) }
+        } else if worker.phase == .running && goodbye == nil {
+            worker.result.fail("closed", reason)
+        }
+        close(worker: worker)
+    }
+
+    /// Requests still unanswered when the drain time ran out.
+    func abandon(worker: LoadWorker) {
+        for _ in 0..<outstandingCount { worker.result.fail("timeout", "no answer before the drain deadline") }
+        close(worker: worker)
+    }
+
+    func close(worker: LoadWorker) {
+        guard state != .closed else { return }
+        let wasOpen = state == .ready
+        state = .closed
+        if fd >= 0 {
+            _ = epoll_ctl(worker.epoll, EPOLL_CTL_DEL, fd, nil)
+            closeSocket(fd)
+        }
+        outstanding.removeAll()
+        outstandingHead = 0
+        backlog.removeAll()
+        backlogHead = 0
+        worker.connectionClosed(self, wasOpen: wasOpen)
+    }
+
+    private func control(_ epoll: Int32, _ op: Int32, _ interest: UInt32) -> Bool {
+        var event = epoll_event()
+        event.events = interest
+        event.data.u64 = UInt64(slot)
+        return epoll_ctl(epoll, op, fd, &event) == 0
+    }
+}

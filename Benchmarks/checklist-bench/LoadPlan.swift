@@ -1,0 +1,101 @@
+import ChecklistModel
+import ChecklistSocket
+
+/// What each request of the load scenario is.
+enum LoadRequestKind: Int, CaseIterable, Sendable {
+    /// GET_PAGE of `pageSize` rows at a random offset of a random load list.
+    case page
+    /// PATCH toggling one random item of a random load list (the row count
+    /// and order never change, so every page stays checkable).
+    case patch
+    /// LIST_LISTS.
+    case lists
+
+    var name: String {
+        switch self {
+        case .page: return "page"
+        case .patch: return "patch"
+        case .lists: return "lists"
+        }
+    }
+}
+
+/// `--mix page=70,patch=20,lists=10`: relative weights of the request kinds.
+struct LoadMix: Sendable, CustomStringConvertible {
+    private(set) var weights: [Int]  // indexed by LoadRequestKind.rawValue
+    private let total: Int
+
+    init(_ text: String) throws {
+        var weights = [Int](repeating: 0, count: LoadRequestKind.allCases.count)
+        for part in text.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, let kind = LoadRequestKind.allCases.first(where: { $0.name == pair[0] }),
+                  let weight = Int(pair[1]), weight >= 0 else {
+                throw BenchArguments.UsageError(description: "--mix: '\(part)' is not KIND=WEIGHT (kinds: page, patch, lists)")
+            }
+            weights[kind.rawValue] = weight
+        }
+        self.weights = weights
+        total = weights.reduce(0, +)
+        guard total > 0 else { throw BenchArguments.UsageError(description: "--mix: the weights add up to 0") }
+    }
+
+    /// The kind for a uniformly random `draw`.
+    func pick(_ draw: UInt64) -> LoadRequestKind {
+        var r = Int(draw % UInt64(total))
+        for kind in LoadRequestKind.allCases {
+            r -= weights[kind.rawValue]
+            if r < 0 { return kind }
+        }
+        return .page
+    }
+
+    var description: String {
+        LoadRequestKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0.name)=\(weights[$0.rawValue])" }
+            .joined(separator: ",")
+    }
+}
+
+/// Everything the load threads need to know, fixed before they start.
+struct LoadPlan: Sendable {
+    var address: SocketAddress
+    var connections: Int
+    var threads: Int
+    /// Closed loop: requests kept outstanding per connection. Open loop: the
+    /// most outstanding per connection; due requests beyond it wait (and
+    /// their latency counts from when they were due).
+    var pipeline: Int
+    /// Requests per second over all connections (open loop); nil: closed loop.
+    var rate: Double?
+    var mix: LoadMix
+    /// The load lists, each holding `items` rows "item 0", "item 1", ...
+    /// with ids 1, 2, ... in that order.
+    let lists: [ListID]
+    /// Position in `lists` of each load list id.
+    let listIndex: [UInt64: Int]
+    var items: Int
+    var pageSize: Int
+    var maxFrameBytes: UInt32
+    var seed: UInt64
+
+    init(address: SocketAddress, connections: Int, threads: Int, pipeline: Int, rate: Double?, mix: LoadMix,
+         lists: [ListID], items: Int, pageSize: Int, maxFrameBytes: UInt32, seed: UInt64) {
+        self.address = address
+        self.connections = connections
+        self.threads = threads
+        self.pipeline = pipeline
+        self.rate = rate
+        self.mix = mix
+        self.lists = lists
+        self.listIndex = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.rawValue, $0) })
+        self.items = items
+        self.pageSize = pageSize
+        self.maxFrameBytes = maxFrameBytes
+        self.seed = seed
+    }
+
+    /// The connections worker `index` drives: every `threads`-th one.
+    func slots(ofWorker index: Int) -> [Int] {
+        Array(stride(from: index, to: connections, by: threads))
+    }
+}

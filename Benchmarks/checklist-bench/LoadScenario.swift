@@ -1,0 +1,188 @@
+import ChecklistClient
+import ChecklistModel
+import ChecklistSocket
+import ChecklistWire
+import Foundation
+
+/// `checklist-bench load`: C connections (up to 10,000) sending a mix of
+/// GET_PAGE, PATCH and LIST_LISTS, closed loop (each connection keeps
+/// `--pipeline` requests outstanding) or open loop (`--rate` requests per
+/// second in all, latency counted from when each was due). Every answer is
+/// checked: type, request id and order, page rows (ids, texts, counts,
+/// offsets), revisions that never go back and grow with each PATCH.
+///
+/// The connections are driven by a few `LoadWorker` threads, each
+/// multiplexing its share of non-blocking sockets with epoll: one thread
+/// per connection, as the client library does, would not scale to 10,000.
+/// Loopback only, and bounded: at most 10,000 connections and 24 hours.
+enum LoadScenario {
+    static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
+                                       "threads", "seed", "server", "json"]
+    static let maxConnections = 10_000
+
+    static func run(_ args: BenchArguments) async throws {
+        try args.check(allowed: options)
+        let connections = try args.int("connections", default: 50, min: 1)
+        guard connections <= maxConnections else {
+            throw BenchArguments.UsageError(description: "--connections: at most \(maxConnections)")
+        }
+        let seconds = try args.double("seconds", default: 10)
+        guard seconds <= 86_400 else { throw BenchArguments.UsageError(description: "--seconds: at most 86400") }
+        let rate = args.string("rate") == nil ? nil : try args.double("rate", default: 0)
+        let mix = try LoadMix(args.string("mix") ?? "page=70,patch=20,lists=10")
+        let pipeline = try args.int("pipeline", default: 1, min: 1)
+        guard pipeline <= 1024 else { throw BenchArguments.UsageError(description: "--pipeline: at most 1024") }
+        let listCount = try args.int("lists", default: 10, min: 1)
+        let items = try args.int("items", default: 1000, min: 1)
+        let pageSize = try args.int("page", default: 50, min: 1)
+        let threads = min(connections, try args.int("threads", default: connections <= 100 ? 1 : 2, min: 1))
+        let seed = UInt64(try args.int("seed", default: 1))
+        if let server = args.string("server") { try requireLoopback(server) }
+
+        raiseFileDescriptorLimit()
+        // A server of our own must admit every connection (and the set-up one).
+        let target = try BenchTarget(args, extraServerArguments: ["--max-connections", "\(connections + 16)"])
+        defer { target.stop() }
+        let address = try SocketAddress(host: target.host, port: target.port)
+
+        // Set up the load lists with the client library.
+        let setup = try await target.connect(name: "checklist-bench-load-setup")
+        guard pageSize <= Int(setup.serverLimits.maxPageRows) else {
+            throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
+        }
+        let lists = try await makeLists(count: listCount, items: items, on: setup)
+        let plan = LoadPlan(address: address, connections: connections, threads: threads, pipeline: pipeline, rate: rate,
+                            mix: mix, lists: lists, items: items, pageSize: pageSize,
+                            maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: seed)
+        // The set-up connection must not take one of the server's connection slots.
+        await setup.close()
+        let rssBefore = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
+
+        // Connect, run, drain.
+        let shared = LoadShared()
+        for index in 0..<threads { LoadWorker.start(index: index, plan: plan, shared: shared) }
+        var progress = LoadProgress()
+        let connectStart = monotonicNanos()
+        let connectLimit: UInt64 = (30 + UInt64(connections / 250)) * 1_000_000_000
+        while shared.workersConnected.load(ordering: .acquiring) < threads && monotonicNanos() - connectStart < connectLimit {
+            progress.update(shared, phase: "connecting", elapsedNanos: monotonicNanos() - connectStart, target: connections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let connectNanos = monotonicNanos() - connectStart
+        guard shared.connected.load(ordering: .relaxed) > 0 else {
+            shared.set(.stopping)
+            let failed = await finish(shared, threads: threads)
+            throw BenchArguments.UsageError(description: "no connection could be made: \(failed.examples.first ?? "?")")
+        }
+        let runStart = monotonicNanos()
+        shared.runStartNanos.store(runStart, ordering: .releasing)
+        shared.set(.running)
+        let runNanos = UInt64(seconds * 1e9)
+        // Until the time is up, or until the server has closed every connection.
+        while monotonicNanos() - runStart < runNanos && shared.open.load(ordering: .relaxed) > 0 {
+            progress.update(shared, phase: "running", elapsedNanos: monotonicNanos() - runStart, target: connections)
+            try await Task.sleep(for: .milliseconds(min(250, max(1, Int((runNanos - (monotonicNanos() - runStart)) / 1_000_000)))))
+        }
+        let rssDuring = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
+        let openAtEnd = shared.open.load(ordering: .relaxed)
+        shared.set(.draining)
+        let window = monotonicNanos() - runStart
+        let result = await finish(shared, threads: threads)
+        progress.finish()
+
+        if args.string("server") != nil, let cleanup = try? await target.connect(name: "checklist-bench-load-cleanup") {
+            // Leave a server we did not start as we found it.
+            for list in lists { _ = try? await cleanup.deleteList(list) }
+            await cleanup.close()
+        }
+
+        let windowSeconds = Double(window) / 1e9
+        var report = BenchReport()
+        report.add("scenario", "load")
+        report.add("mode", rate == nil ? "closed" : "open")
+        report.add("connections", connections)
+        report.add("connectionsOpen", openAtEnd)
+        report.add("threads", threads)
+        report.add("pipeline", pipeline)
+        report.add("rate", rate ?? 0)
+        report.add("mix", mix.description)
+        report.add("lists", listCount)
+        report.add("items", items)
+        report.add("pageSize", pageSize)
+        report.add("connectSeconds", Double(connectNanos) / 1e9)
+        report.add("seconds", windowSeconds)
+        report.add("requests", result.answered)
+        report.add("requestsPerSecond", Double(result.answeredInWindow) / windowSeconds)
+        for kind in LoadRequestKind.allCases {
+            report.add("\(kind.name)Requests", result.answeredByKind[kind.rawValue])
+        }
+        report.add("errors", result.errorCount)
+        report.add("errorsByCode", counts: result.errors.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        report.addLatencies(result.latency, includeP90: true)
+        report.add("maxMs", result.latency.maxMs)
+        report.add("bytesIn", result.bytesIn)
+        report.add("bytesOut", result.bytesOut)
+        if let rssBefore, let rssDuring {
+            report.add("serverRssBeforeBytes", rssBefore)
+            report.add("serverRssBytes", rssDuring)
+            report.add("serverRssPerConnectionBytes", openAtEnd > 0 ? (rssDuring - rssBefore) / openAtEnd : 0)
+        }
+        if let peak = target.serverPeakRssBytes { report.add("serverPeakRssBytes", peak) }
+        report.print(json: args.flag("json"))
+        if !args.flag("json") {
+            for example in result.examples { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
+        }
+    }
+
+    /// Waits for every worker to finish (draining, then stopping if the
+    /// drain overruns) and merges their results.
+    private static func finish(_ shared: LoadShared, threads: Int) async -> LoadWorkerResult {
+        let deadline = monotonicNanos() + LoadWorker.drainTime + 5_000_000_000
+        while shared.workersFinished.load(ordering: .acquiring) < threads {
+            if monotonicNanos() > deadline { shared.set(.stopping) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        var merged = LoadWorkerResult()
+        for result in shared.finishedResults { merged.merge(result) }
+        return merged
+    }
+
+    /// Creates `count` lists of `items` rows "item 0", "item 1", ... (ids 1,
+    /// 2, ... in order), filled with pipelined full PATCH batches.
+    private static func makeLists(count: Int, items: Int, on connection: ChecklistConnection) async throws -> [ListID] {
+        let batch = Int(connection.serverLimits.maxBatchOps)
+        let run = "load-\(getpid())-\(UInt32(truncatingIfNeeded: monotonicNanos() / 1_000_000))"
+        var lists: [ListID] = []
+        for k in 0..<count {
+            let list = try await connection.createList(name: "\(run)-\(k)", icon: "Inbox")
+            var next = 0
+            while next < items {
+                var requests: [ChecklistWire.Request] = []
+                while requests.count < 8 && next < items {
+                    let n = min(batch, items - next)
+                    let ops = (next..<next + n).map { i in
+                        PatchOperation.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))
+                    }
+                    requests.append(.patch(Patch(list: list.id, ops: ops)))
+                    next += n
+                }
+                for answer in try await connection.send(batch: requests) {
+                    if case .error(let e) = answer { throw ClientError.server(e.error) }
+                }
+            }
+            lists.append(list.id)
+        }
+        return lists
+    }
+
+    /// `load` opens thousands of connections: it may only aim at this machine.
+    private static func requireLoopback(_ server: String) throws {
+        guard let address = try? SocketAddress(parsing: server.hasPrefix("localhost:") ? "127.0.0.1" + server.dropFirst(9) : server) else {
+            throw BenchArguments.UsageError(description: "--server wants HOST:PORT, got '\(server)'")
+        }
+        let host = address.host
+        guard host.hasPrefix("127.") || host == "::1" else {
+            throw BenchArguments.UsageError(description: "load only targets loopback addresses (127.0.0.0/8, ::1), not \(host)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with `swiftc -sanitize=fuzzer,address` and
+# runs each for SECONDS (default 60), starting from a seed corpus made from
+# Protocol/vectors (frames) and from the real SnapshotWriter (snapshots).
+#
+#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: frame-decoder, snapshot-reader (default: both)
+#
+# Builds into $FUZZ_BUILD_DIR (default .build/fuzz); the corpus grown by
+# earlier runs is kept there and reused. A crash stops the run with libFuzzer's
+# report and a reproducer in .build/fuzz/artifacts/; the script then exits 1.
+# Reproduce with: .build/fuzz/bin/TARGET .build/fuzz/artifacts/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH=${1:-60}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(frame-decoder snapshot-reader)
+
+OUT=${FUZZ_BUILD_DIR:-$PWD/.build/fuzz}
+MODULES=$OUT/modules
+BIN=$OUT/bin
+mkdir -p "$MODULES" "$BIN" "$OUT/artifacts"
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$MODULES" -I Sources/CZlib -I Sources/CLinux)
+
+# One module at a time, bottom layer first, each instrumented for coverage.
+build_module() {
+    local name=$1
+    swiftc "${FLAGS[@]}" -wmo -module-name "$name" -emit-module -emit-module-path "$MODULES/$name.swiftmodule" \
+        -emit-object -o "$MODULES/$name.o" $(find "Sources/$name" -name '*.swift' | sort) 2>&1 | grep -v "Cannot export local symbol" || true
+    [ -f "$MODULES/$name.o" ] || { echo "fuzz: building $name failed" >&2; exit 1; }
+}
+
+echo "fuzz: building (swiftc -sanitize=fuzzer,address) into $OUT"
+rm -f "$MODULES"/*.o
+build_module ChecklistModel
+build_module ChecklistWire
+build_module ChecklistPersistence
+
+link() {
+    local target=$1; shift
+    swiftc "${FLAGS[@]}" "$@" -lz -o "$BIN/$target" 2>&1 | grep -v "Cannot export local symbol" || true
+    [ -x "$BIN/$target" ] || { echo "fuzz: linking $target failed" >&2; exit 1; }
+}
+link frame-decoder Fuzz/FrameDecoder/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o"
+link snapshot-reader Fuzz/SnapshotReader/*.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
+    "$MODULES/ChecklistPersistence.o"
+
+# Seeds. Frames: every golden vector, prefixed with the byte that selects a
+# 4 MiB maxFrameBytes (65536 for the zlib bomb), plus one stream of all the
+# request vectors back to back. Snapshots: written by the real writer.
+SEEDS=$OUT/seeds
+rm -rf "$SEEDS" && mkdir -p "$SEEDS/frame-decoder" "$SEEDS/snapshot-reader"
+python3 - "$SEEDS/frame-decoder" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+stream = bytearray([3])
+for path in sorted(glob.glob("Protocol/vectors/*.json")):
+    v = json.load(open(path))
+    data = bytes.fromhex(v["hex"])
+    selector = 2 if v.get("maxFrameBytes") == 65536 else 3
+    open(os.path.join(out, v["name"]), "wb").write(bytes([selector]) + data)
+    if v["direction"] == "request" and "error" not in v:
+        stream += data
+open(os.path.join(out, "all-requests-stream"), "wb").write(bytes(stream))
+PY
+SNAPSHOT_FUZZ_WRITE_SEEDS="$SEEDS/snapshot-reader" "$BIN/snapshot-reader" \
+    || echo "fuzz: could not write the snapshot seeds; that target starts from nothing" >&2
+
+status=0
+for target in "${TARGETS[@]}"; do
+    corpus=$OUT/corpus/$target
+    mkdir -p "$corpus"
+    echo "fuzz: $target for ${SECONDS_EACH}s (corpus $corpus, $(ls "$SEEDS/$target" | wc -l) seeds)"
+    log=$OUT/$target.log
+    if "$BIN/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+        -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" "$corpus" "$SEEDS/$target" >"$log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+        cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+        echo "fuzz: $target: $runs inputs executed without a crash ($cov, corpus $(ls "$corpus" | wc -l) inputs)"
+    else
+        echo "fuzz: $target FAILED; the end of its log ($log):" >&2
+        tail -60 "$log" >&2
+        status=1
+    fi
+done
+exit $status

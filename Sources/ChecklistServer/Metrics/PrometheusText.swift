@@ -1,0 +1,69 @@
+import ChecklistModel
+import ChecklistWire
+
+/// The figures of a STATS_REPORT in the Prometheus text exposition format
+/// (version 0.0.4), as served at `--metrics-port`. Metric names are
+/// `checklistd_*`; Benchmarks/README.md and `checklistd --help` list them.
+enum PrometheusText {
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    static func render(_ r: StatsReport) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
+            out += "# HELP checklistd_\(name) \(help)\n# TYPE checklistd_\(name) \(type)\n"
+            for sample in samples {
+                out += "checklistd_\(name)\(sample.labels.isEmpty ? "" : "{\(sample.labels)}") \(sample.value)\n"
+            }
+        }
+        func single(_ name: String, _ type: String, _ help: String, _ value: UInt64) {
+            metric(name, type, help, [("", String(value))])
+        }
+        single("uptime_seconds", "gauge", "Seconds since the server started.", r.uptimeSeconds)
+        single("connections_open", "gauge", "Connections being served now.", r.connectionsOpen)
+        single("connections_total", "counter", "Connections accepted and served.", r.connectionsTotal)
+        single("connections_rejected_total", "counter", "Connections turned away at --max-connections.", r.connectionsRejected)
+        single("connections_idle_closed_total", "counter", "Connections closed by --idle-timeout.", r.connectionsIdleClosed)
+        single("connections_dropped_output_total", "counter",
+               "Connections aborted because their unread answers passed --max-output-bytes.", r.connectionsDroppedForOutput)
+        single("read_pauses_total", "counter",
+               "Times a connection stopped being read because its unread answers passed the high-water mark.", r.readPauses)
+        single("in_flight_pauses_total", "counter",
+               "Times a connection's requests were held back at --max-in-flight.", r.inFlightPauses)
+        single("received_bytes_total", "counter", "Bytes read from client sockets.", r.bytesIn)
+        single("sent_bytes_total", "counter", "Bytes written to client sockets.", r.bytesOut)
+        metric("requests_total", "counter", "Requests handled, by message type.",
+               r.requests.map { ("type=\"\($0.type.name)\"", String($0.requests)) })
+        metric("request_errors_total", "counter", "Requests answered with ERROR, by message type.",
+               r.requests.map { ("type=\"\($0.type.name)\"", String($0.errors)) })
+        metric("errors_total", "counter", "ERROR frames sent, by error code (connection-level ones included).",
+               r.errors.map { ("code=\"\($0.code.name)\"", String($0.count)) })
+        let quantiles: [(String, UInt64)] = [("0.5", r.latency.p50Micros), ("0.9", r.latency.p90Micros),
+                                             ("0.99", r.latency.p99Micros), ("0.999", r.latency.p999Micros)]
+        metric("request_duration_seconds", "summary", "Time the server spent on a request, over all requests since start.",
+               quantiles.map { ("quantile=\"\($0.0)\"", seconds(micros: $0.1)) })
+        out += "checklistd_request_duration_seconds_count \(r.latency.count)\n"
+        metric("request_duration_max_seconds", "gauge", "The longest a request took since start.",
+               [("", seconds(micros: r.latency.maxMicros))])
+        single("lists", "gauge", "Lists in the store, all namespaces.", r.lists)
+        single("items", "gauge", "Items in the store, all namespaces.", r.items)
+        if let log = r.log {
+            single("log_last_lsn", "gauge", "Last log sequence number appended to the write-ahead log.", log.lastLSN)
+            single("log_durable_lsn", "gauge", "Log records up to this sequence number are fsynced.", log.durableLSN)
+            single("log_segments", "gauge", "Segment files of the write-ahead log.", log.segments)
+            single("log_failed", "gauge", "1 when a log write or fsync failed (no more changes are accepted).", log.failed ? 1 : 0)
+        }
+        if let snapshot = r.snapshot {
+            single("snapshot_lsn", "gauge", "The last snapshot holds every change up to this log sequence number.", snapshot.lsn)
+            metric("snapshot_timestamp_seconds", "gauge", "When the last snapshot was finished (Unix time).",
+                   [("", String(snapshot.time))])
+            single("snapshot_bytes", "gauge", "Size of the last snapshot on disk.", snapshot.bytes)
+        }
+        return out
+    }
+
+    /// Microseconds as seconds with six decimals, e.g. `0.000250`.
+    static func seconds(micros: UInt64) -> String {
+        let fraction = String(micros % 1_000_000)
+        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,61 @@
+import ChecklistModel
+import ChecklistWire
+import Synchronization
+
+/// One event loop's request counters: requests and ERROR answers by message
+/// type, ERROR answers by code, latencies, and the connection events the
+/// protocol handlers see. Each loop records into its own shard (so the lock
+/// is never contended by another loop); `ServerMetrics` merges the shards
+/// for STATS and /metrics.
+final class RequestMetrics: Sendable {
+    struct Figures {
+        /// Indexed by the request frame's type byte.
+        var requests = [UInt64](repeating: 0, count: 256)
+        var requestErrors = [UInt64](repeating: 0, count: 256)
+        /// ERROR frames sent, by code (connection-level ones included).
+        var errorsByCode: [UInt16: UInt64] = [:]
+        var latency = LatencyBuckets()
+        var idleClosed: UInt64 = 0
+        var inFlightPauses: UInt64 = 0
+
+        mutating func merge(_ other: Figures) {
+            for i in 0..<256 {
+                requests[i] &+= other.requests[i]
+                requestErrors[i] &+= other.requestErrors[i]
+            }
+            errorsByCode.merge(other.errorsByCode, uniquingKeysWith: &+)
+            latency.merge(other.latency)
+            idleClosed &+= other.idleClosed
+            inFlightPauses &+= other.inFlightPauses
+        }
+    }
+
+    /// Locking rule: only this shard's loop writes (one uncontended lock per
+    /// request); readers copy the figures out under the lock.
+    private let figures = Mutex(Figures())
+
+    /// One request handled: its type, the ERROR code it was answered with
+    /// (nil for a successful answer) and the time it took.
+    func recordRequest(type: MessageType, errorCode: ChecklistError.Code?, nanos: UInt64) {
+        figures.withLock {
+            $0.requests[Int(type.rawValue)] &+= 1
+            $0.latency.record(nanos: nanos)
+            if let errorCode {
+                $0.requestErrors[Int(type.rawValue)] &+= 1
+                $0.errorsByCode[errorCode.rawValue, default: 0] &+= 1
+            }
+        }
+    }
+
+    /// An ERROR frame that answers no request (request id 0: framing lost,
+    /// connection limit, idle timeout, shutting down).
+    func recordConnectionError(_ code: ChecklistError.Code) {
+        figures.withLock { $0.errorsByCode[code.rawValue, default: 0] &+= 1 }
+    }
+
+    func recordIdleClose() { figures.withLock { $0.idleClosed &+= 1 } }
+
+    func recordInFlightPause() { figures.withLock { $0.inFlightPauses &+= 1 } }
+
+    var snapshot: Figures { figures.withLock { $0 } }
+}

@@ -1,0 +1,92 @@
+import ChecklistModel
+import ChecklistStore
+import ChecklistWire
+import Synchronization
+
+/// Everything STATS (Protocol/SPEC.md section 6.10) and the Prometheus
+/// endpoint report, gathered from where it lives: the TCP server's
+/// connection and byte counters, each loop's `RequestMetrics`, the store's
+/// sizes and, when a durability layer registered one, its status.
+///
+/// Thread-safe: the shards and providers are behind their own locks;
+/// `report()` may be called from any thread (it takes the store's lock once).
+public final class ServerMetrics: Sendable {
+    let shards: [RequestMetrics]
+    private let store: Store
+    private let startedAt: ContinuousClock.Instant
+    private let providers = Mutex(Providers())
+
+    private struct Providers {
+        var connections: (@Sendable () -> ServerStatistics)?
+        var durability: (@Sendable () -> DurabilityStatus)?
+    }
+
+    init(loops: Int, store: Store) {
+        shards = (0..<max(1, loops)).map { _ in RequestMetrics() }
+        self.store = store
+        startedAt = .now
+    }
+
+    /// The shard of the loop with this index.
+    func shard(forLoop index: Int) -> RequestMetrics { shards[index % shards.count] }
+
+    /// Where the connection and byte counters come from (the TCP server,
+    /// made after the handlers that need this object).
+    func setConnectionStatisticsProvider(_ provider: @escaping @Sendable () -> ServerStatistics) {
+        providers.withLock { $0.connections = provider }
+    }
+
+    /// Registers the durability layer's status, read at each STATS or scrape.
+    /// The provider must be cheap and must not block on I/O.
+    public func setDurabilityStatusProvider(_ provider: @escaping @Sendable () -> DurabilityStatus) {
+        providers.withLock { $0.durability = provider }
+    }
+
+    /// Seconds since the server started.
+    public var uptime: Duration { .now - startedAt }
+
+    /// The current figures, as STATS answers them.
+    public func report() -> StatsReport {
+        let (connections, durability) = providers.withLock { ($0.connections, $0.durability) }
+        var figures = RequestMetrics.Figures()
+        for shard in shards { figures.merge(shard.snapshot) }
+
+        var r = StatsReport()
+        r.uptimeSeconds = UInt64(max(0, uptime.components.seconds))
+        if let statistics = connections?() {
+            r.connectionsOpen = UInt64(max(0, statistics.connectionsOpen))
+            r.connectionsTotal = statistics.connectionsTotal
+            r.connectionsRejected = statistics.connectionsRejected
+            r.connectionsDroppedForOutput = statistics.connectionsDroppedForOutput
+            r.readPauses = statistics.readPauses
+            r.bytesIn = statistics.bytesIn
+            r.bytesOut = statistics.bytesOut
+        }
+        r.connectionsIdleClosed = figures.idleClosed
+        r.inFlightPauses = figures.inFlightPauses
+        for type in 0..<256 where figures.requests[type] > 0 || figures.requestErrors[type] > 0 {
+            r.requests.append(StatsReport.TypeCount(type: MessageType(rawValue: UInt8(type)),
+                                                    requests: figures.requests[type],
+                                                    errors: figures.requestErrors[type]))
+        }
+        r.errors = figures.errorsByCode.keys.sorted().map {
+            StatsReport.CodeCount(code: ChecklistError.Code(rawValue: $0), count: figures.errorsByCode[$0]!)
+        }
+        let latency = figures.latency
+        func micros(_ nanos: UInt64) -> UInt64 { nanos / 1000 + (nanos % 1000 == 0 ? 0 : 1) }
+        r.latency.count = latency.count
+        r.latency.p50Micros = micros(latency.quantile(0.50))
+        r.latency.p90Micros = micros(latency.quantile(0.90))
+        r.latency.p99Micros = micros(latency.quantile(0.99))
+        r.latency.p999Micros = micros(latency.quantile(0.999))
+        r.latency.maxMicros = micros(latency.maxNanos)
+        let totals = store.totals()
+        r.lists = UInt64(totals.lists)
+        r.items = UInt64(totals.items)
+        if let status = durability?() {
+            r.log = status.log
+            r.snapshot = status.snapshot
+        }
+        return r
+    }
+}

@@ -1,0 +1,167 @@
+import ChecklistModel
+
+/// The retained history of every list: the last changes of each, already
+/// encoded, for CHANGES_SINCE and for the catch-up of a SUBSCRIBE.
+///
+/// Bounded twice: at most `retainPerList` changes per list, and at most
+/// `maxBytes` encoded bytes in all (the oldest change of the whole server is
+/// dropped first). A list's retained changes are always consecutive
+/// revisions `(floor, last]`; a request from a revision below `floor` is
+/// answered RESYNC_REQUIRED. A deleted list's history is dropped at once.
+///
+/// A plain value, not thread-safe: `SubscriptionHub` keeps it under its lock.
+struct ChangeFeed {
+    struct Configuration: Hashable, Sendable {
+        var retainPerList: Int
+        var maxBytes: Int
+    }
+
+    private struct History {
+        var changes = FIFO<EncodedChange>()
+        /// Revisions `(floor, last]` are retained.
+        var floor: Revision
+        var last: Revision
+        var bytes = 0
+
+        mutating func dropOldest() -> Int {
+            guard let oldest = changes.popFirst() else { return 0 }
+            floor = oldest.revision
+            bytes -= oldest.frame.count
+            return oldest.frame.count
+        }
+    }
+
+    /// What the feed can say about the changes after a revision.
+    enum Since {
+        /// The changes after the revision, oldest first, as many as fit;
+        /// `complete` when they reach the list's current revision.
+        case changes([EncodedChange], complete: Bool)
+        /// They are not all retained (or the client is ahead of the list).
+        case resyncRequired
+    }
+
+    let configuration: Configuration
+    private var lists: [ListID: History] = [:]
+    /// (list, revision) of every retained change in publish order, for the
+    /// global byte bound; entries already dropped otherwise are skipped.
+    private var order = FIFO<(ListID, Revision)>()
+    private(set) var retainedBytes = 0
+    private(set) var retainedCount = 0
+
+    init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Retains a change just committed. Changes of one list arrive in
+    /// revision order (the store's `onCommit` order).
+    mutating func append(_ change: EncodedChange) {
+        if change.isDeletion {
+            if let history = lists.removeValue(forKey: change.list) {
+                retainedBytes -= history.bytes
+                retainedCount -= history.changes.count
+            }
+            return
+        }
+        var history = lists.removeValue(forKey: change.list)
+            ?? History(floor: change.revision - 1, last: change.revision - 1)
+        if change.revision != history.last + 1 {
+            // Not the next revision (the feed missed changes): start over from here.
+            retainedBytes -= history.bytes
+            retainedCount -= history.changes.count
+            history = History(floor: change.revision - 1, last: change.revision - 1)
+        }
+        guard configuration.retainPerList > 0 else {
+            lists[change.list] = History(floor: change.revision, last: change.revision)
+            return
+        }
+        history.changes.append(change)
+        history.last = change.revision
+        history.bytes += change.frame.count
+        retainedBytes += change.frame.count
+        retainedCount += 1
+        order.append((change.list, change.revision))
+        while history.changes.count > configuration.retainPerList {
+            retainedBytes -= history.dropOldest()
+            retainedCount -= 1
+        }
+        lists[change.list] = history
+        while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
+            // Publish order is revision order per list: a live entry is its list's oldest.
+            guard lists[list]?.changes.first?.revision == revision, let freed = lists[list]?.dropOldest() else { continue }
+            retainedBytes -= freed
+            retainedCount -= 1
+        }
+        if order.count > 2 * retainedCount + 1024 {
+            order.removeAll { list, revision in
+                guard let history = lists[list] else { return true }
+                return revision <= history.floor || revision > history.last
+            }
+        }
+    }
+
+    /// The changes of `list` after `since`, at most `limit` of them and at
+    /// most `maxBytes` of **ListChange** bytes (but at least one, when any),
+    /// given that the list is at revision `current` (read from the store
+    /// under the same lock hold as this call).
+    func changes(of list: ListID, after since: Revision, current: Revision, limit: Int, maxBytes: Int) -> Since {
+        if since == current { return .changes([], complete: true) }
+        guard since < current, let history = lists[list], history.last == current, since >= history.floor else {
+            return .resyncRequired
+        }
+        var result: [EncodedChange] = []
+        var bytes = 0
+        var index = Int(since - history.floor)
+        while index < history.changes.count && result.count < limit {
+            let change = history.changes[index]
+            bytes += change.body.count
+            if bytes > maxBytes && !result.isEmpty { break }
+            result.append(change)
+            index += 1
+        }
+        return .changes(result, complete: result.last?.revision == current)
+    }
+
+    /// The range of revisions retained for `list`, if it has any.
+    func retained(_ list: ListID) -> ClosedRange<Revision>? {
+        guard let history = lists[list], history.last > history.floor else { return nil }
+        return (history.floor + 1)...history.last
+    }
+}
+
+/// A first-in first-out queue over an array with indexed access from the
+/// front: `append` and `popFirst` amortized O(1).
+struct FIFO<Element> {
+    private var storage: [Element] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { count == 0 }
+    var first: Element? { head < storage.count ? storage[head] : nil }
+
+    /// The `i`-th element from the front.
+    subscript(i: Int) -> Element { storage[head + i] }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= 1024)
+            head = 0
+        } else if head >= 1024 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        storage.removeFirst(head)
+        head = 0
+        storage.removeAll(where: shouldRemove)
+    }
+}
+
+extension FIFO: Sendable where Element: Sendable {}

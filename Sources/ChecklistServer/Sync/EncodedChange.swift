@@ -1,0 +1,44 @@
+import ChecklistModel
+import ChecklistWire
+
+/// A committed change encoded once for live sync: the whole CHANGE push
+/// frame (request id 0, never compressed), shared by every subscriber it is
+/// pushed to, by the change feed that retains it, by the catch-up of a
+/// SUBSCRIBE and by CHANGES answers (which copy its **ListChange** body).
+struct EncodedChange: Sendable {
+    let list: ListID
+    let namespace: Namespace
+    let revision: Revision
+    let isDeletion: Bool
+    /// The frame: 10 header bytes, then the **ListChange**.
+    let frame: [UInt8]
+    /// When it was published (for latency figures).
+    let publishedAt: ContinuousClock.Instant
+
+    /// Room kept below `maxFrameBytes` for the fields a CHANGES answer puts
+    /// before its changes (three varints).
+    static let changesHeaderRoom = 32
+
+    /// Encodes `change`. A patch whose **ListChange** would not fit in a
+    /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
+    init(_ change: Change, maxFrameBytes: UInt32, now: ContinuousClock.Instant = .now) {
+        list = change.list
+        namespace = change.namespace
+        revision = change.revision
+        isDeletion = change.kind == .listDeleted
+        publishedAt = now
+        var encoder = FrameEncoder(compress: false)
+        var w = WireWriter(capacity: 64)
+        let wire = ListChange(change)
+        encoder.append(ChangePush(wire), requestID: FrameHeader.pushRequestID, to: &w)
+        if w.count - FrameHeader.size > Int(maxFrameBytes) - Int(FrameHeader.minimumLength) - Self.changesHeaderRoom {
+            w.reset()
+            let omitted = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
+            encoder.append(ChangePush(omitted), requestID: FrameHeader.pushRequestID, to: &w)
+        }
+        frame = w.bytes
+    }
+
+    /// The **ListChange** bytes.
+    var body: ArraySlice<UInt8> { frame[FrameHeader.size...] }
+}

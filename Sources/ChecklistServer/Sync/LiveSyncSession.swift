@@ -1,0 +1,70 @@
+import ChecklistModel
+import ChecklistStore
+import ChecklistWire
+
+/// The live-sync requests of one connection (SUBSCRIBE, UNSUBSCRIBE,
+/// CHANGES_SINCE): part of its `ConnectionSession`, on the connection's
+/// loop. Answers go to the session's output like every other answer; the
+/// catch-up pushes of a SUBSCRIBE follow its answer in the same output, so
+/// they precede any live push, which the hub delivers later on this loop.
+struct LiveSyncSession {
+    let hub: SubscriptionHub?
+    let store: Store
+    /// The connection, once active (set by the handler).
+    var handle: ConnectionHandle?
+    /// Made at the first SUBSCRIBE.
+    private(set) var subscriber: Subscriber?
+
+    init(hub: SubscriptionHub?, store: Store) {
+        self.hub = hub
+        self.store = store
+    }
+
+    /// Whether this component answers `request`.
+    static func handles(_ request: Request) -> Bool {
+        switch request {
+        case .subscribe, .unsubscribe, .changesSince: return true
+        default: return false
+        }
+    }
+
+    mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32,
+                         into out: inout WireWriter, encoder: inout FrameEncoder) {
+        do throws(ChecklistError) {
+            guard let hub else { throw ChecklistError(.badState, "live sync is not enabled on this server") }
+            switch request {
+            case .subscribe(let m):
+                let subscriber = try self.subscriber(namespace: namespace)
+                let outcome = hub.subscribe(subscriber, m, store: store)
+                encoder.append(outcome.answer, requestID: requestID, to: &out)
+                for change in outcome.catchUp { out.writeBytes(change.frame) }
+            case .unsubscribe(let m):
+                if let subscriber { hub.unsubscribe(subscriber, m) }
+                encoder.append(Unsubscribed(), requestID: requestID, to: &out)
+            case .changesSince(let m):
+                let (current, changes) = try hub.changes(of: m.list, after: m.revision, limit: m.limit, in: namespace, store: store)
+                encoder.append(type: .changes, requestID: requestID, to: &out) { w in
+                    Changes.encodeHeader(list: m.list, revision: current, count: changes.count, into: &w)
+                    for change in changes { w.bytes.append(contentsOf: change.body) }
+                }
+            default:
+                throw ChecklistError(.internalError, "\(request.type) is not a live-sync request")
+            }
+        } catch {
+            encoder.append(ErrorMessage(error), requestID: requestID, to: &out)
+        }
+    }
+
+    /// The connection closed: forget its subscriptions.
+    func connectionClosed() {
+        if let subscriber { hub?.unregister(subscriber) }
+    }
+
+    private mutating func subscriber(namespace: Namespace) throws(ChecklistError) -> Subscriber {
+        if let subscriber { return subscriber }
+        guard let handle else { throw ChecklistError(.internalError, "the connection is not active yet") }
+        let made = Subscriber(handle: handle, namespace: namespace)
+        subscriber = made
+        return made
+    }
+}

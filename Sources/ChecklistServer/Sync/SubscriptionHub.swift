@@ -1,0 +1,303 @@
+import ChecklistModel
+import ChecklistStore
+import ChecklistWire
+import Synchronization
+
+/// How much live sync keeps and buffers (`checklistd --retain-changes`,
+/// `--retain-bytes`, `--max-push-buffer`).
+public struct LiveSyncConfiguration: Hashable, Sendable {
+    /// Changes retained per list for CHANGES_SINCE and catch-up.
+    public var retainChangesPerList: Int = 1000
+    /// Encoded bytes retained for all lists together (oldest dropped first).
+    public var maxRetainedBytes: Int = 64 << 20
+    /// Output a subscriber's connection may have pending, plus pushes queued
+    /// for it, before its subscriptions are dropped (SUBSCRIPTION_DROPPED).
+    /// Also the most catch-up a SUBSCRIBE pushes.
+    public var maxPushBufferBytes: Int = 4 << 20
+
+    public init() {}
+}
+
+/// Live sync's center (Protocol/SPEC.md sections 6.11-6.15 and 8): it takes
+/// every committed change from the store's `onCommit` (`publish`), encodes
+/// it once, retains it in the change feed and fans it out to the
+/// subscribers' event loops, batched per loop. Subscribing, reading the
+/// feed and publishing are serialized by one lock, taken inside the store's
+/// lock (`publish` runs in `onCommit`; `subscribe` and `changesSince` read
+/// the store with `Store.withSummaries`), so a subscription starts exactly
+/// between two commits: catch-up and live pushes join without a gap or a
+/// duplicate.
+///
+/// Locking rules: lock order is store → hub → outbox. The hub's lock is
+/// never held while waiting for anything; loops are woken after it is
+/// released. Per-subscriber decisions (what to write, duplicates, the push
+/// buffer) are made on the subscriber's loop, from its loop-confined state.
+///
+/// Memory is bounded: the feed by `retainChangesPerList` and
+/// `maxRetainedBytes`; each subscriber's queued pushes and pending output by
+/// `maxPushBufferBytes` (past it the subscriber is dropped).
+public final class SubscriptionHub: Sendable {
+    public let configuration: LiveSyncConfiguration
+    /// The server's `maxFrameBytes`: bounds CHANGES answers and pushes.
+    public let maxFrameBytes: UInt32
+
+    private struct Registration {
+        let subscriber: Subscriber
+        let outbox: LoopOutbox
+        var allLists: Bool
+        var lists: Set<ListID>
+        var epoch: UInt64
+    }
+
+    private struct State {
+        var feed: ChangeFeed
+        var registrations: [ObjectIdentifier: Registration] = [:]
+        var byList: [ListID: Set<ObjectIdentifier>] = [:]
+        var byNamespace: [Namespace: Set<ObjectIdentifier>] = [:]
+        /// One per event loop that has had a subscriber.
+        var outboxes: [ObjectIdentifier: LoopOutbox] = [:]
+
+        mutating func outbox(for loop: EventLoop) -> LoopOutbox {
+            if let outbox = outboxes[ObjectIdentifier(loop)] { return outbox }
+            let outbox = LoopOutbox(loop: loop)
+            outboxes[ObjectIdentifier(loop)] = outbox
+            return outbox
+        }
+
+        mutating func remove(_ id: ObjectIdentifier) {
+            guard let registration = registrations.removeValue(forKey: id) else { return }
+            for list in registration.lists { byList[list]?.remove(id); if byList[list]?.isEmpty == true { byList[list] = nil } }
+            if registration.allLists {
+                let ns = registration.subscriber.namespace
+                byNamespace[ns]?.remove(id)
+                if byNamespace[ns]?.isEmpty == true { byNamespace[ns] = nil }
+            }
+        }
+    }
+
+    private let state: Mutex<State>
+    private let delivered = Atomic<UInt64>(0)
+    private let dropped = Atomic<UInt64>(0)
+    private let published = Atomic<UInt64>(0)
+
+    public init(configuration: LiveSyncConfiguration = LiveSyncConfiguration(),
+                maxFrameBytes: UInt32 = Limits.default.maxFrameBytes) {
+        self.configuration = configuration
+        self.maxFrameBytes = maxFrameBytes
+        state = Mutex(State(feed: ChangeFeed(ChangeFeed.Configuration(retainPerList: configuration.retainChangesPerList,
+                                                                      maxBytes: configuration.maxRetainedBytes))))
+    }
+
+    // MARK: Publishing (the store's onCommit)
+
+    /// Takes a committed change: retains it and queues it for every
+    /// subscriber of its list or of its namespace. Called with the store's
+    /// lock held, in commit order; does not block.
+    public func publish(_ change: Change) {
+        let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
+        let size = encoded.frame.count
+        let limit = configuration.maxPushBufferBytes
+        published.add(1, ordering: .relaxed)
+        let wake: [LoopOutbox] = state.withLock { s in
+            s.feed.append(encoded)
+            let explicit = s.byList[change.list] ?? []
+            let everything = s.byNamespace[change.namespace] ?? []
+            guard !explicit.isEmpty || !everything.isEmpty else { return [] }
+            var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
+            var overflows: [Registration] = []
+            for id in explicit.union(everything) {
+                guard let registration = s.registrations[id] else { continue }
+                let subscriber = registration.subscriber
+                if subscriber.queuedBytes.add(size, ordering: .relaxed).newValue > limit {
+                    subscriber.queuedBytes.subtract(size, ordering: .relaxed)
+                    s.remove(id)
+                    overflows.append(registration)
+                    continue
+                }
+                batches[ObjectIdentifier(registration.outbox), default: (registration.outbox, [])].subscribers.append(subscriber)
+            }
+            if encoded.isDeletion {
+                for id in explicit {
+                    guard var registration = s.registrations[id] else { continue }
+                    registration.lists.remove(change.list)
+                    s.registrations[id] = registration
+                    if registration.lists.isEmpty && !registration.allLists { s.remove(id) }
+                }
+                s.byList[change.list] = nil
+            }
+            var wake: [LoopOutbox] = []
+            for (_, batch) in batches where batch.outbox.enqueue(.push(encoded, batch.subscribers)) {
+                wake.append(batch.outbox)
+            }
+            for registration in overflows
+            where registration.outbox.enqueue(.overflow(registration.subscriber, epoch: registration.epoch)) {
+                wake.append(registration.outbox)
+            }
+            return wake
+        }
+        for outbox in wake { outbox.schedule(hub: self) }
+    }
+
+    // MARK: Subscribing (on the subscriber's loop)
+
+    /// What a SUBSCRIBE produced: the answer, then the catch-up pushes to
+    /// write right after it.
+    struct SubscribeOutcome {
+        var answer: Subscribed
+        var catchUp: [EncodedChange]
+    }
+
+    /// Subscribes `subscriber` as `request` asks, atomically with respect
+    /// to commits. Loop thread of the subscriber only.
+    func subscribe(_ subscriber: Subscriber, _ request: Subscribe, store: Store) -> SubscribeOutcome {
+        let local = subscriber.local.value
+        let budget = configuration.maxPushBufferBytes
+        return store.withSummaries(in: subscriber.namespace, of: request.entries.map(\.list),
+                                   includingAll: request.allLists) { requested, all in
+            state.withLock { s in
+                var entries: [Subscribed.Entry] = []
+                var catchUp: [EncodedChange] = []
+                var catchUpBytes = 0
+                var seen = Set<ListID>()
+                var found: [ListID: Revision] = [:]
+                var explicit: [ListID] = []
+                func add(_ list: ListID, _ summary: ListSummary?, from: Revision?, isExplicit: Bool) {
+                    guard seen.insert(list).inserted else { return }  // a list named twice: the first entry counts
+                    guard let summary else {
+                        entries.append(Subscribed.Entry(list: list, revision: 0, status: .notFound))
+                        return
+                    }
+                    let current = summary.revision
+                    var status = Subscribed.Status.live
+                    if let from, from != current {
+                        switch s.feed.changes(of: list, after: from, current: current, limit: .max, maxBytes: budget - catchUpBytes) {
+                        case .changes(let changes, complete: true):
+                            let bytes = changes.reduce(0) { $0 + $1.frame.count }
+                            if catchUpBytes + bytes <= budget {
+                                catchUp += changes
+                                catchUpBytes += bytes
+                            } else {
+                                status = .fetch
+                            }
+                        case .changes:
+                            status = .fetch
+                        case .resyncRequired:
+                            status = .resync
+                        }
+                    }
+                    entries.append(Subscribed.Entry(list: list, revision: current, status: status))
+                    found[list] = current
+                    if isExplicit { explicit.append(list) }
+                }
+                for (entry, summary) in zip(request.entries, requested) {
+                    add(entry.list, summary, from: entry.revision, isExplicit: true)
+                }
+                for summary in all { add(summary.id, summary, from: nil, isExplicit: false) }
+
+                local.allLists = local.allLists || request.allLists
+                local.lists.formUnion(explicit)
+                for (list, revision) in found { local.lastSent[list] = revision }
+                if local.isActive {
+                    var registration = s.registrations[subscriber.id]
+                        ?? Registration(subscriber: subscriber, outbox: s.outbox(for: subscriber.handle.eventLoop),
+                                        allLists: false, lists: [], epoch: local.epoch)
+                    registration.epoch = local.epoch
+                    registration.lists.formUnion(explicit)
+                    registration.allLists = registration.allLists || request.allLists
+                    s.registrations[subscriber.id] = registration
+                    for list in explicit { s.byList[list, default: []].insert(subscriber.id) }
+                    if registration.allLists { s.byNamespace[subscriber.namespace, default: []].insert(subscriber.id) }
+                }
+                return SubscribeOutcome(answer: Subscribed(entries: entries), catchUp: catchUp)
+            }
+        }
+    }
+
+    /// Ends the subscriptions `request` names. Loop thread of the subscriber only.
+    func unsubscribe(_ subscriber: Subscriber, _ request: Unsubscribe) {
+        let local = subscriber.local.value
+        if request.everything {
+            local.clear()
+        } else {
+            for list in request.lists {
+                local.lists.remove(list)
+                if !local.allLists { local.lastSent[list] = nil }
+            }
+            if !local.isActive { local.clear() }
+        }
+        state.withLock { s in
+            guard var registration = s.registrations[subscriber.id] else { return }
+            guard local.isActive else {
+                s.remove(subscriber.id)
+                return
+            }
+            for list in request.lists {
+                guard registration.lists.remove(list) != nil else { continue }
+                s.byList[list]?.remove(subscriber.id)
+                if s.byList[list]?.isEmpty == true { s.byList[list] = nil }
+            }
+            s.registrations[subscriber.id] = registration
+        }
+    }
+
+    /// Forgets `subscriber` (its connection closed or it was dropped).
+    func unregister(_ subscriber: Subscriber) {
+        state.withLock { $0.remove(subscriber.id) }
+    }
+
+    // MARK: CHANGES_SINCE
+
+    /// The changes of `list` after `revision`, as many as fit in one CHANGES
+    /// frame, and the list's current revision.
+    ///
+    /// - Throws: `NOT_FOUND`, or `RESYNC_REQUIRED` (carrying the current
+    ///   revision) when they are no longer all retained or the client is
+    ///   ahead of the list.
+    func changes(of list: ListID, after revision: Revision, limit: UInt64, in ns: Namespace,
+                 store: Store) throws(ChecklistError) -> (current: Revision, changes: [EncodedChange]) {
+        let maxBytes = Int(maxFrameBytes) - Int(FrameHeader.minimumLength) - EncodedChange.changesHeaderRoom
+        return try store.withSummaries(in: ns, of: [list], includingAll: false) { (requested, _) throws(ChecklistError) in
+            guard let summary = requested[0] else { throw .notFound("list \(list) not found") }
+            let current = summary.revision
+            let since = state.withLock { s in
+                s.feed.changes(of: list, after: revision, current: current, limit: Int(clamping: limit), maxBytes: maxBytes)
+            }
+            switch since {
+            case .changes(let changes, _):
+                return (current, changes)
+            case .resyncRequired:
+                let why = revision > current ? "the list is at revision \(current), behind the client's \(revision)"
+                                             : "the changes after revision \(revision) are no longer retained"
+                throw ChecklistError(.resyncRequired, "list \(list): \(why); read the list again", revision: current)
+            }
+        }
+    }
+
+    // MARK: Figures
+
+    /// Live-sync figures, e.g. for STATS.
+    public struct Statistics: Hashable, Sendable {
+        public var changesPublished: UInt64
+        public var pushesDelivered: UInt64
+        public var subscribersDropped: UInt64
+        public var subscribers: Int
+        public var retainedChanges: Int
+        public var retainedBytes: Int
+    }
+
+    public var statistics: Statistics {
+        let (subscribers, count, bytes) = state.withLock { ($0.registrations.count, $0.feed.retainedCount, $0.feed.retainedBytes) }
+        return Statistics(changesPublished: published.load(ordering: .relaxed),
+                          pushesDelivered: delivered.load(ordering: .relaxed),
+                          subscribersDropped: dropped.load(ordering: .relaxed),
+                          subscribers: subscribers, retainedChanges: count, retainedBytes: bytes)
+    }
+
+    func recordDelivery(of change: EncodedChange) {
+        delivered.add(1, ordering: .relaxed)
+    }
+
+    func recordDrop() {
+        dropped.add(1, ordering: .relaxed)
+    }
+}

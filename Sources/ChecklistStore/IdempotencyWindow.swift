@@ -1,0 +1,187 @@
+import ChecklistModel
+
+/// The store's memory of answered idempotency keys (Protocol/SPEC.md
+/// section 8): for each client (namespace and client id), the answers to its
+/// most recent patches, so that a retry is answered instead of applied again.
+///
+/// Lives in `StoreState`, under the store's lock, so that "is this key
+/// answered?" and "apply and remember" are one atomic step; it is fed by
+/// every committed change that carries a key, live or replayed from the log,
+/// so recovery rebuilds it.
+///
+/// Bounded three ways (`Limits`): the newest `perClient` answers of each
+/// client, `maxEntries` answers in all (oldest first out), and `maxClients`
+/// clients (the least recently used go). Each client keeps a `floor`: the
+/// highest sequence number it has forgotten. A retry of a sequence number at
+/// or below the floor that is not remembered cannot be told apart from one
+/// that was applied, so it is refused (`RESYNC_REQUIRED`), never re-applied.
+/// Only forgetting a whole client loses its floor.
+struct IdempotencyWindow: Sendable {
+    struct Limits: Hashable, Sendable {
+        var perClient: Int = 1024
+        var maxEntries: Int = 1 << 18
+        var maxClients: Int = 1 << 16
+
+        static let standard = Limits()
+    }
+
+    struct ClientKey: Hashable, Sendable {
+        var namespace: Namespace
+        var client: UInt64
+    }
+
+    /// The item ids a patch's inserts got, in operation order. A batch's
+    /// inserts get consecutive fresh ids, so this is almost always a range.
+    enum InsertedIDs: Hashable, Sendable {
+        case range(first: UInt64, count: Int)
+        case list([ItemID])
+
+        init(_ applied: [AppliedOperation]) {
+            var ids: [ItemID] = []
+            for case .insert(let id, _, _) in applied { ids.append(id) }
+            if zip(ids, ids.dropFirst()).allSatisfy({ $0.rawValue &+ 1 == $1.rawValue }) {
+                self = .range(first: ids.first?.rawValue ?? 0, count: ids.count)
+            } else {
+                self = .list(ids)
+            }
+        }
+
+        var count: Int {
+            switch self {
+            case .range(_, let count): return count
+            case .list(let ids): return ids.count
+            }
+        }
+
+        subscript(i: Int) -> ItemID {
+            switch self {
+            case .range(let first, _): return ItemID(first + UInt64(i))
+            case .list(let ids): return ids[i]
+            }
+        }
+    }
+
+    /// What a committed patch answered.
+    struct Answer: Hashable, Sendable {
+        var list: ListID
+        var revision: Revision
+        var inserted: InsertedIDs
+    }
+
+    enum Lookup: Hashable {
+        /// Never answered (as far as the window knows): apply it.
+        case new
+        /// Answered before: answer this again.
+        case answered(Answer)
+        /// At or below the client's floor and not remembered.
+        case forgotten
+    }
+
+    private struct ClientState: Sendable {
+        var answers: [UInt64: Answer] = [:]
+        /// Sequence numbers in the order they were recorded.
+        var order = FIFO<UInt64>()
+        var floor: UInt64 = 0
+        var lastUsed: UInt64 = 0
+    }
+
+    let limits: Limits
+    private var clients: [ClientKey: ClientState] = [:]
+    /// Every recorded answer in record order, for the global bound; entries
+    /// of forgotten clients are skipped when they come up.
+    private var order = FIFO<(ClientKey, UInt64)>()
+    private(set) var entryCount = 0
+    private var clock: UInt64 = 0
+
+    init(limits: Limits = .standard) {
+        self.limits = limits
+    }
+
+    var clientCount: Int { clients.count }
+
+    func lookup(_ key: IdempotencyKey, in ns: Namespace) -> Lookup {
+        guard let state = clients[ClientKey(namespace: ns, client: key.client)] else { return .new }
+        if let answer = state.answers[key.sequence] { return .answered(answer) }
+        return key.sequence <= state.floor ? .forgotten : .new
+    }
+
+    /// Remembers the answer of a committed change that carries a key.
+    mutating func record(_ change: Change) {
+        guard let key = change.idempotencyKey, case .patched(let applied) = change.kind else { return }
+        let client = ClientKey(namespace: change.namespace, client: key.client)
+        clock &+= 1
+        var state = clients.removeValue(forKey: client) ?? ClientState()
+        state.lastUsed = clock
+        if state.answers.updateValue(Answer(list: change.list, revision: change.revision, inserted: InsertedIDs(applied)),
+                                     forKey: key.sequence) == nil {
+            state.order.append(key.sequence)
+            order.append((client, key.sequence))
+            entryCount += 1
+        }
+        while state.order.count > limits.perClient, let oldest = state.order.popFirst() {
+            forget(oldest, of: &state)
+        }
+        clients[client] = state
+        while entryCount > limits.maxEntries, let (owner, sequence) = order.popFirst() {
+            guard var other = clients.removeValue(forKey: owner) else { continue }
+            // Both queues are in record order: if the answer is still there, it is this client's oldest.
+            if other.answers[sequence] != nil, other.order.first == sequence {
+                _ = other.order.popFirst()
+                forget(sequence, of: &other)
+            }
+            clients[owner] = other
+        }
+        if clients.count > limits.maxClients { forgetLeastRecentlyUsedClients() }
+        if order.count > 2 * entryCount + 1024 { order.removeAll { clients[$0.0]?.answers[$0.1] == nil } }
+    }
+
+    private mutating func forget(_ sequence: UInt64, of state: inout ClientState) {
+        if state.answers.removeValue(forKey: sequence) != nil { entryCount -= 1 }
+        state.floor = max(state.floor, sequence)
+    }
+
+    /// Drops the least recently used quarter of the clients (amortized: this
+    /// runs once per `maxClients / 4` new clients).
+    private mutating func forgetLeastRecentlyUsedClients() {
+        let victims = clients.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(max(1, clients.count / 4))
+        for (client, state) in victims {
+            entryCount -= state.answers.count
+            clients[client] = nil
+        }
+    }
+}
+
+/// A first-in first-out queue over an array: `append` at the back,
+/// `popFirst` at the front, both amortized O(1).
+struct FIFO<Element> {
+    private var storage: [Element] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { count == 0 }
+    var first: Element? { head < storage.count ? storage[head] : nil }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= 1024)
+            head = 0
+        } else if head >= 1024 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        storage.removeFirst(head)
+        head = 0
+        storage.removeAll(where: shouldRemove)
+    }
+}
+
+extension FIFO: Sendable where Element: Sendable {}

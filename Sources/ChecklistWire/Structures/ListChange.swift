@@ -1,0 +1,160 @@
+import ChecklistModel
+
+/// One committed change of one list as live sync carries it
+/// (**ListChange**, Protocol/SPEC.md section 6): the body of a CHANGE push
+/// and each element of a CHANGES answer.
+public struct ListChange: Hashable, Sendable {
+    /// The `kind` byte and what follows it.
+    public enum Kind: Hashable, Sendable {
+        case listCreated(name: String, icon: String)
+        case listUpdated(name: String, icon: String)
+        case listDeleted
+        /// The operations as the server applied them, in order.
+        case patched([AppliedOperation])
+        /// A patch whose operations do not fit in one frame: the list is now
+        /// at `revision`, and the client reads it again to learn how.
+        case omitted
+    }
+
+    /// The `kind` codes.
+    public enum KindCode: UInt8, Sendable {
+        case listCreated = 0x01
+        case listUpdated = 0x02
+        case listDeleted = 0x03
+        case patched = 0x04
+        case omitted = 0x05
+    }
+
+    public var list: ListID
+    /// The list's revision after this change.
+    public var revision: Revision
+    public var kind: Kind
+
+    public init(list: ListID, revision: Revision, kind: Kind) {
+        self.list = list
+        self.revision = revision
+        self.kind = kind
+    }
+
+    /// The wire form of a committed `Change` (its namespace and idempotency
+    /// key do not travel).
+    public init(_ change: Change) {
+        let kind: Kind
+        switch change.kind {
+        case let .listCreated(name, icon): kind = .listCreated(name: name, icon: icon)
+        case let .listUpdated(name, icon): kind = .listUpdated(name: name, icon: icon)
+        case .listDeleted: kind = .listDeleted
+        case .patched(let ops): kind = .patched(ops)
+        }
+        self.init(list: change.list, revision: change.revision, kind: kind)
+    }
+
+    /// The smallest encoding: `list`, `revision` and `kind`, one byte each.
+    public static let minimumBytes = 3
+
+    public static func decode(from r: inout WireReader) throws(ChecklistError) -> ListChange {
+        let list = ListID(try r.readVarint("list"))
+        let revision = try r.readVarint("revision")
+        let raw = try r.readU8("kind")
+        guard let code = KindCode(rawValue: raw) else { throw .badField("kind", "unknown change kind \(raw)") }
+        switch code {
+        case .listCreated:
+            return ListChange(list: list, revision: revision, kind: .listCreated(name: try r.readString("name"), icon: try r.readString("icon")))
+        case .listUpdated:
+            return ListChange(list: list, revision: revision, kind: .listUpdated(name: try r.readString("name"), icon: try r.readString("icon")))
+        case .listDeleted:
+            return ListChange(list: list, revision: revision, kind: .listDeleted)
+        case .patched:
+            let count = try r.readCount("ops", max: r.remaining / Self.minimumOperationBytes)
+            var ops: [AppliedOperation] = []
+            ops.reserveCapacity(count)
+            for _ in 0..<count { ops.append(try Self.decodeOperation(from: &r)) }
+            return ListChange(list: list, revision: revision, kind: .patched(ops))
+        case .omitted:
+            return ListChange(list: list, revision: revision, kind: .omitted)
+        }
+    }
+
+    public func encode(into w: inout WireWriter) {
+        w.writeVarint(list.rawValue)
+        w.writeVarint(revision)
+        switch kind {
+        case let .listCreated(name, icon):
+            w.writeU8(KindCode.listCreated.rawValue); w.writeString(name); w.writeString(icon)
+        case let .listUpdated(name, icon):
+            w.writeU8(KindCode.listUpdated.rawValue); w.writeString(name); w.writeString(icon)
+        case .listDeleted:
+            w.writeU8(KindCode.listDeleted.rawValue)
+        case .patched(let ops):
+            w.writeU8(KindCode.patched.rawValue)
+            w.writeVarint(ops.count)
+            for op in ops { Self.encode(op, into: &w) }
+        case .omitted:
+            w.writeU8(KindCode.omitted.rawValue)
+        }
+    }
+
+    // MARK: AppliedOp
+
+    /// An **AppliedOp** takes at least 2 bytes: opcode and item id.
+    public static let minimumOperationBytes = 2
+
+    /// Encodes an **AppliedOp**: the PATCH opcode (never `TOGGLE`: toggles
+    /// travel resolved as `SET_CHECKED`), the item id as a plain `id`, then
+    /// the fields; an `INSERT` has the row index it landed at.
+    public static func encode(_ op: AppliedOperation, into w: inout WireWriter) {
+        switch op {
+        case let .insert(id, index, fields):
+            w.writeU8(PatchOpcode.insert.rawValue); w.writeVarint(id.rawValue); w.writeVarint(index)
+            fields.encode(into: &w)
+        case let .setText(id, text):
+            w.writeU8(PatchOpcode.setText.rawValue); w.writeVarint(id.rawValue); w.writeString(text)
+        case let .setChecked(id, checked):
+            w.writeU8(PatchOpcode.setChecked.rawValue); w.writeVarint(id.rawValue); w.writeBool(checked)
+        case let .setDue(id, due):
+            w.writeU8(PatchOpcode.setDue.rawValue); w.writeVarint(id.rawValue)
+            w.writeBool(due != nil)
+            if let due { w.writeZigZag(due) }
+        case let .setRemind(id, remind):
+            w.writeU8(PatchOpcode.setRemind.rawValue); w.writeVarint(id.rawValue); w.writeBool(remind)
+        case let .setPrice(id, price):
+            w.writeU8(PatchOpcode.setPrice.rawValue); w.writeVarint(id.rawValue)
+            w.writeBool(price != nil)
+            if let price { w.writeZigZag(price) }
+        case let .delete(id):
+            w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
+        case let .move(id, toIndex):
+            w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
+        }
+    }
+
+    /// Decodes an **AppliedOp**; `TOGGLE` and unknown opcodes are `BAD_FIELD opcode`.
+    public static func decodeOperation(from r: inout WireReader) throws(ChecklistError) -> AppliedOperation {
+        let raw = try r.readU8("opcode")
+        guard let opcode = PatchOpcode(rawValue: raw), opcode != .toggle else {
+            throw .badField("opcode", "opcode \(raw) is not an applied operation")
+        }
+        let id = ItemID(try r.readVarint("id"))
+        switch opcode {
+        case .insert:
+            let index = try r.readVarint("index")
+            return .insert(id: id, index: index, fields: try ItemFields.decode(from: &r))
+        case .setText:
+            return .setText(id, try r.readString("text"))
+        case .setChecked:
+            return .setChecked(id, try r.readBool("checked"))
+        case .setDue:
+            return .setDue(id, try r.readBool("present") ? try r.readZigZag("due") : nil)
+        case .setRemind:
+            return .setRemind(id, try r.readBool("remind"))
+        case .setPrice:
+            return .setPrice(id, try r.readBool("present") ? try r.readZigZag("price") : nil)
+        case .delete:
+            return .delete(id)
+        case .move:
+            return .move(id, toIndex: try r.readVarint("toIndex"))
+        case .toggle:
+            throw .badField("opcode", "TOGGLE is never an applied operation")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import ChecklistServer
+import Foundation
+
+/// `--tokens`, `--insecure-bind` and SIGHUP: how checklistd sets up access
+/// control and says what it runs with.
+enum AccessSetup {
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads the tokens file, or checks that serving without access control
+    /// is allowed on the host asked for. Starts no thread (it runs before
+    /// the signal watcher blocks signals).
+    static func start(_ options: Options) throws -> AccessControl? {
+        let host = options.configuration.host
+        guard let path = options.tokensFile else {
+            if !AccessControl.isLoopback(host: host) && !options.insecureBind {
+                throw Refusal(description: """
+                    refusing to listen on \(host) without access control: anyone who can reach it \
+                    could read and change every list. Give --tokens FILE, or --insecure-bind to do it anyway.
+                    """)
+            }
+            log("no --tokens: running WITHOUT access control; every client shares the namespace \"default\"")
+            return nil
+        }
+        let accessControl: AccessControl
+        do {
+            accessControl = try AccessControl(path: path)
+        } catch {
+            throw Refusal(description: "tokens file \(path): \(error)")
+        }
+        let tokens = accessControl.tokens
+        log("access control: \(tokens.count) tokens for \(tokens.namespaceCount) namespaces from \(path); SIGHUP reloads it")
+        if tokens.count == 0 { log("warning: \(path) holds no tokens: every HELLO will be refused") }
+        warnIfReadableByOthers(path)
+        return accessControl
+    }
+
+    /// The SIGHUP action: reload the tokens file, keeping the old tokens if
+    /// the new file cannot be used.
+    static func reload(_ accessControl: AccessControl?) {
+        guard let accessControl, let path = accessControl.path else {
+            log("SIGHUP: no --tokens file to reload")
+            return
+        }
+        do {
+            let tokens = try accessControl.reload()
+            log("reloaded \(tokens.count) tokens for \(tokens.namespaceCount) namespaces from \(path)")
+        } catch {
+            log("cannot reload \(path): \(error); keeping the \(accessControl.tokens.count) tokens in use")
+        }
+    }
+
+    private static func warnIfReadableByOthers(_ path: String) {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & (S_IRWXG | S_IRWXO) != 0 {
+            log("warning: \(path) is readable by other users (chmod 600 it): it holds secrets")
+        }
+    }
+
+    /// One line on stderr, unbuffered.
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data("checklistd: \(line)\n".utf8))
+    }
+}

@@ -1,0 +1,77 @@
+import ChecklistModel
+import ChecklistWire
+import Testing
+@testable import ChecklistPersistence
+
+@Suite struct ChangeRecordTests {
+    func encode(_ change: Change) -> [UInt8] {
+        var w = WireWriter()
+        change.encode(into: &w)
+        return w.bytes
+    }
+
+    @Test(arguments: everyKindOfChange)
+    func roundTrip(_ change: Change) throws {
+        let bytes = encode(change)
+        let decoded = try WireReader.decode(bytes) { r throws(ChecklistError) in
+            let c = try Change.decode(from: &r)
+            #expect(r.remaining == 0)
+            return c
+        }
+        #expect(decoded == change)
+    }
+
+    @Test func literalBytes() {
+        // kind 1, "default", list 1, revision 1, "Inbox", "No Icon"
+        let change = Change(namespace: .default, list: ListID(1), revision: 1, kind: .listCreated(name: "Inbox", icon: "No Icon"))
+        #expect(encode(change) == [0x01, 0x07] + Array("default".utf8) + [0x01, 0x01, 0x05] + Array("Inbox".utf8) + [0x07] + Array("No Icon".utf8))
+        // kind 4, "", list 2, revision 3, 2 ops: SET_CHECKED item 5 true, MOVE item 6 to 0
+        let patch = Change(namespace: Namespace(""), list: ListID(2), revision: 3, kind: .patched([.setChecked(ItemID(5), true), .move(ItemID(6), toIndex: 0)]))
+        #expect(encode(patch) == [0x04, 0x00, 0x02, 0x03, 0x02, 0x03, 0x05, 0x01, 0x09, 0x06, 0x00])
+    }
+
+    /// Every proper prefix of every encoding is an error, never a trap.
+    @Test(arguments: everyKindOfChange)
+    func truncatedInputThrows(_ change: Change) {
+        let bytes = encode(change)
+        for cut in 0..<bytes.count {
+            #expect(throws: ChecklistError.self) {
+                try WireReader.decode(Array(bytes[..<cut])) { r throws(ChecklistError) in try Change.decode(from: &r) }
+            }
+        }
+    }
+
+    @Test(arguments: [
+        [0x09, 0x00, 0x01, 0x01],              // unknown kind
+        [0x04, 0x00, 0x01, 0x01, 0x01, 0x04, 0x01], // TOGGLE is never stored
+        [0x04, 0x00, 0x01, 0x01, 0x01, 0x0A, 0x01], // unknown opcode
+        [0x04, 0x00, 0x01, 0x01, 0xFF, 0xFF, 0xFF, 0x7F], // op count larger than the input
+        [0x04, 0x00, 0x01, 0x01, 0x01, 0x03, 0x01, 0x02], // bool 2
+    ] as [[UInt8]])
+    func invalidInputThrows(_ bytes: [UInt8]) {
+        #expect(throws: ChecklistError.self) {
+            try WireReader.decode(bytes) { r throws(ChecklistError) in try Change.decode(from: &r) }
+        }
+    }
+
+    @Test func logRecordFraming() throws {
+        var w = WireWriter()
+        let change = everyKindOfChange[0]
+        LogRecordFormat.appendRecord(lsn: 300, durable: 298, change: change, into: &w)
+        let payload = Array(w.bytes[8...])
+        #expect(Array(w.bytes[0..<4]) == [0, 0, 0, UInt8(payload.count)])
+        let crc = CRC32.checksum(payload)
+        #expect(Array(w.bytes[4..<8]) == [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        // lsn 300 = varint AC 02, lag 2
+        #expect(Array(payload[0..<3]) == [0xAC, 0x02, 0x02])
+        #expect(Array(payload[3...]) == encode(change))
+    }
+
+    @Test func segmentNames() {
+        #expect(LogRecordFormat.segmentName(firstLSN: 0x1A) == "wal-000000000000001a.log")
+        #expect(LogRecordFormat.firstLSN(ofSegmentName: "wal-000000000000001a.log") == 0x1A)
+        #expect(LogRecordFormat.firstLSN(ofSegmentName: "wal-000000000000001A.log") == nil)
+        #expect(LogRecordFormat.firstLSN(ofSegmentName: "wal-1a.log") == nil)
+        #expect(LogRecordFormat.firstLSN(ofSegmentName: "wal-000000000000001a.log.tmp") == nil)
+    }
+}

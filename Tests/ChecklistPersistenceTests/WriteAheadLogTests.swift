@@ -1,0 +1,206 @@
+import ChecklistModel
+import Foundation
+import Glibc
+import Testing
+@testable import ChecklistPersistence
+
+@Suite struct WriteAheadLogTests {
+    /// Recovers `dir` into a fresh FakeStore, returning the replayed changes.
+    func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
+        let data = try DataDirectory(path: dir.path)
+        defer { data.close() }
+        var changes: [Change] = []
+        let report = try Recovery.run(directory: data, sink: FakeStore()) { changes.append($0) }
+        return (changes, report)
+    }
+
+    @Test func appendReopenReplayIsIdentical() throws {
+        let dir = TempDirectory("wal")
+        defer { dir.remove() }
+        let history = everyKindOfChange + randomHistory(count: 500, store: FakeStore())
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .always))
+        for (i, change) in history.enumerated() {
+            #expect(try log.append(change) == LSN(i + 1))
+        }
+        try log.waitDurable(log.lastLSN)
+        #expect(log.durableLSN == LSN(history.count))
+        try log.close()
+
+        let (replayed, report) = try recover(dir)
+        #expect(replayed == history)
+        #expect(report.nextLSN == LSN(history.count + 1))
+        #expect(report.tornTail == nil)
+
+        // Reopen, append more, recover everything.
+        let more = randomHistory(count: 50, seed: 99, store: FakeStore())
+        let log2 = try WriteAheadLog(directory: dir.path, nextLSN: report.nextLSN, options: .init(policy: .no))
+        for change in more { try log2.append(change) }
+        try log2.close()
+        let (all, report2) = try recover(dir)
+        #expect(all == history + more)
+        #expect(report2.nextLSN == LSN(history.count + more.count + 1))
+        #expect(dir.files().filter { $0.hasPrefix("wal-") }.count == 2)
+    }
+
+    @Test func rotatesSegmentsAndRemovesOldOnes() throws {
+        let dir = TempDirectory("wal-rotate")
+        defer { dir.remove() }
+        let history = randomHistory(count: 2000, store: FakeStore())
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1,
+                                    options: .init(policy: .always, segmentBytes: 8 * 1024))
+        for change in history {
+            let lsn = try log.append(change)
+            if lsn % 100 == 0 { try log.waitDurable(lsn) } // several batches, so several segments
+        }
+        try log.waitDurable(log.lastLSN)
+        let segments = log.segments
+        #expect(segments.count > 5)
+        #expect(segments.first == 1)
+        #expect(segments == segments.sorted())
+        #expect(try LogSegments.list(in: dir.path) == segments)
+        try log.close()
+        #expect(try recover(dir).changes == history)
+
+        // Remove segments that only hold records below the third segment's start.
+        let log2 = try WriteAheadLog(directory: dir.path, nextLSN: LSN(history.count + 1), options: .init(policy: .no))
+        #expect(try log2.removeSegments(before: segments[2]) == 2)
+        #expect(try LogSegments.list(in: dir.path).first == segments[2])
+        #expect(try log2.removeSegments(before: segments[2]) == 0)
+        try log2.close()
+        // Without a snapshot holding the removed records, recovery refuses.
+        #expect { try recover(dir) } throws: { ($0 as? PersistenceError)?.code == .logGap }
+    }
+
+    /// Many threads appending and each waiting for durability: every record
+    /// ends durable, and fsyncs are shared (counted through the hook).
+    @Test func groupCommitSharesFsyncs() throws {
+        let dir = TempDirectory("wal-group")
+        defer { dir.remove() }
+        let fsyncs = Counter()
+        let durableCalls = Counter()
+        let lastReported = Locked<LSN>(0)
+        let options = WriteAheadLog.Options(policy: .always, onDurable: { lsn in
+            durableCalls.increment()
+            lastReported.withLock { last in
+                precondition(lsn > last, "onDurable must report increasing LSNs")
+                last = lsn
+            }
+        }, syncFile: { fd in
+            fsyncs.increment()
+            usleep(500) // a disk that takes a while, so appends pile up
+            return Glibc.fsync(fd) == 0 ? 0 : errno
+        })
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: options)
+        let threads = 8, perThread = 100
+        let change = everyKindOfChange[2]
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            for _ in 0..<perThread {
+                do {
+                    let lsn = try log.append(change)
+                    try log.waitDurable(lsn)
+                    if log.durableLSN < lsn { failures.increment() }
+                } catch { failures.increment() }
+            }
+        }
+        let appends = threads * perThread
+        #expect(failures.count == 0)
+        #expect(log.durableLSN == LSN(appends))
+        let recordFsyncs = fsyncs.count - 1 // the first is the new segment's header
+        print("GROUPCOMMIT fsyncs=\(recordFsyncs) appends=\(appends) onDurable=\(durableCalls.count)")
+        #expect(recordFsyncs < appends, "group commit: \(recordFsyncs) fsyncs for \(appends) appends")
+        try log.close() // joins the flusher: every onDurable call has returned
+        #expect(lastReported.value == LSN(appends))
+        #expect(durableCalls.count <= recordFsyncs)
+        #expect(try recover(dir).changes.count == appends)
+    }
+
+    @Test func failedFsyncStopsTheLog() throws {
+        let dir = TempDirectory("wal-fail")
+        defer { dir.remove() }
+        let failNow = Locked(false)
+        let reported = Locked<PersistenceError?>(nil)
+        let options = WriteAheadLog.Options(policy: .always, onFailure: { e in reported.withLock { $0 = e } },
+                                            syncFile: { fd in failNow.value ? EIO : (Glibc.fsync(fd) == 0 ? 0 : errno) })
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: options)
+        try log.waitDurable(try log.append(everyKindOfChange[0]))
+        failNow.withLock { $0 = true }
+        let lsn = try log.append(everyKindOfChange[1])
+        #expect { try log.waitDurable(lsn) } throws: { ($0 as? PersistenceError)?.code == .logFailed }
+        #expect(log.durableLSN == 1)
+        #expect(reported.value?.errno == EIO)
+        #expect(log.failure?.code == .io)
+        #expect { try log.append(everyKindOfChange[2]) } throws: { ($0 as? PersistenceError)?.code == .logFailed }
+        #expect { try log.close() } throws: { ($0 as? PersistenceError)?.code == .logFailed }
+    }
+
+    @Test func everysecSyncsWithinItsInterval() throws {
+        let dir = TempDirectory("wal-everysec")
+        defer { dir.remove() }
+        let durable = Counter()
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1,
+                                    options: .init(policy: .everysec, everysecIntervalNanoseconds: 50_000_000,
+                                                   onDurable: { _ in durable.increment() }))
+        for change in everyKindOfChange { try log.append(change) }
+        // No one asks; the flusher's clock must make it durable.
+        let deadline = Date().addingTimeInterval(10)
+        while log.durableLSN < LSN(everyKindOfChange.count) && Date() < deadline { usleep(5_000) }
+        #expect(log.durableLSN == LSN(everyKindOfChange.count))
+        #expect(durable.count >= 1)
+        try log.close()
+    }
+
+    @Test func noPolicyWritesWithoutFsyncUntilAsked() throws {
+        let dir = TempDirectory("wal-no")
+        defer { dir.remove() }
+        let fsyncs = Counter()
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .no, syncFile: { fd in
+            fsyncs.increment()
+            return Glibc.fsync(fd) == 0 ? 0 : errno
+        }))
+        for change in everyKindOfChange { try log.append(change) }
+        // Written promptly: another reader of the file sees the records.
+        let segment = LogSegments.path(in: dir.path, firstLSN: 1)
+        let deadline = Date().addingTimeInterval(10)
+        while readFile(segment).count <= LogRecordFormat.segmentHeaderBytes && Date() < deadline { usleep(1_000) }
+        #expect(readFile(segment).count > LogRecordFormat.segmentHeaderBytes)
+        #expect(fsyncs.count == 1) // only the segment header
+        #expect(log.durableLSN == 0)
+        try log.waitDurable(log.lastLSN)
+        #expect(log.durableLSN == LSN(everyKindOfChange.count))
+        #expect(fsyncs.count == 2)
+        try log.close()
+    }
+
+    @Test func boundedBufferAppliesBackpressure() throws {
+        let dir = TempDirectory("wal-bp")
+        defer { dir.remove() }
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .everysec, maxBufferedBytes: 512, syncFile: { fd in
+            usleep(200)
+            return Glibc.fsync(fd) == 0 ? 0 : errno
+        }))
+        let history = randomHistory(count: 3000, store: FakeStore())
+        for change in history { try log.append(change) }
+        try log.close()
+        #expect(try recover(dir).changes == history)
+    }
+
+    @Test func closedLogRefusesAppends() throws {
+        let dir = TempDirectory("wal-closed")
+        defer { dir.remove() }
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1)
+        try log.close()
+        try log.close()
+        #expect { try log.append(everyKindOfChange[0]) } throws: { ($0 as? PersistenceError)?.code == .logClosed }
+    }
+
+    @Test func openingRefusesALogAheadOfNextLSN() throws {
+        let dir = TempDirectory("wal-ahead")
+        defer { dir.remove() }
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 10)
+        try log.append(everyKindOfChange[0])
+        try log.close()
+        #expect { try WriteAheadLog(directory: dir.path, nextLSN: 5) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+        #expect { try WriteAheadLog(directory: dir.path, nextLSN: 10) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+    }
+}

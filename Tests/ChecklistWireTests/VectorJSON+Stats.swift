@@ -1,0 +1,62 @@
+import ChecklistModel
+import ChecklistWire
+
+/// STATS_REPORT in the vectors' `fields` shape: flat keys named as in the
+/// SPEC.md section 6.10 table, `requests` and `errors` arrays, and the log
+/// and snapshot keys present exactly when their presence bit is set.
+extension VectorJSON {
+    static var statsHead: [(String, WritableKeyPath<StatsReport, UInt64>)] { [
+        ("uptimeSeconds", \.uptimeSeconds), ("connectionsOpen", \.connectionsOpen),
+        ("connectionsTotal", \.connectionsTotal), ("connectionsRejected", \.connectionsRejected),
+        ("connectionsIdleClosed", \.connectionsIdleClosed),
+        ("connectionsDroppedForOutput", \.connectionsDroppedForOutput),
+        ("readPauses", \.readPauses), ("inFlightPauses", \.inFlightPauses),
+        ("bytesIn", \.bytesIn), ("bytesOut", \.bytesOut),
+        ("latencyCount", \.latency.count), ("latencyP50Micros", \.latency.p50Micros),
+        ("latencyP90Micros", \.latency.p90Micros), ("latencyP99Micros", \.latency.p99Micros),
+        ("latencyP999Micros", \.latency.p999Micros), ("latencyMaxMicros", \.latency.maxMicros),
+        ("lists", \.lists), ("items", \.items),
+    ] }
+
+    static func json(_ m: StatsReport) -> JSONValue {
+        var o: [String: JSONValue] = [:]
+        for (key, path) in statsHead { o[key] = .number(m[keyPath: path]) }
+        o["requests"] = .array(m.requests.map {
+            .object(["type": .number(UInt64($0.type.rawValue)), "requests": .number($0.requests), "errors": .number($0.errors)])
+        })
+        o["errors"] = .array(m.errors.map { .object(["code": .number(UInt64($0.code.rawValue)), "count": .number($0.count)]) })
+        if let log = m.log {
+            o["logLastLSN"] = .number(log.lastLSN)
+            o["logDurableLSN"] = .number(log.durableLSN)
+            o["logSegments"] = .number(log.segments)
+            o["logFailed"] = .bool(log.failed)
+        }
+        if let snapshot = m.snapshot {
+            o["snapshotLSN"] = .number(snapshot.lsn)
+            o["snapshotTime"] = .number(snapshot.time)
+            o["snapshotBytes"] = .number(snapshot.bytes)
+        }
+        return .object(o)
+    }
+
+    static func statsReport(_ f: JSONValue) throws -> StatsReport {
+        var m = StatsReport()
+        for (key, path) in statsHead { m[keyPath: path] = try f.uint(key) }
+        m.requests = try f.array("requests").map {
+            StatsReport.TypeCount(type: MessageType(rawValue: UInt8(try $0.uint("type"))),
+                                  requests: try $0.uint("requests"), errors: try $0.uint("errors"))
+        }
+        m.errors = try f.array("errors").map {
+            StatsReport.CodeCount(code: ChecklistError.Code(rawValue: UInt16(try $0.uint("code"))), count: try $0.uint("count"))
+        }
+        if f["logLastLSN"] != nil {
+            m.log = StatsReport.LogStatus(lastLSN: try f.uint("logLastLSN"), durableLSN: try f.uint("logDurableLSN"),
+                                          segments: try f.uint("logSegments"), failed: try f.bool("logFailed"))
+        }
+        if f["snapshotLSN"] != nil {
+            m.snapshot = StatsReport.SnapshotStatus(lsn: try f.uint("snapshotLSN"), time: try f.int("snapshotTime"),
+                                                    bytes: try f.uint("snapshotBytes"))
+        }
+        return m
+    }
+}

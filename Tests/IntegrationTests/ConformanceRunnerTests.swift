@@ -1,0 +1,75 @@
+import ChecklistConformance
+import ChecklistModel
+import ChecklistWire
+import ChecklistTesting
+import Testing
+
+/// `checklist-conformance` as a user runs it, against the real server.
+@Suite struct ConformanceRunnerTests {
+    func runner(_ arguments: [String]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(executable: try ProductLocator.path(of: "checklist-conformance"), arguments: arguments,
+                              timeout: .seconds(240))
+    }
+
+    @Test func everyCasePassesAgainstAServerWithAccessControl() throws {
+        let server = try TokenServer.start()
+        defer { server.stop() }
+        let result = try runner(["127.0.0.1:\(server.port)", "--token", TokenServer.alice,
+                                 "--second-token", TokenServer.bob, "--idle", "1"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("\(Catalogue.all.count) passed, 0 failed, 0 skipped"), "\(result.stdout)")
+        for testCase in Catalogue.all {
+            #expect(result.stdout.contains("PASS \(testCase.id):"), "\(testCase.id)")
+        }
+    }
+
+    @Test func withoutAccessControlTheAccessCasesAreSkipped() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let result = try runner(["127.0.0.1:\(server.port)", "--idle", "0.5"])
+        let skipped = Catalogue.all.filter { $0.requirement != .none }.count
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("\(Catalogue.all.count - skipped) passed, 0 failed, \(skipped) skipped"))
+    }
+
+    @Test func failuresMakeTheExitStatusNonZero() throws {
+        let server = try TokenServer.start()
+        defer { server.stop() }
+        let result = try runner(["127.0.0.1:\(server.port)", "--token", "not-a-token", "--only", "bad-flags,unknown-type"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("FAIL bad-flags") && result.stdout.contains("NOT_AUTHENTICATED"))
+    }
+
+    @Test func markdownIsTheCatalogue() throws {
+        let result = try runner(["--markdown"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(CatalogueTable.markdown(Catalogue.badInputs)))
+    }
+}
+
+/// The runner's own checks catch what they are there for.
+@Suite struct ConformanceRunnerSelfTests {
+    @Test func aCaseThatChangesDataFails() throws {
+        let server = try TokenServer.start()
+        defer { server.stop() }
+        let sneaky = ConformanceCase("sneaky", .store, "a valid TOGGLE", .answer("PATCH_OK")) { ctx in
+            let c = try ctx.connectReady()
+            try c.send(.patch(Patch(list: ctx.fixture.list, ops: [.toggle(.id(ctx.fixture.items[0]))])), id: 5)
+            _ = try c.receive()
+        }
+        let result = ConformanceRunner.run(sneaky, against: server.target)
+        #expect(result.status == .failed && (result.detail ?? "").contains("the stored data changed"), "\(result.line)")
+    }
+
+    @Test func aWrongExpectationFails() throws {
+        let server = try TokenServer.start()
+        defer { server.stop() }
+        let wrong = ConformanceCase("wrong", .encoding, "bad flags, expecting the wrong field", .error(.badField, "body")) { ctx in
+            let c = try ctx.connectReady()
+            try c.send(FrameBytes.frame(type: MessageType.ping.rawValue, flags: 0x02, id: 9, body: [0]))
+            try ctx.expectOutcome(on: c, requestID: 9)
+        }
+        let result = ConformanceRunner.run(wrong, against: server.target)
+        #expect(result.status == .failed && (result.detail ?? "").contains("field flags"), "\(result.line)")
+    }
+}

@@ -1,0 +1,106 @@
+import ChecklistClient
+import ChecklistSocket
+import ChecklistTesting
+import Foundation
+import Synchronization
+
+/// Lists for load tests: `count` lists of `items` rows "item 0", "item 1",
+/// ... (item ids 1, 2, ... in that order), made with one connection.
+func makeLoadLists(on server: TestServer, count: Int, items: Int) async throws -> [ListID] {
+    let setup = try await server.connect(name: "load-setup")
+    var lists: [ListID] = []
+    for k in 0..<count {
+        let list = try await setup.createList(name: "load \(k)")
+        var next = 0
+        while next < items {
+            let n = min(1000, items - next)
+            _ = try await setup.patch(list.id, ops: (next..<next + n).map {
+                .insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \($0)"))
+            })
+            next += n
+        }
+        lists.append(list.id)
+    }
+    await setup.close()
+    return lists
+}
+
+/// The figures of a server, read on a connection of their own.
+func serverStats(_ server: TestServer) async throws -> StatsReport {
+    let connection = try await server.connect(name: "stats")
+    defer { Task { await connection.close() } }
+    return try await connection.stats()
+}
+
+/// Asks `condition` again and again (yielding between tries) until it holds
+/// or `limit` passes; returns whether it held. For waiting on a server-side
+/// state that has no event to wait for, such as a counter in STATS.
+func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// A command (e.g. `checklist-bench load`) run to completion on a thread of
+/// its own while the test goes on.
+final class BackgroundCommand: Sendable {
+    private let outcome = Outcome()
+
+    /// Where the thread leaves the result (a class, so the thread can hold it).
+    private final class Outcome: Sendable {
+        let value = Mutex<Result<ProcessRunner.Result, any Error>?>(nil)
+    }
+
+    init(_ name: String, _ arguments: [String], timeout: Duration = .seconds(90)) throws {
+        let executable = try ProductLocator.path(of: name)
+        let outcome = self.outcome
+        let thread = Thread {
+            let result = Result { try ProcessRunner.run(executable: executable, arguments: arguments, timeout: timeout) }
+            outcome.value.withLock { $0 = result }
+        }
+        thread.start()
+    }
+
+    /// Waits for the command to end (it is bounded by its own timeout) and
+    /// returns how it ended.
+    func wait() async throws -> ProcessRunner.Result {
+        while true {
+            if let result = outcome.value.withLock({ $0 }) { return try result.get() }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// The one JSON object `checklist-bench ... --json` prints.
+func benchJSON(_ output: ProcessRunner.Result) throws -> [String: Any] {
+    guard output.status == 0 else {
+        throw TestFailure("checklist-bench exited \(output.status): \(output.stderr)")
+    }
+    guard let line = output.stdout.split(separator: "\n").last,
+          let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+        throw TestFailure("no JSON object in: \(output.stdout)")
+    }
+    return object
+}
+
+extension RawConnection {
+    /// True when the next read is a clean end of stream (FIN), false when
+    /// bytes arrive first; a reset (ECONNRESET) throws.
+    func readsCleanEndOfStream() throws -> Bool {
+        var byte: UInt8 = 0
+        let result = try withUnsafeMutableBytes(of: &byte) { try readSocket(fd, into: $0) }
+        switch result {
+        case .endOfFile: return true
+        case .bytes: return false
+        case .wouldBlock: throw TestFailure("timed out waiting for the end of the stream")
+        }
+    }
+
+    /// Sends our FIN, so a server lingering after its own close finishes at once.
+    func finish() {
+        try? shutdownSocket(fd, .write)
+    }
+}

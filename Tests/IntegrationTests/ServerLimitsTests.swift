@@ -1,0 +1,181 @@
+import ChecklistClient
+import ChecklistModel
+import ChecklistSocket
+import ChecklistTesting
+import ChecklistWire
+import Foundation
+import Testing
+
+/// The load limits of Protocol/SPEC.md section 4.1 against the real server,
+/// STATS and its Prometheus twin, and the log lines they leave.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ServerLimitsTests {
+    /// A client that pipelines 3,000 requests for 1000-row pages (about
+    /// 36 MB of answers) and reads nothing: the server stops reading it once
+    /// its unsent answers pass the high-water mark, instead of producing all
+    /// of them; when the client reads, every answer arrives, in order, and
+    /// the connection was never dropped.
+    @Test func backPressureStopsReadingAClientThatDoesNotRead() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let list = try #require(try await makeLoadLists(on: server, count: 1, items: 1000).first)
+        let requests = 3000
+        let raw = try RawConnection(port: server.port, timeout: .seconds(30))
+        try raw.handshake()
+        var bytes = WireWriter()
+        var encoder = FrameEncoder()
+        for id in 2..<UInt32(2 + requests) {
+            Request.getPage(GetPage(list: list, limit: 1000)).encode(requestID: id, into: &bytes, encoder: &encoder)
+        }
+        try raw.send(bytes: bytes.bytes)
+
+        #expect(try await eventually { try await serverStats(server).readPauses >= 1 })
+        let paused = try await serverStats(server)
+        let pagesHandled = paused.requests.first { $0.type == .getPage }?.requests ?? 0
+        #expect(pagesHandled < UInt64(requests), "the server held the rest back")
+
+        for id in 2..<UInt32(2 + requests) {
+            let (header, message) = try raw.receive()
+            #expect(header.requestID == id)
+            guard case .page(let page) = message else { throw TestFailure("expected PAGE, got \(message)") }
+            #expect(page.rows.count == 1000 && page.rows.last?.text == "item 999")
+        }
+        let after = try await serverStats(server)
+        #expect(after.connectionsDroppedForOutput == 0)
+        #expect(after.requests.first { $0.type == .getPage }?.requests == UInt64(requests))
+    }
+
+    /// `--max-in-flight 4`: 2,000 PINGs in one write are all answered, in
+    /// order and without an error: the server paces them four at a time.
+    @Test func inFlightLimitPacesAPipelineWithoutRefusingIt() async throws {
+        let server = try TestServer.start(["--max-in-flight", "4"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        try raw.handshake()
+        var bytes = WireWriter()
+        var encoder = FrameEncoder()
+        for id in 2..<UInt32(2002) {
+            Request.ping(Ping(data: [UInt8(id & 0xFF)])).encode(requestID: id, into: &bytes, encoder: &encoder)
+        }
+        try raw.send(bytes: bytes.bytes)
+        for id in 2..<UInt32(2002) {
+            let (header, message) = try raw.receive()
+            #expect(header.requestID == id)
+            #expect(message == .pong(Pong(data: [UInt8(id & 0xFF)])))
+        }
+        let stats = try await serverStats(server)
+        #expect(stats.inFlightPauses >= 1)
+        #expect(stats.errors.isEmpty)
+    }
+
+    /// `--idle-timeout 1`: a connection that sends nothing more gets ERROR
+    /// LIMIT_EXCEEDED `idleTimeout` with request id 0, then the end of the
+    /// stream; STATS counts it and the log says so.
+    @Test func idleConnectionsAreToldAndClosed() async throws {
+        let server = try TestServer.start(["--idle-timeout", "1"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        try raw.handshake()
+        let (id, error) = try raw.receiveError()
+        #expect(id == 0 && error.code == .limitExceeded && error.field == "idleTimeout")
+        #expect(try raw.readsCleanEndOfStream())
+        raw.finish()
+        let stats = try await serverStats(server)
+        #expect(stats.connectionsIdleClosed >= 1)
+        #expect(stats.errors.contains { $0.code == .limitExceeded })
+        #expect(await eventually { server.process.standardError.contains("level=info event=idle_timeout") })
+    }
+
+    /// `--max-connections 2`: the third connection is refused with ERROR
+    /// LIMIT_EXCEEDED `connections`; STATS counts it and the log says so.
+    @Test func theConnectionLimitIsCountedAndLogged() async throws {
+        let server = try TestServer.start(["--max-connections", "2"])
+        defer { server.stop() }
+        let first = try await server.connect()
+        let second = try RawConnection(port: server.port)
+        let third = try RawConnection(port: server.port)
+        let (id, error) = try third.receiveError()
+        #expect(id == 0 && error.code == .limitExceeded && error.field == "connections")
+        let stats = try await first.stats()
+        #expect(stats.connectionsRejected >= 1)
+        #expect(stats.connectionsOpen == 2)
+        #expect(await eventually { server.process.standardError.contains("level=warn event=connection_limit") })
+        _ = second
+        await first.close()
+    }
+
+    /// STATS after known traffic, the CLI's `stats --json`, and the same
+    /// figures at `--metrics-port` in the Prometheus text format; other
+    /// paths and methods get 404 and 405.
+    @Test func statsCLIAndPrometheusReportTheSameFigures() async throws {
+        let server = try TestServer.start(["--metrics-port", "0", "--seed-demo"])
+        defer { server.stop() }
+        let client = try await server.connect()
+        for _ in 0..<5 { _ = try await client.page(ListID(1), limit: 10) }
+        await #expect(throws: ClientError.self) { try await client.page(ListID(99), limit: 10) }
+        let stats = try await client.stats()
+        #expect(stats.requests.first { $0.type == .getPage } == .init(type: .getPage, requests: 6, errors: 1))
+        #expect(stats.errors == [.init(code: .notFound, count: 1)])
+        #expect(stats.lists == 4 && stats.items == 10)
+        #expect(stats.latency.count >= 7 && stats.latency.p50Micros <= stats.latency.maxMicros)
+        #expect(stats.log == nil && stats.snapshot == nil)
+        await client.close()
+
+        let cli = try CLI(server: "127.0.0.1:\(server.port)").json("stats")
+        #expect((cli["connections"] as? [String: Any])?["total"] != nil)
+        #expect(cli["items"] as? Int == 10)
+        #expect(cli["log"] is NSNull)
+
+        let line = try #require(server.process.standardOutput.split(separator: "\n").first { $0.contains("metrics on http://") })
+        let address = try SocketAddress(parsing: String(line.split(separator: "/")[1]))
+        let metrics = try httpGet(address, path: "/metrics")
+        #expect(metrics.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(metrics.contains("Content-Type: text/plain; version=0.0.4"))
+        #expect(metrics.contains("\nchecklistd_requests_total{type=\"GET_PAGE\"} 6\n"))
+        #expect(metrics.contains("\nchecklistd_request_errors_total{type=\"GET_PAGE\"} 1\n"))
+        #expect(metrics.contains("\nchecklistd_errors_total{code=\"NOT_FOUND\"} 1\n"))
+        #expect(metrics.contains("\nchecklistd_items 10\n"))
+        #expect(metrics.contains("checklistd_request_duration_seconds{quantile=\"0.99\"} "))
+        #expect(try httpGet(address, path: "/nope").hasPrefix("HTTP/1.1 404"))
+        #expect(try httpGet(address, path: "/metrics", method: "POST").hasPrefix("HTTP/1.1 405"))
+    }
+
+    /// A server whose descriptor limit cannot hold `--max-connections` says
+    /// so at start (and still serves); lost framing is logged as a connection error.
+    @Test func descriptorLimitAndConnectionErrorsAreLogged() async throws {
+        let directory = try TemporaryDirectory(prefix: "checklistd-fd")
+        defer { directory.remove() }
+        let daemon = try ProductLocator.path(of: "checklistd")
+        let process = try ServerProcess.start(executable: "/bin/sh", arguments: [
+            "-c", "ulimit -n 300 && exec \"$0\" --host 127.0.0.1 --port 0 --data-dir \"$1\"", daemon, directory.path,
+        ])
+        defer { process.stop() }
+        #expect(await eventually { process.standardError.contains("level=warn event=fd_limit ") })
+        let line = try #require(process.standardError.split(separator: "\n").first { $0.contains("event=fd_limit") })
+        #expect(line.contains(" soft=300 ") && line.contains(" needed=10256 "))
+
+        let raw = try RawConnection(port: process.port)
+        try raw.send(bytes: [0, 0, 0, 3, 1, 2, 3])
+        let (id, error) = try raw.receiveError()
+        #expect(id == 0 && error.code == .malformedFrame)
+        #expect(await eventually {
+            process.standardError.contains("level=warn event=connection_error") && process.standardError.contains("reason=MALFORMED_FRAME")
+        })
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; the whole response.
+    private func httpGet(_ address: SocketAddress, path: String, method: String = "GET") throws -> String {
+        let fd = try connectSocket(to: address)
+        defer { closeSocket(fd) }
+        try setTimeouts(fd, receive: .seconds(10), send: .seconds(10))
+        try writeAll(fd, Array("\(method) \(path) HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        var response: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+            guard case .bytes(let n) = result else { break }
+            response += chunk[..<n]
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+}
