@@ -65,7 +65,19 @@ for path in sorted(glob.glob("Protocol/vectors/*.json")):
 open(os.path.join(out, "all-requests-stream"), "wb").write(bytes(stream))
 PY
 SNAPSHOT_FUZZ_WRITE_SEEDS="$SEEDS/snapshot-reader" "$BIN/snapshot-reader" \
-    || echo "fuzz: could not write the snapshot seeds; that target starts from nothing" >&2
+    || echo "fuzz: could not write the snapshot seeds" >&2
+# ... and the snapshot vectors (good and corrupt ones), in both modes.
+python3 - "$SEEDS/snapshot-reader" <<'PY'
+import glob, gzip, os, sys
+for path in sorted(glob.glob("Protocol/vectors/snapshot/*.ckss.gz")):
+    name = os.path.basename(path)
+    data = open(path, "rb").read()
+    open(os.path.join(sys.argv[1], "vector-" + name), "wb").write(b"\x00" + data)
+    try:
+        open(os.path.join(sys.argv[1], "vector-raw-" + name), "wb").write(b"\x01" + gzip.decompress(data))
+    except Exception:
+        pass  # a corrupt vector has no clean uncompressed form
+PY
 
 status=0
 for target in "${TARGETS[@]}"; do

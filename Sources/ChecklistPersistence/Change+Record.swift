@@ -33,6 +33,12 @@ extension Change {
             w.writeVarint(UInt64(ops.count))
             for op in ops { op.encode(into: &w) }
         }
+        // Optional trailing field: the PATCH's idempotency key, so that a
+        // restarted server still answers a retried patch without applying it.
+        if let key = idempotencyKey {
+            w.writeVarint(key.client)
+            w.writeVarint(key.sequence)
+        }
     }
 
     /// Decodes a **Change** written by `encode(into:)`. Throws `BAD_FIELD`
@@ -62,6 +68,10 @@ extension Change {
             for _ in 0..<count { ops.append(try AppliedOperation.decode(from: &r)) }
             kind = .patched(ops)
         }
-        return Change(namespace: namespace, list: list, revision: revision, kind: kind)
+        var key: IdempotencyKey?
+        if r.remaining > 0 {
+            key = IdempotencyKey(client: try r.readVarint("client"), sequence: try r.readVarint("sequence"))
+        }
+        return Change(namespace: namespace, list: list, revision: revision, kind: kind, idempotencyKey: key)
     }
 }

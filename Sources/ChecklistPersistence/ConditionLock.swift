@@ -1,12 +1,14 @@
 import Glibc
 
 /// A pthread mutex with two condition variables guarding a value of type
-/// `State`. The write-ahead log needs what `Synchronization.Mutex` lacks:
-/// waiting for the state to change (the flusher waits for records, appenders
-/// wait for durability or buffer space), with a timeout.
+/// `State`. The write-ahead log and the compression pool need what
+/// `Synchronization.Mutex` lacks: waiting for the state to change (the
+/// flusher waits for records, appenders for durability or buffer space,
+/// workers for blocks), with a timeout.
 ///
-/// Locking rule: `state` is read and written only inside `withLock`, or
-/// inside `wait`, which re-acquires the lock before returning.
+/// Locking rule: `state` is read and written only by the closures given to
+/// `withLock`, which run with the mutex held (while waiting, the mutex is
+/// released and no closure runs).
 final class ConditionLock<State>: @unchecked Sendable {
     // @unchecked Sendable is safe: `state` is only touched with `mutex` held
     // (see the locking rule above), and pthread mutexes and condition
@@ -18,9 +20,11 @@ final class ConditionLock<State>: @unchecked Sendable {
 
     /// Which condition variable to wait on or signal.
     enum Condition: Int {
-        /// Work for the flusher: records buffered, a sync asked for, closing.
+        /// Work for the worker thread(s): records buffered, a sync asked
+        /// for, a block to compress, closing.
         case work = 0
-        /// Progress for appenders: records durable, buffer space, failure.
+        /// Progress for the threads waiting on the workers: records durable,
+        /// buffer space, a block compressed, a failure.
         case progress = 1
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A server's data directory: the `LOCK` file, snapshots
 /// `snapshot-<start LSN>.ckss.gz` and log segments `wal-<first LSN>.log`
@@ -15,8 +16,10 @@ public final class DataDirectory: Sendable {
         public var startLSN: LSN
     }
 
+    /// The directory's path, as given.
     public let path: String
-    private let lockFD: ConditionLock<Int32>
+    /// The descriptor holding the flock; -1 once closed.
+    private let lockFD: Mutex<Int32>
 
     /// Creates the directory (and parents) if missing and locks it. Throws
     /// `LOCKED` naming the holder's pid when another process has it.
@@ -37,7 +40,7 @@ public final class DataDirectory: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        lockFD = ConditionLock(fd)
+        lockFD = Mutex(fd)
     }
 
     deinit { close() }

@@ -31,7 +31,10 @@ struct LogFlusher: Sendable {
                 : nil
             var slept = false
             shared.lock.withLock(waitingOn: .work, until: { s in
+                // Sleeping without a deadline (.everysec with nothing
+                // unsynced), the first append starts the clock.
                 let ready = s.flusherHasWork(policy: policy, highWater: highWater)
+                    || (deadline == nil && !s.pending.bytes.isEmpty)
                 s.flusherIdle = !ready
                 s.flusherSleepsIndefinitely = !ready && deadline == nil
                 if !ready { slept = true }

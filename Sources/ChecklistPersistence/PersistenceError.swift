@@ -67,6 +67,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public var description: String { name }
     }
 
+    /// What went wrong.
     public var code: Code
     /// For humans; never parse it.
     public var message: String
@@ -78,6 +79,8 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     /// The `errno` of a failed system call (`.io`).
     public var errno: Int32?
 
+    /// An error with `code`, a human `message` and, where known, the file,
+    /// the offset in it and the `errno` of a failed system call.
     public init(_ code: Code, _ message: String, file: String? = nil, offset: UInt64? = nil, errno: Int32? = nil) {
         self.code = code
         self.message = message

@@ -14,7 +14,7 @@ public struct RecoveryReport: Hashable, Sendable {
     public var recordsReplayed: UInt64 = 0
     /// The damaged end of the last segment that was cut off, if any.
     public var tornTail: TornTail?
-    /// The highest LSN the log or the snapshot accounts for.
+    /// The highest LSN the log or the snapshot's `startLSN` accounts for.
     public var lastLSN: LSN = 0
     /// Pass this to `WriteAheadLog(directory:nextLSN:)`.
     public var nextLSN: LSN { lastLSN + 1 }
@@ -57,12 +57,19 @@ public enum Recovery {
             report.listsRestored = counting.lists
             report.itemsRestored = counting.items
             startLSN = newest.startLSN
-            report.lastLSN = max(startLSN, trailer.endLSN)
+            report.lastLSN = startLSN
         }
         report.snapshotNanoseconds = monotonicNanoseconds() - began
         began = monotonicNanoseconds()
         try replayLog(in: directory.path, after: startLSN, report: &report, replay: replay)
         report.replayNanoseconds = monotonicNanoseconds() - began
+        // A snapshot is published only once the log is durable up to its
+        // endLSN: a log ending before it lost fsynced records, and the
+        // snapshot's lists may hold changes the others lack.
+        if let snapshot = report.snapshot, let end = report.snapshotTrailer?.endLSN, end > report.lastLSN {
+            throw PersistenceError(.logGap, "the log ends at LSN \(report.lastLSN) but the snapshot holds changes up to LSN \(end): fsynced log records were lost",
+                                   file: snapshot.path)
+        }
         return report
     }
 
@@ -122,4 +129,5 @@ private final class CountingSink<Inner: SnapshotRestoreSink>: SnapshotRestoreSin
     func restoreHeader(_ header: SnapshotHeader) throws { try inner.restoreHeader(header) }
     func restoreList(_ list: SnapshotList) throws { lists += 1; try inner.restoreList(list) }
     func restoreItem(_ item: Item, in list: ListID) throws { items += 1; try inner.restoreItem(item, in: list) }
+    func restoreEnd(_ trailer: SnapshotTrailer) throws { try inner.restoreEnd(trailer) }
 }

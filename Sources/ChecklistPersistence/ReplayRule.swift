@@ -9,6 +9,7 @@ import ChecklistModel
 /// already has, judged by revision: a list's revision grows by exactly 1 per
 /// change.
 public enum ReplayRule {
+    /// What to do with a replayed change.
     public enum Decision: Hashable, Sendable {
         /// Apply the change to the store.
         case apply

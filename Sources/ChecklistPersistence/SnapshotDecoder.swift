@@ -11,6 +11,7 @@ public struct SnapshotLimits: Hashable, Sendable {
     /// Most uncompressed bytes per compressed byte, checked once more than
     /// `ratioGraceBytes` were inflated (small snapshots compress unevenly).
     public var maxRatio: UInt64
+    /// Uncompressed bytes inflated before `maxRatio` is enforced.
     public var ratioGraceBytes: UInt64
 
     public init(maxRecordBytes: Int = 1 << 20, maxRawBytes: UInt64 = 16 << 30,
@@ -46,6 +47,7 @@ public final class SnapshotDecoder {
 
     /// Names the snapshot in errors (a file path, or e.g. "IMPORT stream").
     public let name: String
+    /// The bounds this decoder enforces.
     public let limits: SnapshotLimits
     private let inflater: GzipInflater
     private let window: UnsafeMutableRawBufferPointer
@@ -64,6 +66,7 @@ public final class SnapshotDecoder {
     private var items: UInt64 = 0
     private var trailer: SnapshotTrailer?
 
+    /// A decoder for the snapshot called `name` in errors.
     public init(name: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
         self.name = name
         self.limits = limits

@@ -10,6 +10,7 @@ import Glibc
 /// `TRUNCATED_SNAPSHOT`, `SNAPSHOT_CHECKSUM`, `DECOMPRESSION_LIMIT`,
 /// `RECORD_TOO_LARGE`, `UNSUPPORTED_VERSION`, `IO`.
 public final class SnapshotReader {
+    /// The snapshot's HEADER record, read when the reader was created.
     public let header: SnapshotHeader
     /// Set once `next()` returned nil: the verified trailer.
     public private(set) var trailer: SnapshotTrailer?
@@ -81,6 +82,7 @@ public final class SnapshotReader {
             }
         }
         guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }
+        try sink.restoreEnd(trailer)
         return trailer
     }
 

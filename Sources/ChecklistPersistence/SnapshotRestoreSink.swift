@@ -10,4 +10,10 @@ public protocol SnapshotRestoreSink {
     func restoreList(_ list: SnapshotList) throws
     /// The next item of list `list`, appended at the end.
     func restoreItem(_ item: Item, in list: ListID) throws
+    /// The trailer was read and checked: the content is complete.
+    func restoreEnd(_ trailer: SnapshotTrailer) throws
+}
+
+extension SnapshotRestoreSink {
+    public func restoreEnd(_ trailer: SnapshotTrailer) throws {}
 }

@@ -1,6 +1,7 @@
 import ChecklistModel
 import ChecklistWire
 import Glibc
+import Synchronization
 
 /// The write-ahead log: every `Change` the store commits is appended here
 /// before its answer is sent, and replayed by `Recovery` after a crash.
@@ -15,6 +16,7 @@ import Glibc
 public final class WriteAheadLog: Sendable {
     /// How the log behaves.
     public struct Options: Sendable {
+        /// When appended records are fsynced (`--fsync`).
         public var policy: FsyncPolicy
         /// A new segment starts once the active one would grow past this.
         public var segmentBytes: Int
@@ -52,7 +54,8 @@ public final class WriteAheadLog: Sendable {
     public let directory: String
     public let options: Options
     private let shared: LogShared
-    private let thread: ConditionLock<pthread_t?>
+    /// The flusher thread until `close()` joins it.
+    private let thread: Mutex<pthread_t?>
 
     /// Opens the log in `directory` to append records from `nextLSN` on
     /// (`RecoveryReport.nextLSN`; 1 for a new directory). Starts a new
@@ -72,7 +75,7 @@ public final class WriteAheadLog: Sendable {
                                            written: nextLSN - 1, durable: nextLSN - 1, segments: segments))
         let flusher = LogFlusher(shared: shared, directory: directory, options: options, fd: fd,
                                  segmentFirstLSN: nextLSN, segmentBytes: LogRecordFormat.segmentHeaderBytes)
-        thread = ConditionLock(startThread { var f = flusher; f.run() })
+        thread = Mutex(startThread { var f = flusher; f.run() })
     }
 
     deinit {

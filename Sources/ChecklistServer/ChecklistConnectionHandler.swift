@@ -17,9 +17,16 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.
     private var closingByServer = false
+    /// With `--fsync always`: the log whose durability answers wait for,
+    /// the answers waiting, and how this handler is reached from the log's
+    /// thread when they may go.
+    private let storage: ServerStorage?
+    private var held = HeldAnswers()
+    private var self_: LoopBound<ChecklistConnectionHandler>?
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
-         policy: ConnectionPolicy, loopIndex: Int) {
+         policy: ConnectionPolicy, loopIndex: Int, storage: ServerStorage? = nil) {
+        self.storage = storage?.policy == .always ? storage : nil
         session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
         // No answer buffer until there is an answer: an idle connection costs none.
         session.output = WireWriter(capacity: 0)
@@ -49,9 +56,13 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// when `maxInFlight` requests are in flight. Held-back input is offered
     /// again by the connection once its output drains.
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
-        let budget = outputHighWater - connection.pendingOutputBytes
+        // Answers held for durability count as output owed: they are
+        // back-pressure too, and not yet sent.
+        let owed = connection.pendingOutputBytes + held.count
+        let budget = outputHighWater - owed
         guard budget > 0 else { return 0 }
-        inFlight.update(pendingOutput: connection.pendingOutputBytes)
+        inFlight.update(pendingOutput: owed)
+        var barriers: [(end: Int, lsn: UInt64)] = []
         if inFlight.count < policy.maxInFlight { heldAtInFlightLimit = false }
         var consumed = 0
         var answered = 0
@@ -75,8 +86,15 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             case .frame(let header, _, let size):
                 let answerStart = session.output.count
                 let began = ContinuousClock.now
+                let logBefore = storage?.log.lastLSN
                 let (_, next) = session.receive(UnsafeRawBufferPointer(rebasing: rest[..<size]), outputBudget: .max)
                 let took = ContinuousClock.now - began
+                // The log moved while this request ran: its answer (and all
+                // after it) waits until the log is durable that far. A commit
+                // of another connection meanwhile only makes it wait longer.
+                if let log = storage?.log, log.lastLSN != logBefore {
+                    barriers.append((session.output.count, log.lastLSN))
+                }
                 record(header, answerStart: answerStart, took: took, connection)
                 consumed += size
                 answered += 1
@@ -89,7 +107,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         }
         if session.output.count > 0 {
             let bytes = session.output.count
-            session.output.bytes.withUnsafeBytes { connection.write($0) }
+            if barriers.isEmpty && held.isEmpty {
+                session.output.bytes.withUnsafeBytes { connection.write($0) }
+            } else {
+                session.output.bytes.withUnsafeBytes { held.append($0, barriers: barriers) }
+                releaseHeld(connection)
+            }
             session.output.reset()
             inFlight.wrote(bytes: bytes, answers: answered)
         }
@@ -124,8 +147,19 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             connection.close()
             return
         }
-        guard let idle = policy.idleTimeout, connection.isOpen, connection.pendingOutputBytes == 0,
-              quiet >= idle else { return }
+        guard let idle = policy.idleTimeout, connection.isOpen else { return }
+        if let waiting = connection.outputWaitingSince, now - waiting >= idle {
+            // Answers owed and none of them taken for the whole timeout: the
+            // client stopped reading. An ERROR would not be read either.
+            closingByServer = true
+            metrics.recordIdleClose()
+            policy.log.warn("output_stalled", ["conn": connection.id, "peer": connection.peer,
+                                               "pendingBytes": connection.pendingOutputBytes,
+                                               "idleTimeoutSeconds": Self.seconds(idle)])
+            connection.abort()
+            return
+        }
+        guard connection.pendingOutputBytes == 0, quiet >= idle else { return }
         inFlight.update(pendingOutput: 0)
         closingByServer = true
         metrics.recordIdleClose()
@@ -138,6 +172,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     func connectionClosed(_ connection: Connection) {
         session.liveSync.connectionClosed()
+        storage?.waiters.cancel(id: connection.id)
+        self_ = nil  // the loop-bound reference to this handler: no cycle left
         if connection.pendingOutputBytes > policy.maxOutputBytes {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
                                              "pendingBytes": connection.pendingOutputBytes,
@@ -152,6 +188,20 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     // MARK: Private
+
+    /// Sends the held answers the log's durable position allows; if some
+    /// still wait, asks to be woken on this loop when the log gets there.
+    private func releaseHeld(_ connection: Connection) {
+        guard let storage else { return }
+        held.release(durable: storage.waiters.durable) { connection.write($0) }
+        guard let lsn = held.waitingFor, connection.isOpen else { return }
+        let me = self_ ?? LoopBound(self, eventLoop: connection.eventLoop)
+        self_ = me
+        let handle = connection.handle
+        storage.waiters.wait(id: connection.id, for: lsn) { _ in
+            _ = handle.execute { connection in me.value.releaseHeld(connection) }
+        }
+    }
 
     private func holdAtInFlightLimit(_ connection: Connection) {
         guard !heldAtInFlightLimit else { return }

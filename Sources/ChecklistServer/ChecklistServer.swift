@@ -22,16 +22,22 @@ public final class ChecklistServer: Sendable {
 
     /// Live sync, when the server was given a hub.
     public let liveSync: SubscriptionHub?
+    /// The durable side (log, snapshots), when the server has one.
+    public let storage: ServerStorage?
 
     /// Starts serving; listening when it returns.
     ///
     /// - Parameter liveSync: the hub the store's `onCommit` publishes to
     ///   (see `CommitFanout`); without one, SUBSCRIBE and CHANGES_SINCE are
     ///   answered `BAD_STATE`.
-    public init(configuration: ServerConfiguration, store: Store, liveSync: SubscriptionHub? = nil) throws {
+    ///   - storage: the write-ahead log the store's commits go to; with
+    ///     `--fsync always` answers to changes are held until it is durable.
+    public init(configuration: ServerConfiguration, store: Store, liveSync: SubscriptionHub? = nil,
+                storage: ServerStorage? = nil) throws {
         self.configuration = configuration
         self.store = store
         self.liveSync = liveSync
+        self.storage = storage
         let threads = configuration.threads > 0 ? configuration.threads : EventLoopGroup.defaultThreadCount
         threadCount = threads
         let log = ServerLog(level: configuration.logLevel)
@@ -60,7 +66,8 @@ public final class ChecklistServer: Sendable {
         do {
             tcp = try TCPServer(host: configuration.host, port: configuration.port, group: group, limits: limits) { connection in
                 ChecklistConnectionHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
-                                           accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index)
+                                           accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
+                                           storage: storage)
             }
         } catch {
             group.shutdownAndJoin()

@@ -25,7 +25,8 @@ public struct ServerConfiguration: Sendable {
     /// nil serves everyone in `Namespace.default` (Protocol/SPEC.md section 2).
     public var accessControl: AccessControl?
     /// Close a connection that has sent nothing for this long (after an
-    /// ERROR LIMIT_EXCEEDED `idleTimeout`); nil: never.
+    /// ERROR LIMIT_EXCEEDED `idleTimeout`), or that has taken none of the
+    /// answers it is owed for this long; nil: never.
     public var idleTimeout: Duration?
     /// Requests of one connection worked on at once; further ones wait
     /// unread until answers go out (Protocol/SPEC.md section 4.1).

@@ -99,6 +99,9 @@ struct IdempotencyWindow: Sendable {
 
     var clientCount: Int { clients.count }
 
+    /// Whether the window knows `client` at all (tests).
+    func remembers(_ client: ClientKey) -> Bool { clients[client] != nil }
+
     func lookup(_ key: IdempotencyKey, in ns: Namespace) -> Lookup {
         guard let state = clients[ClientKey(namespace: ns, client: key.client)] else { return .new }
         if let answer = state.answers[key.sequence] { return .answered(answer) }

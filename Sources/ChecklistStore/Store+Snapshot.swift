@@ -4,13 +4,8 @@ import ChecklistModel
 extension Store {
     /// Visits lists with their rows, for writing a snapshot or an export.
     ///
-    /// `visit` is called once per list, ordered by list id, with the list's
-    /// header and a function that visits its rows in order (zero-copy
-    /// `RowView`s, as in `withPage`). The whole walk happens under the
-    /// store's lock, so it is one consistent cut of the store (every change
-    /// `onCommit` saw before is in it, none after); the store is blocked
-    /// meanwhile (the walk itself costs about 10 ns per row, plus what
-    /// `visit` does), and `visit` must not call into the store.
+    /// The walk runs over a `StoreCut` taken at the call, outside the lock:
+    /// one consistent cut of the store, and the store keeps serving meanwhile.
     ///
     /// - Parameter ns: only this namespace's lists, or all when nil.
     /// - Returns: the store's next list id as of the cut. A snapshot keeps it
@@ -19,20 +14,41 @@ extension Store {
     @discardableResult
     public func exportLists<E: Error>(in ns: Namespace?,
                                       _ visit: (ExportedList, _ forEachRow: ((RowView) -> Void) -> Void) throws(E) -> Void) throws(E) -> ListID {
-        try locked { state throws(E) -> ListID in
-            let ids: [ListID]
-            if let ns {
-                ids = state.listIDs[ns] ?? []
-            } else {
-                ids = state.lists.keys.sorted()
+        let (cut, _) = self.cut { () }
+        return try cut.exportLists(in: ns, visit)
+    }
+
+    /// Takes a consistent cut of the whole store in O(1) under the lock
+    /// (lists are copy-on-write values), also running `underLock` there,
+    /// e.g. to read the log position the cut corresponds to.
+    ///
+    /// The first change to a list after a cut copies the parts of that
+    /// list's storage it touches (its leaf table, then the leaf): a one-time
+    /// cost per list, paid by that change.
+    public func cut<R>(_ underLock: () -> R) -> (StoreCut, R) {
+        locked { state in
+            (StoreCut(lists: state.lists, listIDs: state.listIDs, nextListID: ListID(state.nextListID)), underLock())
+        }
+    }
+
+    /// Starts restoring one whole list: feed its rows in order with
+    /// `ListRestorer.append`, then hand it to `finishRestore(_:)`. The rows
+    /// are built outside the lock and never held as an array of items.
+    public func makeRestorer(for list: ExportedList) throws(ChecklistError) -> ListRestorer {
+        try ListRestorer(list, shape: treeShape)
+    }
+
+    /// Adds a list built by a `ListRestorer`. No change is committed and
+    /// `onCommit` is not called.
+    ///
+    /// - Throws: `.conflict` if a list with this id exists.
+    public func finishRestore(_ restorer: consuming ListRestorer) throws(ChecklistError) {
+        let state = restorer.finish()
+        try locked { store throws(ChecklistError) in
+            guard store.lists[state.id] == nil else {
+                throw ChecklistError(.conflict, "list \(state.id) already exists")
             }
-            for id in ids {
-                guard let list = state.lists[id] else { continue }
-                try visit(list.exported) { body in
-                    list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count, body)
-                }
-            }
-            return ListID(state.nextListID)
+            store.add(state)
         }
     }
 
@@ -48,26 +64,9 @@ extension Store {
     ///   not below `nextItemID` or appearing twice ("id"). Text limits are
     ///   not enforced (the data was accepted once).
     public func restoreList<Rows: Sequence<Item>>(_ list: ExportedList, rows: Rows) throws(ChecklistError) {
-        let summary = list.summary
-        guard summary.id.rawValue != 0 else { throw .badField("list", "list id must not be 0") }
-        guard !summary.name.isEmpty else { throw .badField("name", "name must not be empty") }
-        guard summary.revision >= 1 else { throw .badField("revision", "revision must be at least 1") }
-        var tree = RowTree(leafCapacity: treeShape.leafCapacity, innerCapacity: treeShape.innerCapacity)
-        for item in rows {
-            guard item.id.rawValue != 0, item.id < list.nextItemID else {
-                throw .badField("id", "item id \(item.id) is not below the list's next item id \(list.nextItemID)")
-            }
-            guard !tree.contains(item.id) else { throw .badField("id", "item id \(item.id) appears twice") }
-            tree.append(item)
-        }
-        let state = ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
-                              revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: tree)
-        try locked { store throws(ChecklistError) in
-            guard store.lists[summary.id] == nil else {
-                throw ChecklistError(.conflict, "list \(summary.id) already exists")
-            }
-            store.add(state)
-        }
+        var restorer = try makeRestorer(for: list)
+        for item in rows { try restorer.append(item) }
+        try finishRestore(restorer)
     }
 
     /// Raises the store-wide list id counter to at least `next` (from a

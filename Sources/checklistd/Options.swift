@@ -1,9 +1,14 @@
+import ChecklistPersistence
 import ChecklistServer
 
 /// `checklistd`'s command line.
 struct Options {
     var configuration = ServerConfiguration()
     var seedDemo = false
+    /// When the write-ahead log is fsynced.
+    var fsync: FsyncPolicy = .everysec
+    /// Log records after which a background snapshot is written.
+    var snapshotAfter: UInt64 = 1_000_000
     /// `--tokens FILE`: access control (Protocol/SPEC.md section 2).
     var tokensFile: String?
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
@@ -18,7 +23,14 @@ struct Options {
     options:
       --host HOST            address to bind (default 127.0.0.1)
       --port PORT            TCP port; 0 picks a free one (default 7420)
-      --data-dir PATH        data directory, created if missing (default ./data)
+      --data-dir PATH        data directory, created if missing and locked while the
+                             server runs (default ./data): snapshots and the log
+      --fsync POLICY         when the log is fsynced: always (an answer to a change
+                             leaves only once it is on disk; concurrent changes share
+                             one fsync), everysec (a crash may lose the last second),
+                             no (the OS decides) (default everysec)
+      --snapshot-after N     write a snapshot in the background after N logged
+                             changes, then drop the log before it (default 1000000)
       --threads N            event-loop threads (default: one per core)
       --max-connections N    connections open at once (default 10000)
       --max-frame BYTES      largest frame accepted (default 4194304)
@@ -29,8 +41,9 @@ struct Options {
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
       --insecure-bind        allow a non-loopback --host without --tokens
-      --idle-timeout SECONDS close a connection that sends nothing for this long, after
-                             ERROR LIMIT_EXCEEDED idleTimeout (default 0: never)
+      --idle-timeout SECONDS close a connection that sends nothing for this long (after
+                             ERROR LIMIT_EXCEEDED idleTimeout), or that reads none of
+                             the answers it is owed for this long (default 0: never)
       --max-in-flight N      requests of one connection worked on at once; more wait
                              unread until answers go out (default 1024)
       --max-output-bytes B   unread answers a connection may hold before it is dropped
@@ -86,6 +99,13 @@ struct Options {
             case "--max-text": options.configuration.limits.maxTextBytes = try number(arg, UInt32.self, min: 1)
             case "--max-batch": options.configuration.limits.maxBatchOps = try number(arg, UInt32.self, min: 1)
             case "--seed-demo": options.seedDemo = true
+            case "--fsync":
+                let text = try value(arg)
+                guard let policy = FsyncPolicy(rawValue: text) else {
+                    throw UsageError(description: "--fsync is always, everysec or no, not '\(text)'")
+                }
+                options.fsync = policy
+            case "--snapshot-after": options.snapshotAfter = try number(arg, UInt64.self, min: 1)
             case "--retain-changes": options.configuration.liveSync.retainChangesPerList = try number(arg, Int.self)
             case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
             case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)

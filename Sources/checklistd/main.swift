@@ -25,19 +25,32 @@ do {
     ignoreBrokenPipeSignal()
     try FileManager.default.createDirectory(atPath: options.configuration.dataDirectory, withIntermediateDirectories: true)
     // Every committed change goes to the consumers of the fan-out, in
-    // commit order: live sync here (the write-ahead log goes first once it is wired).
+    // commit order: first the write-ahead log, then live sync.
     let liveSync = SubscriptionHub(configuration: options.configuration.liveSync,
                                    maxFrameBytes: options.configuration.limits.maxFrameBytes)
     let fanout = CommitFanout()
     let store = Store(limits: options.configuration.limits, onCommit: fanout.onCommit)
+    let fatal = ServerLog(level: options.configuration.logLevel)
+    let storage = try ServerStorage(path: options.configuration.dataDirectory, policy: options.fsync, store: store) { error in
+        // Durability can no longer be promised: stop rather than acknowledge
+        // changes that may not survive.
+        fatal.error("log_failed", ["error": "\(error)"])
+        exit(1)
+    }
+    fanout.add(storage.append)
     fanout.add(liveSync.publish)
     if options.seedDemo {
         try DemoData.seedIfEmpty(store)
     }
     var configuration = options.configuration
     configuration.accessControl = accessControl
-    let server = try ChecklistServer(configuration: configuration, store: store, liveSync: liveSync)
+    let server = try ChecklistServer(configuration: configuration, store: store, liveSync: liveSync, storage: storage)
     server.logStart()
+    server.logRecovery(storage.recovery, policy: options.fsync)
+    server.metrics.setDurabilityStatusProvider { storage.status }
+    let compactor = Compactor(storage: storage, changes: options.snapshotAfter) { result in
+        server.logSnapshot(result)
+    }
     if let metrics = server.metricsAddress {
         // Before the readiness line, so whoever waits for that one has this too.
         FileHandle.standardOutput.write(Data("checklistd: metrics on http://\(metrics)/metrics\n".utf8))
@@ -47,6 +60,8 @@ do {
     stop.wait()
     server.log.info("stopping", ["connections": server.metrics.report().connectionsOpen])
     let result = server.shutdown()
+    compactor.stop()
+    try storage.close()
     server.logStop(result)
     signals.stop()
     exit(0)

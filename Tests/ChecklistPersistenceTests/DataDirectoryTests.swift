@@ -120,6 +120,59 @@ import Testing
         #expect(report.recordsReplayed == 50)
     }
 
+    /// Offline (no log open): recover, snapshot at the recovered LSN, prune.
+    @Test func offlineSnapshotAndPrune() throws {
+        let dir = TempDirectory("offline")
+        defer { dir.remove() }
+        let live = FakeStore()
+        var next: LSN = 1
+        for round in 0..<3 { // three server runs, three segments
+            let log = try WriteAheadLog(directory: dir.path, nextLSN: next, options: .init(policy: .no))
+            for c in continueHistory(of: live, count: 40, seed: UInt64(round)) { live.apply(c); try log.append(c) }
+            try log.close()
+            next = log.lastLSN + 1
+        }
+        #expect(try LogSegments.list(in: dir.path).count == 3)
+        let data = try DataDirectory(path: dir.path)
+        let store = FakeStore()
+        let report = try Recovery.run(directory: data, sink: store) { try store.replay($0) }
+        #expect(store.lists == live.lists)
+        let header = SnapshotHeader(createdAt: 0, source: "offline", listCount: 0, itemCount: 0,
+                                    startLSN: report.nextLSN - 1, nextListID: ListID(store.nextListID))
+        try data.writeSnapshot(header: header, endLSN: { report.nextLSN - 1 }) { try store.write(to: $0) }
+        #expect(try data.prune(log: nil).segments == 2)
+        data.close()
+
+        let again = try DataDirectory(path: dir.path)
+        defer { again.close() }
+        let restored = FakeStore()
+        let report2 = try Recovery.run(directory: again, sink: restored) { try restored.replay($0) }
+        #expect(restored.lists == live.lists)
+        #expect(report2.recordsReplayed == 0)
+        #expect(report2.nextLSN == report.nextLSN)
+    }
+
+    /// A snapshot finished at LSN 50 over a log that ends at 40: the log
+    /// lost fsynced records, and recovery refuses to load a mixed state.
+    @Test func logEndingBeforeTheSnapshotEndIsAGap() throws {
+        let dir = TempDirectory("short-log")
+        defer { dir.remove() }
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .no))
+        let live = FakeStore()
+        for c in continueHistory(of: live, count: 40, seed: 5) { live.apply(c); try log.append(c) }
+        try log.close()
+        let data = try DataDirectory(path: dir.path)
+        defer { data.close() }
+        let header = SnapshotHeader(createdAt: 0, source: "test", listCount: 0, itemCount: 0, startLSN: 30, nextListID: ListID(live.nextListID))
+        let (file, _) = try data.writeSnapshot(header: header, endLSN: { 50 }) { try live.write(to: $0) }
+        #expect {
+            _ = try Recovery.run(directory: data, sink: FakeStore()) { _ in }
+        } throws: { error in
+            let e = error as? PersistenceError
+            return e?.code == .logGap && e?.file == file.path
+        }
+    }
+
     @Test func corruptNewestSnapshotStopsRecovery() throws {
         let dir = TempDirectory("bad-snap")
         defer { dir.remove() }

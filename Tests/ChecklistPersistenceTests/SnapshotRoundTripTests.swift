@@ -50,7 +50,7 @@ import Testing
         return (store, reader.header, trailer)
     }
 
-    @Test(arguments: [SnapshotWriter.Options(), .init(level: 9), .init(level: 0, blockBytes: 4096),
+    @Test(arguments: [SnapshotWriter.Options(), .init(level: 9, compressionThreads: 1), .init(level: 0, blockBytes: 4096, compressionThreads: 1),
                       .init(blockBytes: 8 * 1024, compressionThreads: 2), .init(level: 6, blockBytes: 4096, compressionThreads: 3)])
     func roundTrip(options: SnapshotWriter.Options) throws {
         let store = Self.sampleStore()

@@ -7,7 +7,7 @@ import Testing
 
 /// `checklistd --tokens` end to end: namespaces chosen by the HELLO token,
 /// no way across them, SIGHUP reloads, and the startup rules.
-@Suite struct AccessControlTests {
+@Suite(.timeLimit(.minutes(5))) struct AccessControlTests {
     /// The wire code of the server error `body` fails with, or nil.
     func wireCode(_ body: () async throws -> Void) async -> ChecklistError.Code? {
         await clientError(body)?.wireCode
@@ -64,16 +64,18 @@ import Testing
         defer { server.stop() }
         let alice = try await server.connect(token: TokenServer.alice)
         let bob = try await server.connect(token: TokenServer.bob)
-        let silentBob = try ProbeConnection(host: "127.0.0.1", port: server.port, timeout: .seconds(10))
-        try silentBob.handshake(token: TokenServer.bob)
         _ = try await alice.createList(name: "Stays", icon: "Inbox")
 
         // Bob's token is removed, carol's added; alice's stays.
         let carolToken = "carol-0d9e8f7a6b5c4d3e2f1a"
-        try server.reload("\(TokenServer.alice) alice\n\(carolToken) carol\n")
-        // A revoked connection that sends nothing is told and closed by the server on its own ...
-        try silentBob.expectError(0, .notAuthenticated)
-        try silentBob.expectClosed()
+        try await BlockingWork.run {
+            let silentBob = try ProbeConnection(host: "127.0.0.1", port: server.port, timeout: .seconds(10))
+            try silentBob.handshake(token: TokenServer.bob)
+            try server.reload("\(TokenServer.alice) alice\n\(carolToken) carol\n")
+            // A revoked connection that sends nothing is told and closed by the server on its own ...
+            try silentBob.expectError(0, .notAuthenticated)
+            try silentBob.expectClosed()
+        }
         // ... and one that sends a request gets NOT_AUTHENTICATED (unless that close came first).
         let refused = await clientError { _ = try await bob.lists() }
         #expect(refused?.wireCode == .notAuthenticated || refused?.code == .connectionClosed, "\(String(describing: refused))")
@@ -84,14 +86,14 @@ import Testing
         #expect(try await carol.lists().isEmpty)
 
         // A file that does not parse keeps the tokens in use.
-        try server.reload("this line has three words\n", expecting: "cannot reload")
+        try await BlockingWork.run { try server.reload("this line has three words\n", expecting: "cannot reload") }
         #expect(!server.process.standardError.contains("three words"), "the log must not echo the file")
         _ = try await carol.ping()
         let carolAgain = try await server.connect(token: carolToken)
         await carolAgain.close()
 
         // Moving alice's token to another namespace revokes her connection too.
-        try server.reload("\(TokenServer.alice) mallory\n")
+        try await BlockingWork.run { try server.reload("\(TokenServer.alice) mallory\n") }
         let moved = await clientError { _ = try await alice.lists() }
         #expect(moved?.wireCode == .notAuthenticated || moved?.code == .connectionClosed, "\(String(describing: moved))")
         let mallory = try await server.connect(token: TokenServer.alice)

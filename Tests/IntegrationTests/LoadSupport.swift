@@ -99,6 +99,25 @@ extension RawConnection {
         }
     }
 
+    /// Reads and discards until the server's close shows: end of stream or
+    /// a reset (true). A receive timeout throws.
+    func drainsToClose() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let result: SocketReadResult
+            do {
+                result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+            } catch let error as SocketError where error.isDisconnect {
+                return true
+            }
+            switch result {
+            case .bytes: continue
+            case .endOfFile: return true
+            case .wouldBlock: throw TestFailure("timed out waiting for the server to close")
+            }
+        }
+    }
+
     /// Sends our FIN, so a server lingering after its own close finishes at once.
     func finish() {
         try? shutdownSocket(fd, .write)

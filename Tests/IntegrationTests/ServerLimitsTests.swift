@@ -86,6 +86,29 @@ struct ServerLimitsTests {
         #expect(await eventually { server.process.standardError.contains("level=info event=idle_timeout") })
     }
 
+    /// `--idle-timeout 1` also ends a connection whose client stopped
+    /// reading: with answers owed and none taken, back-pressure alone would
+    /// hold it (and its buffers) forever. Another client is served meanwhile.
+    @Test func aClientThatStopsReadingIsClosedAfterTheIdleTimeout() async throws {
+        let server = try TestServer.start(["--idle-timeout", "1"])
+        defer { server.stop() }
+        let list = try #require(try await makeLoadLists(on: server, count: 1, items: 1000).first)
+        let raw = try RawConnection(port: server.port, timeout: .seconds(30))
+        try raw.handshake()
+        var bytes = WireWriter()
+        var encoder = FrameEncoder()
+        for id in 2..<UInt32(3002) {
+            Request.getPage(GetPage(list: list, limit: 1000)).encode(requestID: id, into: &bytes, encoder: &encoder)
+        }
+        try raw.send(bytes: bytes.bytes)
+        #expect(try await eventually { try await serverStats(server).connectionsIdleClosed >= 1 })
+        #expect(try raw.drainsToClose())
+        #expect(await eventually { server.process.standardError.contains("level=warn event=output_stalled") })
+        let stats = try await serverStats(server)
+        #expect(stats.connectionsOpen == 1)
+        #expect(stats.connectionsDroppedForOutput == 0)
+    }
+
     /// `--max-connections 2`: the third connection is refused with ERROR
     /// LIMIT_EXCEEDED `connections`; STATS counts it and the log says so.
     @Test func theConnectionLimitIsCountedAndLogged() async throws {

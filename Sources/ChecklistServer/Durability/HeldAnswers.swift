@@ -14,6 +14,9 @@ struct HeldAnswers {
 
     var isEmpty: Bool { bytes.isEmpty }
 
+    /// Bytes held.
+    var count: Int { bytes.count }
+
     /// The largest LSN a held answer waits for, if any.
     var waitingFor: UInt64? { barriers.last?.lsn }
 

@@ -32,6 +32,10 @@ public final class Connection {
     public let connectedAt: ContinuousClock.Instant
     /// When bytes last arrived (event-batch precision); for idle timeouts.
     public private(set) var lastInputAt: ContinuousClock.Instant
+    /// Since when pending output has been waiting without any of it being
+    /// sent (it became pending, or a send last made progress); nil while
+    /// nothing is pending. For timing out a peer that stopped reading.
+    public private(set) var outputWaitingSince: ContinuousClock.Instant?
     /// Unconsumed input allowed before the connection is closed. Handlers set
     /// it from their maximum frame size.
     public var maxInputBytes: Int
@@ -320,6 +324,7 @@ public final class Connection {
     }
 
     private func queueFlush() {
+        if outputWaitingSince == nil && pendingOutputBytes > 0 { outputWaitingSince = eventLoop.now }
         guard !flushQueued else { return }
         flushQueued = true
         eventLoop.scheduleFlush(self)
@@ -350,6 +355,7 @@ public final class Connection {
             case .success(.bytes(let count)):
                 outputSent += count
                 context.traffic.bytesOut.add(count)
+                outputWaitingSince = pendingOutputBytes > 0 ? eventLoop.now : nil
             case .success(.wouldBlock):
                 break
             case .failure:

@@ -22,7 +22,8 @@ enum PrometheusText {
         single("connections_open", "gauge", "Connections being served now.", r.connectionsOpen)
         single("connections_total", "counter", "Connections accepted and served.", r.connectionsTotal)
         single("connections_rejected_total", "counter", "Connections turned away at --max-connections.", r.connectionsRejected)
-        single("connections_idle_closed_total", "counter", "Connections closed by --idle-timeout.", r.connectionsIdleClosed)
+        single("connections_idle_closed_total", "counter", "Connections closed by --idle-timeout (quiet, or not reading).",
+               r.connectionsIdleClosed)
         single("connections_dropped_output_total", "counter",
                "Connections aborted because their unread answers passed --max-output-bytes.", r.connectionsDroppedForOutput)
         single("read_pauses_total", "counter",

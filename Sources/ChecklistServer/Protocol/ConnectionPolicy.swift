@@ -3,7 +3,8 @@ import ChecklistModel
 /// The load limits a protocol connection enforces, and where it reports
 /// (Protocol/SPEC.md sections 1 and 4; `checklistd --help`).
 struct ConnectionPolicy: Sendable {
-    /// Close a connection that has sent nothing for this long; nil: never.
+    /// Close a connection that has sent nothing, or read none of its
+    /// answers, for this long; nil: never.
     var idleTimeout: Duration?
     /// Requests of one connection worked on at once (read but not yet
     /// answered to the network); further ones wait unread.

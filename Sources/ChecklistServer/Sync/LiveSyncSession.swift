@@ -37,7 +37,7 @@ struct LiveSyncSession {
                 let subscriber = try self.subscriber(namespace: namespace)
                 let outcome = hub.subscribe(subscriber, m, store: store)
                 encoder.append(outcome.answer, requestID: requestID, to: &out)
-                for change in outcome.catchUp { out.writeBytes(change.frame) }
+                for change in outcome.catchUp { out.bytes.append(contentsOf: change.frame) }
             case .unsubscribe(let m):
                 if let subscriber { hub.unsubscribe(subscriber, m) }
                 encoder.append(Unsubscribed(), requestID: requestID, to: &out)

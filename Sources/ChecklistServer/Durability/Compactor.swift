@@ -1,0 +1,43 @@
+import ChecklistPersistence
+import Synchronization
+
+/// Writes a snapshot in the background whenever the log has grown by
+/// `changes` records since the last one, so recovery stays short and old
+/// log segments go. Requests keep being served meanwhile (see
+/// `ServerStorage.writeSnapshot`).
+public final class Compactor: Sendable {
+    private let thread: Mutex<NativeThread?> = Mutex(nil)
+    /// Opened by `stop()`.
+    private let stopLatch = Latch(count: 1)
+
+    /// Starts checking once a second.
+    ///
+    /// - Parameter report: told about every snapshot written or failed.
+    public init(storage: ServerStorage, changes: UInt64,
+                report: @escaping @Sendable (Result<ServerStorage.SnapshotRecord, any Error>) -> Void) {
+        let stopLatch = self.stopLatch
+        thread.withLock {
+            $0 = NativeThread.spawn(name: "checklist-compactor") {
+                var snapshotLSN = storage.recovery.snapshot?.startLSN ?? 0
+                while !stopLatch.wait(until: .now.advanced(by: .seconds(1))) {
+                    guard storage.log.lastLSN >= snapshotLSN + changes else { continue }
+                    do {
+                        let record = try storage.writeSnapshot()
+                        snapshotLSN = record.file.startLSN
+                        report(.success(record))
+                    } catch {
+                        report(.failure(error))
+                        // Try again after another batch of changes, not every second.
+                        snapshotLSN = storage.log.lastLSN
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops checking and waits for a snapshot in progress to finish.
+    public func stop() {
+        stopLatch.countDown()
+        thread.withLock { $0.take() }?.join()
+    }
+}

@@ -1,0 +1,127 @@
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistStore
+import Foundation
+import Synchronization
+
+/// The durable side of a server: the locked data directory, recovery into
+/// the store at start, the write-ahead log every committed change goes to,
+/// and snapshots that let old log segments go.
+///
+/// Order at start: `open` (lock, recover, open the log), then add
+/// `append` to the store's commit fan-out *before* any request is served.
+public final class ServerStorage: Sendable {
+    public let directory: DataDirectory
+    public let log: WriteAheadLog
+    public let policy: FsyncPolicy
+    /// What recovery found and did.
+    public let recovery: RecoveryReport
+    /// Connections holding answers until the log is durable.
+    let waiters = DurabilityWaiters()
+    private let store: Store
+    private let lastSnapshot: Mutex<SnapshotRecord?>
+
+    /// The newest snapshot this process wrote, for STATS and logs.
+    public struct SnapshotRecord: Sendable, Hashable {
+        public var file: DataDirectory.SnapshotFile
+        /// Seconds since 1970 when it was written.
+        public var time: Int64
+        public var items: UInt64
+        public var compressedBytes: UInt64
+        /// How long the store was held to take the cut.
+        public var cutNanoseconds: UInt64
+        public var writeNanoseconds: UInt64
+    }
+
+    /// Takes the directory's lock, loads the newest snapshot and replays the
+    /// log after it into `store` (which must be empty and must not commit
+    /// anything meanwhile), then opens the log for appending.
+    ///
+    /// - Parameter onFatal: called once, on the log's thread, when a write or
+    ///   fsync fails: durability can no longer be promised and the server
+    ///   should stop.
+    public init(path: String, policy: FsyncPolicy, store: Store,
+                onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
+        let directory = try DataDirectory(path: path)
+        self.directory = directory
+        self.policy = policy
+        self.store = store
+        let sink = StoreRestoreSink(store: store)
+        recovery = try Recovery.run(directory: directory, sink: sink) { change in
+            let current = try? store.summary(in: change.namespace, list: change.list).revision
+            if try ReplayRule.decide(change, currentRevision: current) == .apply {
+                try store.replay(change)
+            }
+        }
+        let waiters = self.waiters
+        lastSnapshot = Mutex(nil)
+        log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(
+            policy: policy,
+            onDurable: { lsn in waiters.durable(lsn) },
+            onFailure: onFatal))
+    }
+
+    /// The consumer for the store's commit fan-out: appends `change` to the
+    /// log. Runs under the store's lock, in commit order.
+    public func append(_ change: Change) {
+        // A failed log refuses appends and has already reported through
+        // `onFatal`; under `.always` nothing acknowledged after it is
+        // released, since the log never becomes durable past it.
+        _ = try? log.append(change)
+    }
+
+    /// The log position an answer sent now must wait for before it leaves,
+    /// or nil when answers need not wait (`--fsync everysec|no`).
+    public func answerBarrier() -> LSN? {
+        policy == .always ? log.lastLSN : nil
+    }
+
+    /// The first log failure, if any.
+    public var logFailure: PersistenceError? { log.failure }
+
+    /// The newest snapshot this process wrote.
+    public var latestSnapshot: SnapshotRecord? { lastSnapshot.withLock { $0 } }
+
+    /// Writes a snapshot of the whole store while it keeps serving, then
+    /// removes the snapshots and log segments it makes unnecessary.
+    ///
+    /// The store is held only to take a copy-on-write cut and read the
+    /// log position that cut corresponds to; the snapshot is written from
+    /// the cut, published (fsync, rename, directory fsync) once the log is
+    /// durable up to that position, and only then is anything deleted.
+    @discardableResult
+    public func writeSnapshot(source: String = "checklistd") throws -> SnapshotRecord {
+        let cutStart = DispatchTime.now().uptimeNanoseconds
+        let (cut, lsn) = store.cut { log.lastLSN }
+        let cutNanoseconds = DispatchTime.now().uptimeNanoseconds - cutStart
+        let counts = cut.counts
+        let header = SnapshotHeader(createdAt: Int64(Date().timeIntervalSince1970), source: source,
+                                    listCount: UInt64(counts.lists), itemCount: UInt64(counts.items),
+                                    startLSN: lsn, nextListID: cut.nextListID)
+        let written = try directory.writeSnapshot(header: header, log: log, endLSN: { lsn }) { writer in
+            try SnapshotExport.write(cut, namespace: nil, to: writer)
+        }
+        try directory.prune(keepSnapshots: 2, log: log)
+        let record = SnapshotRecord(file: written.file, time: header.createdAt, items: UInt64(counts.items),
+                                    compressedBytes: written.summary.compressedBytes,
+                                    cutNanoseconds: cutNanoseconds,
+                                    writeNanoseconds: DispatchTime.now().uptimeNanoseconds - cutStart - cutNanoseconds)
+        lastSnapshot.withLock { $0 = record }
+        return record
+    }
+
+    /// The log and snapshot figures STATS and /metrics report.
+    public var status: DurabilityStatus {
+        let snapshot = latestSnapshot
+        return DurabilityStatus(
+            log: .init(lastLSN: log.lastLSN, durableLSN: log.durableLSN, segments: UInt64(log.segments.count),
+                       failed: log.failure != nil),
+            snapshot: snapshot.map { .init(lsn: $0.file.startLSN, time: $0.time, bytes: $0.compressedBytes) })
+    }
+
+    /// Flushes and closes the log and releases the directory's lock.
+    public func close() throws {
+        try log.close()
+        directory.close()
+    }
+}

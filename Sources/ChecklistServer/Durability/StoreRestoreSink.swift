@@ -1,0 +1,43 @@
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistStore
+
+/// Loads a snapshot into a `Store`, list by list, one row at a time: a
+/// 10M-row list is never held as an array of items.
+final class StoreRestoreSink: SnapshotRestoreSink {
+    private let store: Store
+    private var current: ListRestorer?
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func restoreHeader(_ header: SnapshotHeader) throws {
+        store.restoreNextListID(header.nextListID)
+    }
+
+    func restoreList(_ list: SnapshotList) throws {
+        try finishCurrent()
+        let summary = ListSummary(id: list.id, name: list.name, icon: list.icon, itemCount: 0, uncheckedCount: 0,
+                                  revision: list.revision)
+        current = try store.makeRestorer(for: ExportedList(namespace: list.namespace, summary: summary,
+                                                            nextItemID: list.nextItemID))
+    }
+
+    func restoreItem(_ item: Item, in list: ListID) throws {
+        guard var restorer = current.take() else { throw ChecklistError.badField("item", "an item came before any list") }
+        try restorer.append(item)
+        current = consume restorer
+    }
+
+    func restoreEnd(_ trailer: SnapshotTrailer) throws {
+        try finishCurrent()
+    }
+
+    /// Adds the list being built, if any.
+    private func finishCurrent() throws {
+        if let restorer = current.take() {
+            try store.finishRestore(restorer)
+        }
+    }
+}

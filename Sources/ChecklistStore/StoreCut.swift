@@ -1,0 +1,69 @@
+import ChecklistModel
+
+/// A frozen, consistent copy of every list in the store, taken by
+/// `Store.cut(_:)`. Reading it needs no lock and never blocks the store;
+/// the store's later changes do not show in it.
+public struct StoreCut: Sendable {
+    let lists: [ListID: ListState]
+    let listIDs: [Namespace: [ListID]]
+    /// The store's next list id at the cut.
+    public let nextListID: ListID
+
+    /// Number of lists and rows in the cut.
+    public var counts: (lists: Int, items: Int) {
+        (lists.count, lists.values.reduce(0) { $0 + $1.rows.count })
+    }
+
+    /// Visits lists (ordered by id) with their rows in order, as
+    /// `Store.exportLists` describes.
+    @discardableResult
+    public func exportLists<E: Error>(in ns: Namespace?,
+                                      _ visit: (ExportedList, _ forEachRow: ((RowView) -> Void) -> Void) throws(E) -> Void) throws(E) -> ListID {
+        let ids = ns.map { listIDs[$0] ?? [] } ?? lists.keys.sorted()
+        for id in ids {
+            guard let list = lists[id] else { continue }
+            try visit(list.exported) { body in
+                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count, body)
+            }
+        }
+        return nextListID
+    }
+}
+
+/// Builds one list from its rows in order, outside the store's lock
+/// (see `Store.makeRestorer(for:)`).
+public struct ListRestorer: ~Copyable {
+    private let list: ExportedList
+    private var tree: RowTree
+
+    init(_ list: ExportedList, shape: RowTreeShape) throws(ChecklistError) {
+        let summary = list.summary
+        guard summary.id.rawValue != 0 else { throw .badField("list", "list id must not be 0") }
+        guard !summary.name.isEmpty else { throw .badField("name", "name must not be empty") }
+        guard summary.revision >= 1 else { throw .badField("revision", "revision must be at least 1") }
+        self.list = list
+        tree = RowTree(leafCapacity: shape.leafCapacity, innerCapacity: shape.innerCapacity)
+    }
+
+    /// Appends the list's next row.
+    ///
+    /// - Throws: `.badField("id")` for an item id of 0, not below the
+    ///   list's next item id, or appearing twice. Text limits are not
+    ///   enforced (the data was accepted once).
+    public mutating func append(_ item: Item) throws(ChecklistError) {
+        guard item.id.rawValue != 0, item.id < list.nextItemID else {
+            throw .badField("id", "item id \(item.id) is not below the list's next item id \(list.nextItemID)")
+        }
+        guard !tree.contains(item.id) else { throw .badField("id", "item id \(item.id) appears twice") }
+        tree.append(item)
+    }
+
+    /// Rows appended so far.
+    public var count: Int { tree.count }
+
+    consuming func finish() -> ListState {
+        let summary = list.summary
+        return ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
+                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: tree)
+    }
+}

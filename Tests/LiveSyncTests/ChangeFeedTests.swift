@@ -1,0 +1,145 @@
+import ChecklistModel
+@testable import ChecklistServer
+import ChecklistWire
+import Testing
+
+/// The change feed against a naive reference of the same retention policy:
+/// per list the last `retainPerList` changes, in all at most `maxBytes`
+/// (oldest published first out), a deleted list's changes dropped; and
+/// CHANGES_SINCE answers exactly what is retained, or RESYNC_REQUIRED.
+@Suite struct ChangeFeedTests {
+    /// The policy spelled out on a flat array, in publish order.
+    struct Reference {
+        struct Entry { var list: ListID; var revision: Revision; var bytes: Int }
+        let retainPerList: Int
+        let maxBytes: Int
+        var entries: [Entry] = []
+
+        mutating func append(_ change: EncodedChange) {
+            if change.isDeletion {
+                entries.removeAll { $0.list == change.list }
+                return
+            }
+            if let last = entries.last(where: { $0.list == change.list }), last.revision + 1 != change.revision {
+                entries.removeAll { $0.list == change.list }
+            }
+            entries.append(Entry(list: change.list, revision: change.revision, bytes: change.frame.count))
+            while entries.filter({ $0.list == change.list }).count > retainPerList {
+                entries.remove(at: entries.firstIndex { $0.list == change.list }!)
+            }
+            while entries.reduce(0, { $0 + $1.bytes }) > maxBytes { entries.removeFirst() }
+        }
+
+        func retained(_ list: ListID) -> ClosedRange<Revision>? {
+            let revisions = entries.filter { $0.list == list }.map(\.revision)
+            guard let first = revisions.first, let last = revisions.last else { return nil }
+            return first...last
+        }
+    }
+
+    static func change(_ list: ListID, _ revision: Revision, textBytes: Int) -> EncodedChange {
+        let op = AppliedOperation.setText(ItemID(1), String(repeating: "x", count: textBytes))
+        return EncodedChange(Change(namespace: .default, list: list, revision: revision, kind: .patched([op])),
+                             maxFrameBytes: 1 << 20)
+    }
+
+    @Test(arguments: [(3, 2_000), (1, 500), (8, 100_000), (0, 1_000)])
+    func retentionMatchesTheReference(retainPerList: Int, maxBytes: Int) {
+        var rng = SplitMix64(seed: UInt64(retainPerList * 7919 + maxBytes))
+        var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: retainPerList, maxBytes: maxBytes))
+        var reference = Reference(retainPerList: retainPerList, maxBytes: maxBytes)
+        var revisions: [ListID: Revision] = [:]
+        var published: [ListID: [Revision: EncodedChange]] = [:]
+        for _ in 0..<600 {
+            let list = ListID(1 + rng.next() % 5)
+            let change: EncodedChange
+            if rng.next() % 40 == 0, let current = revisions[list] {
+                change = EncodedChange(Change(namespace: .default, list: list, revision: current + 1, kind: .listDeleted),
+                                       maxFrameBytes: 1 << 20)
+                revisions[list] = nil
+                published[list] = nil
+            } else {
+                let revision = (revisions[list] ?? 0) + 1
+                revisions[list] = revision
+                change = Self.change(list, revision, textBytes: Int(rng.next() % 300))
+                published[list, default: [:]][revision] = change
+            }
+            feed.append(change)
+            reference.append(change)
+            for id in (1...5).map({ ListID(UInt64($0)) }) {
+                #expect(feed.retained(id) == reference.retained(id), "list \(id)")
+            }
+            #expect(feed.retainedBytes <= maxBytes)
+            #expect(feed.retainedBytes == reference.entries.reduce(0) { $0 + $1.bytes })
+            // CHANGES_SINCE from every revision of a random list.
+            let probe = ListID(1 + rng.next() % 5)
+            guard let current = revisions[probe] else { continue }
+            for since in 0...current {
+                let answer = feed.changes(of: probe, after: since, current: current, limit: 4, maxBytes: 1 << 20)
+                let range = reference.retained(probe)
+                let answerable = since == current || (range.map { since + 1 >= $0.lowerBound } ?? false)
+                switch answer {
+                case .resyncRequired:
+                    #expect(!answerable, "since \(since), retained \(String(describing: range)), at \(current)")
+                case .changes(let changes, let complete):
+                    #expect(answerable)
+                    let upper = min(current, since + 4)
+                    let expected: [Revision] = since < upper ? Array((since + 1)...upper) : []
+                    #expect(changes.map(\.revision) == expected)
+                    #expect(changes.allSatisfy { published[probe]?[$0.revision]?.frame == $0.frame })
+                    #expect(complete == ((changes.last?.revision ?? since) == current))
+                }
+            }
+            // A client ahead of the list (the server lost changes) must resync.
+            if case .changes = feed.changes(of: probe, after: current + 1, current: current, limit: 10, maxBytes: 1 << 20) {
+                Issue.record("a revision above the current one was answered")
+            }
+        }
+    }
+
+    /// A page holds at least one change, then as many as `maxBytes` allows.
+    @Test func pagesStopAtTheByteBudget() {
+        var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 100, maxBytes: 1 << 20))
+        for revision in 1...10 { feed.append(Self.change(ListID(1), Revision(revision), textBytes: 1000)) }
+        guard case .changes(let one, false) = feed.changes(of: ListID(1), after: 0, current: 10, limit: 100, maxBytes: 10) else {
+            Issue.record("expected one change")
+            return
+        }
+        #expect(one.map(\.revision) == [1])
+        guard case .changes(let some, false) = feed.changes(of: ListID(1), after: 2, current: 10, limit: 100, maxBytes: 3100) else {
+            Issue.record("expected a partial page")
+            return
+        }
+        #expect(some.map(\.revision) == [3, 4, 5])
+        guard case .changes(let rest, true) = feed.changes(of: ListID(1), after: 5, current: 10, limit: 100, maxBytes: 1 << 20) else {
+            Issue.record("expected the rest")
+            return
+        }
+        #expect(rest.map(\.revision) == [6, 7, 8, 9, 10])
+    }
+
+    /// A change too large for one frame travels as OMITTED.
+    @Test func oversizedChangesAreOmitted() throws {
+        let op = AppliedOperation.setText(ItemID(1), String(repeating: "y", count: 5000))
+        let change = Change(namespace: .default, list: ListID(3), revision: 4, kind: .patched([op]))
+        let small = EncodedChange(change, maxFrameBytes: 4096)
+        let body = try small.frame.withUnsafeBytes { raw in
+            try ServerMessage.decode(header: FrameHeader(type: .changePush, requestID: 0),
+                                     body: UnsafeRawBufferPointer(rebasing: raw[FrameHeader.size...]), maxFrameBytes: 4096)
+        }
+        #expect(body == .changePush(ChangePush(ListChange(list: ListID(3), revision: 4, kind: .omitted))))
+        #expect(EncodedChange(change, maxFrameBytes: 1 << 20).frame.count > 5000)
+    }
+}
+
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
