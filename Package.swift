@@ -10,6 +10,7 @@ import PackageDescription
 //   ChecklistServer          epoll event loops, connections, request dispatch
 //   ChecklistClient          async/await client library
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks
+//   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance   executables
 let package = Package(
@@ -37,12 +38,14 @@ let package = Package(
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting", dependencies: ["ChecklistSocket"]),
+        .target(name: "ChecklistTransfer", dependencies: ["ChecklistModel", "ChecklistPersistence"]),
         .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .executableTarget(name: "checklist-conformance", dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistPersistence"]),
-        .executableTarget(name: "checklist", dependencies: ["ChecklistClient"]),
+        .executableTarget(name: "checklist", dependencies: ["ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
-                          dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting", "ChecklistSocket", "CLinux"],
+                          dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting", "ChecklistSocket", "CLinux",
+                                         "ChecklistPersistence"],
                           path: "Benchmarks/checklist-bench"),
         .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
                     resources: [.copy("../../Protocol/vectors")]),
@@ -53,7 +56,8 @@ let package = Package(
         .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),
         .testTarget(name: "IntegrationTests",
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
-                                   "ChecklistConformance"]),
+                                   "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
+        .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
     ],
     swiftLanguageModes: [.v6]
 )

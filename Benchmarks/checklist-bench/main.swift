@@ -12,6 +12,8 @@ scenarios:
   load      many connections, a mix of requests   [--connections 50] [--seconds 10] [--rate R]
             [--mix page=70,patch=20,lists=10] [--pipeline 1] [--lists 10] [--items 1000]
             [--page 50] [--threads N] [--seed 1]; every answer checked; loopback only
+  snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
+            [--chunk 1048576] [--window 4]; MB/s of raw records, ratio, server peak RSS
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
@@ -37,6 +39,8 @@ do {
         try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "load":
         try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "snapshot":
+        try await SnapshotScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     default:
         throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
     }

@@ -1440,6 +1440,228 @@ def build_sync():
 
 
 # ---------------------------------------------------------------------------
+# Sections 6.16-6.17: EXPORT and IMPORT (snapshots over the protocol)
+# ---------------------------------------------------------------------------
+
+REQUEST_TYPES.update({"EXPORT": 0x40, "IMPORT": 0x41})
+RESPONSE_TYPES.update({0xC0: "EXPORT_CHUNK", 0xC1: "IMPORT_OK"})
+EXPORT_ACTIONS = {"START": 0, "NEXT": 1, "CANCEL": 2}
+EXPORT_STATUSES = {"MORE": 0, "END": 1, "CANCELLED": 2}
+IMPORT_ACTIONS = {"BEGIN": 0, "DATA": 1, "END": 2, "CANCEL": 3}
+IMPORT_MODES = {"MERGE": 0, "REPLACE": 1}
+IMPORT_STATUSES = {"STARTED": 0, "RECEIVED": 1, "APPLIED": 2, "CANCELLED": 3}
+CHUNK_FIELDS = ["listCount", "itemCount", "itemsWritten", "rawBytes"]
+IMPORT_OK_FIELDS = ["sequence", "rawBytes", "lists", "items", "deleted"]
+
+
+def enc_export(f):
+    out = u8(f["action"])
+    if f["action"] == EXPORT_ACTIONS["START"]:
+        out += varint(f["chunkBytes"]) + varint(len(f["lists"])) + b"".join(varint(i) for i in f["lists"])
+    elif f["action"] == EXPORT_ACTIONS["NEXT"]:
+        out += varint(f["sequence"])
+    return out
+
+
+def dec_export(r):
+    action = r.u8("action")
+    if action == EXPORT_ACTIONS["START"]:
+        chunk = r.varint("chunkBytes")
+        n = r.count("count", 1)
+        return {"action": action, "chunkBytes": chunk, "lists": [r.varint("list") for _ in range(n)]}
+    if action == EXPORT_ACTIONS["NEXT"]:
+        return {"action": action, "sequence": r.varint("sequence")}
+    if action == EXPORT_ACTIONS["CANCEL"]:
+        return {"action": action}
+    raise bad("action")
+
+
+def enc_export_chunk(f):
+    return (varint(f["sequence"]) + u8(f["status"]) + b"".join(varint(f[k]) for k in CHUNK_FIELDS) +
+            byte_run(f["data"]))
+
+
+def dec_export_chunk(r):
+    f = {"sequence": r.varint("sequence"), "status": r.u8("status")}
+    if f["status"] not in EXPORT_STATUSES.values():
+        raise bad("status")
+    for k in CHUNK_FIELDS:
+        f[k] = r.varint(k)
+    f["data"] = r.raw("data").hex()
+    return f
+
+
+def enc_import(f):
+    out = u8(f["action"])
+    if f["action"] == IMPORT_ACTIONS["BEGIN"]:
+        out += u8(f["mode"])
+    elif f["action"] == IMPORT_ACTIONS["DATA"]:
+        out += varint(f["sequence"]) + byte_run(f["data"])
+    return out
+
+
+def dec_import(r):
+    action = r.u8("action")
+    if action == IMPORT_ACTIONS["BEGIN"]:
+        mode = r.u8("mode")
+        if mode not in IMPORT_MODES.values():
+            raise bad("mode")
+        return {"action": action, "mode": mode}
+    if action == IMPORT_ACTIONS["DATA"]:
+        return {"action": action, "sequence": r.varint("sequence"), "data": r.raw("data").hex()}
+    if action in (IMPORT_ACTIONS["END"], IMPORT_ACTIONS["CANCEL"]):
+        return {"action": action}
+    raise bad("action")
+
+
+def enc_import_ok(f):
+    out = u8(f["status"]) + b"".join(varint(f[k]) for k in IMPORT_OK_FIELDS) + varint(len(f["pairs"]))
+    for p in f["pairs"]:
+        out += varint(p["from"]) + varint(p["to"])
+    return out
+
+
+def dec_import_ok(r):
+    f = {"status": r.u8("status")}
+    if f["status"] not in IMPORT_STATUSES.values():
+        raise bad("status")
+    for k in IMPORT_OK_FIELDS:
+        f[k] = r.varint(k)
+    n = r.count("count", 2)
+    f["pairs"] = [{"from": r.varint("from"), "to": r.varint("to")} for _ in range(n)]
+    return f
+
+
+ENCODERS.update({"EXPORT": enc_export, "EXPORT_CHUNK": enc_export_chunk, "IMPORT": enc_import,
+                 "IMPORT_OK": enc_import_ok})
+DECODERS.update({"EXPORT": dec_export, "EXPORT_CHUNK": dec_export_chunk, "IMPORT": dec_import,
+                 "IMPORT_OK": dec_import_ok})
+
+
+# A whole snapshot file (Protocol/SNAPSHOT.md sections 2-3), made here from
+# that document alone, so that a chunk vector carries a real, complete file.
+
+def snapshot_record(record_type, body):
+    return u8(record_type) + varint(len(body)) + body
+
+
+def snapshot_content(lists, created_at, next_list_id, source="checklistd/1.0 EXPORT"):
+    """preamble HEADER (LIST ITEM*)* TRAILER; `lists` are dicts with items."""
+    items = sum(len(l["items"]) for l in lists)
+    out = b"CKSS\r\n\x1a\n" + b"\x00\x01"
+    out += snapshot_record(0x01, zigzag(created_at) + string(source) + varint(len(lists)) + varint(items) +
+                           varint(0) + varint(next_list_id))
+    for l in lists:
+        out += snapshot_record(0x02, string(l["namespace"]) + varint(l["id"]) + string(l["name"]) +
+                               string(l["icon"]) + varint(l["revision"]) + varint(l["nextItemID"]) +
+                               varint(len(l["items"])))
+        for it in l["items"]:
+            out += snapshot_record(0x03, varint(it["id"]) + enc_item_fields(it))
+    trailer = varint(len(lists)) + varint(items) + varint(0) + varint(len(out)) + u32be(zlib.crc32(out))
+    return out + snapshot_record(0x04, trailer)
+
+
+def gzip_member(content):
+    """RFC 1952: header (no name, MTIME 0, OS 255), raw deflate, CRC-32, ISIZE."""
+    raw_deflate = deflate_fixed(content)[2:-4]      # a zlib stream without its header and Adler-32
+    member = (b"\x1f\x8b\x08\x00" + b"\x00\x00\x00\x00" + b"\x00\xff" + raw_deflate +
+              zlib.crc32(content).to_bytes(4, "little") + len(content).to_bytes(4, "little"))
+    d = zlib.decompressobj(31)
+    assert d.decompress(member) == content and d.eof and not d.unused_data
+    return member
+
+
+GROCERIES = {"namespace": "default", "id": 2, "name": "Groceries", "icon": "Groceries", "revision": 4,
+             "nextItemID": 4, "items": [item("Milk", id=1, checked=True), item("Eggs", id=3, price=249)]}
+SNAPSHOT_CONTENT = snapshot_content([GROCERIES], MAY_1, 3)
+SNAPSHOT_FILE = gzip_member(SNAPSHOT_CONTENT)
+
+
+def build_snapshots():
+    ea, es, ia, im, ist = EXPORT_ACTIONS, EXPORT_STATUSES, IMPORT_ACTIONS, IMPORT_MODES, IMPORT_STATUSES
+    # -- 6.16 EXPORT / EXPORT_CHUNK ----------------------------------------------------
+    valid("export-start-all", "EXPORT START of every list of the namespace (count 0), in chunks of the "
+          "server's size (chunkBytes 0).", "EXPORT", 80, {"action": ea["START"], "chunkBytes": 0, "lists": []})
+    valid("export-start-lists", "EXPORT START of lists 2 and 5 (SPEC.md section 6.16, byte by byte).",
+          "EXPORT", 80, {"action": ea["START"], "chunkBytes": 0, "lists": [2, 5]})
+    valid("export-start-chunk-bytes", "EXPORT START of every list in chunks of at most 65536 data bytes.",
+          "EXPORT", 80, {"action": ea["START"], "chunkBytes": 65536, "lists": []})
+    valid("export-next", "EXPORT NEXT: chunk 3 please.", "EXPORT", 81, {"action": ea["NEXT"], "sequence": 3})
+    valid("export-cancel", "EXPORT CANCEL: end the running export early.", "EXPORT", 82, {"action": ea["CANCEL"]})
+    split = 20
+    valid("export-chunk-more", "EXPORT_CHUNK 0 (the answer to START), status MORE: the first %d bytes of "
+          "the snapshot file of export-chunk-end; the rest follows in chunk 1." % split, "EXPORT_CHUNK", 80,
+          {"sequence": 0, "status": es["MORE"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
+           "rawBytes": len(SNAPSHOT_CONTENT), "data": SNAPSHOT_FILE[:split].hex()})
+    valid("export-chunk-end", "EXPORT_CHUNK 1, status END: the rest of a complete snapshot file (gzip) "
+          "of list 2 \"Groceries\" (revision 4, next item id 4) with items 1 \"Milk\" (checked) and 3 "
+          "\"Eggs\" (price 249); the data of chunks 0 and 1 together is that file. Its content "
+          "(SNAPSHOT.md) is %d bytes." % len(SNAPSHOT_CONTENT), "EXPORT_CHUNK", 81,
+          {"sequence": 1, "status": es["END"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
+           "rawBytes": len(SNAPSHOT_CONTENT), "data": SNAPSHOT_FILE[split:].hex()})
+    valid("export-chunk-cancelled", "EXPORT_CHUNK answering CANCEL: status CANCELLED, no data.",
+          "EXPORT_CHUNK", 82, {"sequence": 2, "status": es["CANCELLED"], "listCount": 0, "itemCount": 0,
+                               "itemsWritten": 0, "rawBytes": 0, "data": ""})
+    # -- 6.17 IMPORT / IMPORT_OK --------------------------------------------------------
+    valid("import-begin-merge", "IMPORT BEGIN in mode MERGE.", "IMPORT", 90, {"action": ia["BEGIN"], "mode": im["MERGE"]})
+    valid("import-begin-replace", "IMPORT BEGIN in mode REPLACE (SPEC.md section 6.17, byte by byte).",
+          "IMPORT", 90, {"action": ia["BEGIN"], "mode": im["REPLACE"]})
+    valid("import-data", "IMPORT DATA 1: a whole snapshot file in one chunk (the file of "
+          "export-chunk-more and export-chunk-end).", "IMPORT", 91,
+          {"action": ia["DATA"], "sequence": 1, "data": SNAPSHOT_FILE.hex()})
+    valid("import-end", "IMPORT END: the file is complete; apply it.", "IMPORT", 92, {"action": ia["END"]})
+    valid("import-cancel", "IMPORT CANCEL: drop the import.", "IMPORT", 93, {"action": ia["CANCEL"]})
+    valid("import-ok-started", "IMPORT_OK answering BEGIN.", "IMPORT_OK", 90,
+          {"status": ist["STARTED"], "sequence": 0, "rawBytes": 0, "lists": 0, "items": 0, "deleted": 0, "pairs": []})
+    valid("import-ok-received", "IMPORT_OK answering DATA 1: the whole content decoded, 1 list and 2 items "
+          "staged.", "IMPORT_OK", 91,
+          {"status": ist["RECEIVED"], "sequence": 1, "rawBytes": len(SNAPSHOT_CONTENT), "lists": 1, "items": 2,
+           "deleted": 0, "pairs": []})
+    valid("import-ok-applied", "IMPORT_OK answering END in mode REPLACE: 3 lists and 1200 items applied, 2 "
+          "lists deleted; the snapshot's lists 2 and 9 were not free and became 14 and 15.", "IMPORT_OK", 92,
+          {"status": ist["APPLIED"], "sequence": 7, "rawBytes": 52000, "lists": 3, "items": 1200, "deleted": 2,
+           "pairs": [{"from": 2, "to": 14}, {"from": 9, "to": 15}]})
+    valid("import-ok-cancelled", "IMPORT_OK answering CANCEL.", "IMPORT_OK", 93,
+          {"status": ist["CANCELLED"], "sequence": 3, "rawBytes": 0, "lists": 0, "items": 0, "deleted": 0, "pairs": []})
+    valid("error-import-corrupt", "ERROR answering IMPORT END: the snapshot ends before its trailer.",
+          "ERROR", 92, {"code": ERROR_NUMBERS["BAD_FIELD"], "field": "data",
+                        "message": "TRUNCATED_SNAPSHOT: IMPORT stream at offset 4096: gzip stream ends early (truncated) "
+                                   "(uncompressed offset 4096, compressed offset 1811)"})
+    valid("error-import-bomb", "ERROR answering IMPORT DATA: the snapshot inflates more than 200:1.",
+          "ERROR", 91, {"code": ERROR_NUMBERS["LIMIT_EXCEEDED"], "field": "data",
+                        "message": "DECOMPRESSION_LIMIT: IMPORT stream at offset 16842752: inflates more than 200:1"})
+    valid("error-import-overloaded", "ERROR answering IMPORT BEGIN while the server receives as many imports "
+          "as it allows.", "ERROR", 90, {"code": ERROR_NUMBERS["OVERLOADED"],
+                                        "message": "the server is receiving 2 imports already; try again later"})
+    # -- malformed ------------------------------------------------------------------
+    def req(msg, body, request=80):
+        return frame(REQUEST_TYPES[msg], 0, request, body)
+
+    malformed("malformed-export-action", "EXPORT with action 3.", "request", req("EXPORT", u8(3)),
+              "BAD_FIELD", "action", "EXPORT")
+    malformed("malformed-export-count", "EXPORT START announcing 4 lists in 2 bytes (each takes at least 1).",
+              "request", req("EXPORT", u8(0) + varint(0) + varint(4) + varint(2) + varint(5)),
+              "BAD_FIELD", "count", "EXPORT")
+    malformed("malformed-export-next-truncated", "EXPORT NEXT whose body ends before `sequence`.", "request",
+              req("EXPORT", u8(1)), "BAD_FIELD", "sequence", "EXPORT")
+    malformed("malformed-import-action", "IMPORT with action 4.", "request", req("IMPORT", u8(4), 90),
+              "BAD_FIELD", "action", "IMPORT")
+    malformed("malformed-import-mode", "IMPORT BEGIN with mode 2.", "request", req("IMPORT", u8(0) + u8(2), 90),
+              "BAD_FIELD", "mode", "IMPORT")
+    malformed("malformed-import-data-truncated", "IMPORT DATA announcing 100 data bytes and holding 3.",
+              "request", req("IMPORT", u8(1) + varint(1) + varint(100) + b"\x1f\x8b\x08", 91),
+              "BAD_FIELD", "data", "IMPORT")
+    malformed("malformed-export-chunk-status", "EXPORT_CHUNK with status 3.", "response",
+              frame(0xC0, 0, 81, varint(1) + u8(3) + varint(0) * 4 + varint(0)),
+              "BAD_FIELD", "status", "EXPORT_CHUNK")
+    malformed("malformed-import-ok-status", "IMPORT_OK with status 4.", "response",
+              frame(0xC1, 0, 92, u8(4) + varint(0) * 5 + varint(0)), "BAD_FIELD", "status", "IMPORT_OK")
+    malformed("malformed-import-ok-count", "IMPORT_OK announcing 5 pairs in 2 bytes (each takes at least 2).",
+              "response", frame(0xC1, 0, 92, u8(2) + varint(0) * 5 + varint(5) + varint(2) + varint(14)),
+              "BAD_FIELD", "count", "IMPORT_OK")
+
+
+# ---------------------------------------------------------------------------
 # Checking and writing
 # ---------------------------------------------------------------------------
 
@@ -1478,6 +1700,7 @@ def main(argv):
     build()
     build_stats()
     build_sync()
+    build_snapshots()
     names = [v["name"] for v in VECTORS]
     assert len(names) == len(set(names)), "duplicate vector names"
     for v in VECTORS:

@@ -140,6 +140,8 @@ extension Request {
         case .subscribe: return "SUBSCRIBE"
         case .unsubscribe: return "UNSUBSCRIBE"
         case .changesSince: return "CHANGES_SINCE"
+        case .export: return "EXPORT"
+        case .import: return "IMPORT"
         }
     }
 }

@@ -113,10 +113,12 @@ final class ConnectionCore: Sendable {
     /// on the reader thread (see `RawAnswerHandler`): for callers that decode
     /// straight into their own storage. Returns once the frame is written;
     /// if the connection is closed, `onAnswer` gets the error instead.
-    func send(_ request: Request, onAnswer: @escaping RawAnswerHandler) throws(ClientError) {
+    /// `compress: false` never compresses the frame (for bodies that are
+    /// compressed already, like snapshot data).
+    func send(_ request: Request, compress: Bool = true, onAnswer: @escaping RawAnswerHandler) throws(ClientError) {
         let id = try state.withLock { (s) throws(ClientError) in try s.table.reserve() }
         var frame = WireWriter(capacity: 64)
-        var encoder = FrameEncoder(compress: compressOutgoing.load(ordering: .relaxed))
+        var encoder = FrameEncoder(compress: compress && compressOutgoing.load(ordering: .relaxed))
         request.encode(requestID: id, into: &frame, encoder: &encoder)
         if let error = sizeError(frameLength: frame.count - 4, request.type) {
             state.withLock { $0.table.release(id) }

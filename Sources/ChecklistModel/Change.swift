@@ -7,6 +7,11 @@ public struct Change: Hashable, Sendable {
         case listUpdated(name: String, icon: String)
         case listDeleted
         case patched([AppliedOperation])
+        /// The whole list was set by an import (IMPORT, `checklistd import`):
+        /// created with this id when absent, otherwise everything it held
+        /// replaced. Its revision may move up by more than one (an import
+        /// keeps the revision the snapshot gives, when that is higher).
+        case listImported(ImportedList)
     }
 
     public var namespace: Namespace

@@ -7,6 +7,7 @@ public enum ChangeKindCode: UInt8, Sendable {
     case listUpdated = 0x02
     case listDeleted = 0x03
     case patched = 0x04
+    case listImported = 0x05
 }
 
 extension Change {
@@ -19,6 +20,7 @@ extension Change {
         case .listUpdated: w.writeU8(ChangeKindCode.listUpdated.rawValue)
         case .listDeleted: w.writeU8(ChangeKindCode.listDeleted.rawValue)
         case .patched: w.writeU8(ChangeKindCode.patched.rawValue)
+        case .listImported: w.writeU8(ChangeKindCode.listImported.rawValue)
         }
         w.writeString(namespace.rawValue)
         w.writeVarint(list.rawValue)
@@ -32,6 +34,17 @@ extension Change {
         case let .patched(ops):
             w.writeVarint(UInt64(ops.count))
             for op in ops { op.encode(into: &w) }
+        case let .listImported(list):
+            w.writeString(list.name)
+            w.writeString(list.icon)
+            w.writeVarint(list.nextItemID.rawValue)
+            w.writeVarint(UInt64(list.items.count))
+            list.items.forEachView { item in
+                w.writeVarint(item.id.rawValue)
+                ItemFields.encode(checked: item.checked, remind: item.remind, due: item.due, price: item.price, into: &w) { w in
+                    w.writeBytes(item.text)
+                }
+            }
         }
         // Optional trailing field: the PATCH's idempotency key, so that a
         // restarted server still answers a retried patch without applying it.
@@ -67,6 +80,18 @@ extension Change {
             ops.reserveCapacity(count)
             for _ in 0..<count { ops.append(try AppliedOperation.decode(from: &r)) }
             kind = .patched(ops)
+        case .listImported:
+            let name = try r.readString("name")
+            let icon = try r.readString("icon")
+            let nextItemID = ItemID(try r.readVarint("nextItemID"))
+            // Every item takes at least 3 bytes (id, flags, text length).
+            let count = try r.readCount("count", max: r.remaining / 3)
+            var items: [Item] = []
+            items.reserveCapacity(count)
+            for _ in 0..<count {
+                items.append(Item(id: ItemID(try r.readVarint("id")), fields: try ItemFields.decode(from: &r)))
+            }
+            kind = .listImported(ImportedList(name: name, icon: icon, nextItemID: nextItemID, items: ImportedItems(items)))
         }
         var key: IdempotencyKey?
         if r.remaining > 0 {

@@ -27,7 +27,15 @@ public enum ReplayRule {
     /// - list absent: apply `listCreated` (its revision must be 1); skip
     ///   anything else (the list was deleted after the snapshot started but
     ///   before it was written; the deletion follows in the log).
+    ///
+    /// A `listImported` change sets the whole list, so it needs none of the
+    /// list's earlier changes: it applies when the list is absent or at a
+    /// lower revision, and is skipped otherwise.
     public static func decide(_ change: Change, currentRevision: Revision?) throws(PersistenceError) -> Decision {
+        if case .listImported = change.kind {
+            guard let current = currentRevision else { return .apply }
+            return change.revision > current ? .apply : .skip
+        }
         guard let current = currentRevision else {
             if case .listCreated = change.kind {
                 guard change.revision == 1 else {

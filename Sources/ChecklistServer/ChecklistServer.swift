@@ -48,7 +48,7 @@ public final class ChecklistServer: Sendable {
         let metrics = ServerMetrics(loops: threads, store: store)
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
-                                           metrics: metrics, liveSync: liveSync)
+                                           metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots)
         // A single answer may be as large as a frame: the output limit must hold it.
         let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)
         let policy = ConnectionPolicy(idleTimeout: configuration.idleTimeout, maxInFlight: max(1, configuration.maxInFlight),

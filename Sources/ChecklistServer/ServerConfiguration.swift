@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: LogLevel = .info
     /// Change retention and push buffering (live sync).
     public var liveSync = LiveSyncConfiguration()
+    /// Bounds of EXPORT and IMPORT.
+    public var snapshots = SnapshotTransferConfiguration()
 
     public init() {}
 }

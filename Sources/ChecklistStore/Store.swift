@@ -16,7 +16,8 @@ import Synchronization
 public final class Store: Sendable {
     /// The limits this store enforces.
     public let limits: Limits
-    private let onCommit: @Sendable (Change) -> Void
+    /// Internal (not private) so that `importLists` can announce its changes.
+    let onCommit: @Sendable (Change) -> Void
 
     /// Locking rule: `state` holds every namespace, list and row, and is
     /// only reachable through this one lock. Each public method takes the

@@ -92,6 +92,7 @@ extension StoreState {
             return Commit(change: change, summary: list.summary)
         }
 
+        if case .listImported(let imported) = change.kind { return try applyImported(change, imported) }
         let index = try index(of: id, in: change.namespace)
         let current = lists.values[index].revision
         guard change.revision == current + 1 else {
@@ -99,7 +100,7 @@ extension StoreState {
                                  revision: current)
         }
         switch change.kind {
-        case .listCreated:
+        case .listCreated, .listImported:
             preconditionFailure("handled above")
         case .listUpdated(let name, let icon):
             lists.values[index].name = name

@@ -29,6 +29,8 @@ extension MessageType {
         case .subscribed: return "SUBSCRIBED"
         case .unsubscribed: return "UNSUBSCRIBED"
         case .changes: return "CHANGES"
+        case .exportChunk: return "EXPORT_CHUNK"
+        case .importOK: return "IMPORT_OK"
         case .statsReport: return "STATS_REPORT"
         case .changePush: return "CHANGE"
         case .subscriptionDropped: return "SUBSCRIPTION_DROPPED"

@@ -32,6 +32,8 @@ public struct MessageType: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let subscribed = MessageType(rawValue: 0xB0)
     public static let unsubscribed = MessageType(rawValue: 0xB1)
     public static let changes = MessageType(rawValue: 0xB2)
+    public static let exportChunk = MessageType(rawValue: 0xC0)
+    public static let importOK = MessageType(rawValue: 0xC1)
     public static let statsReport = MessageType(rawValue: 0xD0)
 
     public static let changePush = MessageType(rawValue: 0xE0)

@@ -14,6 +14,8 @@ public enum Request: Sendable, Equatable {
     case subscribe(Subscribe)
     case unsubscribe(Unsubscribe)
     case changesSince(ChangesSince)
+    case export(Export)
+    case `import`(Import)
 
     /// Decodes a request frame. Unknown types are `UNKNOWN_MESSAGE`; bad
     /// flags or bodies are `BAD_FIELD`; the connection survives both.
@@ -32,6 +34,8 @@ public enum Request: Sendable, Equatable {
             case .subscribe: return .subscribe(try .decode(from: &r))
             case .unsubscribe: return .unsubscribe(try .decode(from: &r))
             case .changesSince: return .changesSince(try .decode(from: &r))
+            case .export: return .export(try .decode(from: &r))
+            case .import: return .import(try .decode(from: &r))
             default: throw ChecklistError(.unknownMessage, "unknown request type \(header.type)")
             }
         }
@@ -52,6 +56,8 @@ public enum Request: Sendable, Equatable {
         case .subscribe: return .subscribe
         case .unsubscribe: return .unsubscribe
         case .changesSince: return .changesSince
+        case .export: return .export
+        case .import: return .import
         }
     }
 
@@ -70,6 +76,8 @@ public enum Request: Sendable, Equatable {
         case .subscribe(let m): encoder.append(m, requestID: requestID, to: &w)
         case .unsubscribe(let m): encoder.append(m, requestID: requestID, to: &w)
         case .changesSince(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .export(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .import(let m): encoder.append(m, requestID: requestID, to: &w)
         }
     }
 }

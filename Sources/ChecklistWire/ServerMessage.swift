@@ -14,6 +14,8 @@ public enum ServerMessage: Sendable, Equatable {
     case subscribed(Subscribed)
     case unsubscribed(Unsubscribed)
     case changes(Changes)
+    case exportChunk(ExportChunk)
+    case importOK(ImportOK)
     case changePush(ChangePush)
     case subscriptionDropped(SubscriptionDropped)
     case error(ErrorMessage)
@@ -34,6 +36,8 @@ public enum ServerMessage: Sendable, Equatable {
             case .subscribed: return .subscribed(try .decode(from: &r))
             case .unsubscribed: return .unsubscribed(try .decode(from: &r))
             case .changes: return .changes(try .decode(from: &r))
+            case .exportChunk: return .exportChunk(try .decode(from: &r))
+            case .importOK: return .importOK(try .decode(from: &r))
             case .changePush: return .changePush(try .decode(from: &r))
             case .subscriptionDropped: return .subscriptionDropped(try .decode(from: &r))
             case .error: return .error(try .decode(from: &r))
@@ -57,6 +61,8 @@ public enum ServerMessage: Sendable, Equatable {
         case .subscribed: return .subscribed
         case .unsubscribed: return .unsubscribed
         case .changes: return .changes
+        case .exportChunk: return .exportChunk
+        case .importOK: return .importOK
         case .changePush: return .changePush
         case .subscriptionDropped: return .subscriptionDropped
         case .error: return .error
@@ -78,6 +84,8 @@ public enum ServerMessage: Sendable, Equatable {
         case .subscribed(let m): encoder.append(m, requestID: requestID, to: &w)
         case .unsubscribed(let m): encoder.append(m, requestID: requestID, to: &w)
         case .changes(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .exportChunk(let m): encoder.append(m, requestID: requestID, to: &w)
+        case .importOK(let m): encoder.append(m, requestID: requestID, to: &w)
         case .changePush(let m): encoder.append(m, requestID: requestID, to: &w)
         case .subscriptionDropped(let m): encoder.append(m, requestID: requestID, to: &w)
         case .error(let m): encoder.append(m, requestID: requestID, to: &w)

@@ -10,6 +10,9 @@ struct ParsedArguments {
     var command: String?
     var positionals: [String] = []
     var options: [String: String] = [:]
+    /// Every value of each option, in order (for options that may repeat,
+    /// like `export --list`); `options` keeps the last one.
+    var repeated: [String: [String]] = [:]
     /// The first problem found; reported unless help was asked for.
     var error: String?
 
@@ -44,6 +47,11 @@ struct ParsedArguments {
                 fail("unknown option \(name)")
                 continue
             }
+            if Commands.flagOptionNames.contains(name) {
+                if inlineValue != nil { fail("option \(name) takes no value") }
+                options[name] = ""
+                continue
+            }
             guard let value = inlineValue ?? rest.popFirst() else {
                 fail("option \(name) needs a value")
                 continue
@@ -54,6 +62,7 @@ struct ParsedArguments {
                 token = value
             } else {
                 options[name] = value
+                repeated[name, default: []].append(value)
             }
         }
     }

@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistTransfer
 
 /// A list named on the command line: by id (all digits) or by exact name.
 enum ListRef: Sendable {
@@ -39,6 +40,10 @@ enum Command: Sendable {
     case stats
     /// Lists to watch (none: every list), from a revision (one list only), stopping after `count` changes.
     case watch([ListRef], from: Revision?, count: Int?)
+    /// Saves lists (none: every list) to a file.
+    case export(file: String, lists: [ListRef], format: TransferFormat)
+    /// Loads a file's lists.
+    case `import`(file: String, replace: Bool)
 }
 
 /// Bad command line: exit status 2. `command` selects the usage line shown.
@@ -132,6 +137,21 @@ extension Command {
             if from != nil && arguments.count != 1 { throw fail("--from needs exactly one LIST") }
             let count = try option("--count", "a number from 1", { Values.id($0).flatMap { Int(exactly: $0) } })
             self = .watch(try arguments.indices.map(list), from: from, count: count)
+        case "export":
+            let format = try option("--format", "snapshot, json or plist", { TransferFormat(rawValue: $0) }) ?? .snapshot
+            var lists: [ListRef] = []
+            for text in parsed.repeated["--list"] ?? [] {
+                if Values.unsigned(text) != nil {
+                    guard let id = Values.id(text) else { throw fail("bad LIST '\(text)': list ids start at 1") }
+                    lists.append(.id(ListID(id)))
+                } else {
+                    guard !text.isEmpty else { throw fail("--list needs a list id or a list name") }
+                    lists.append(.name(text))
+                }
+            }
+            self = .export(file: arguments[0], lists: lists, format: format)
+        case "import":
+            self = .import(file: arguments[0], replace: parsed.options["--replace"] != nil)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'", command: nil)
         }

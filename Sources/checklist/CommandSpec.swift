@@ -4,8 +4,11 @@
 struct CommandSpec {
     struct Option {
         let name: String
+        /// The value's placeholder; empty for a flag, which takes none.
         let value: String
         let help: String
+
+        var isFlag: Bool { value.isEmpty }
     }
 
     let name: String
@@ -17,7 +20,7 @@ struct CommandSpec {
 
     /// `show LIST [--offset N] [--limit N] [--filter all|checked|unchecked]`
     var synopsis: String {
-        ([name] + arguments + options.map { "[\($0.name) \($0.value)]" }).joined(separator: " ")
+        ([name] + arguments + options.map { $0.isFlag ? "[\($0.name)]" : "[\($0.name) \($0.value)]" }).joined(separator: " ")
     }
 
     func option(named name: String) -> Option? {
@@ -108,6 +111,18 @@ enum Commands {
                     summary: "print changes as they happen",
                     details: "Prints every change of the LISTs (of every list when none is named) as it is\ncommitted, one line each, flushed at once. Reconnects and resumes where it was when\nthe connection is lost. Runs until interrupted, until --count changes were printed,\nor until every LIST is deleted.",
                     json: "one object per line: {\"list\", \"revision\", \"kind\", \"ops\": [...]} (kind patched,\n      created, updated, deleted, omitted or resync; ops as applied, e.g. {\"op\": \"INSERT\",\n      \"id\", \"index\", \"text\", ...}; \"name\", \"icon\" for created and updated)"),
+        CommandSpec(name: "export", arguments: ["FILE"],
+                    options: [.init(name: "--list", value: "LIST", help: "export this list only; repeat for several (default: every list)"),
+                              .init(name: "--format", value: "snapshot|json|plist",
+                                    help: "snapshot (gzip, the default), JSON, or the apps' Checklists.plist (XML)")],
+                    summary: "save lists to a file",
+                    details: "Saves every list (or the --list ones) with all their items to FILE ('-' for standard\noutput): a snapshot by default (Protocol/SNAPSHOT.md; 'gzip -t FILE' checks it), or JSON,\nor a property list as the iOS apps write it. The lists are saved as they were at one\ninstant. Shows a progress bar on a terminal, otherwise a line now and then.",
+                    json: "{\"file\", \"format\", \"lists\", \"items\", \"rawBytes\", \"compressedBytes\", \"bytesWritten\", \"seconds\"}\n      (rawBytes and compressedBytes: the snapshot as the server sent it)"),
+        CommandSpec(name: "import", arguments: ["FILE"],
+                    options: [.init(name: "--replace", value: "", help: "delete every list the file does not hold (default: merge)")],
+                    summary: "load lists from a file",
+                    details: "Loads the lists of FILE ('-' for standard input) into the server, all of them or none:\na snapshot, our JSON, or the iOS apps' Checklists.plist (XML or binary), told apart by\ntheir first bytes. A list whose id is one of yours replaces it; other lists are added\n(with a new id when theirs is taken). --replace also deletes your other lists.",
+                    json: "{\"file\", \"format\", \"mode\", \"lists\", \"items\", \"deleted\", \"renamed\": [{\"from\", \"to\"}, ...],\n      \"rawBytes\", \"compressedBytes\", \"seconds\"}"),
         CommandSpec(name: "help", arguments: ["[COMMAND]"], options: [],
                     summary: "show this help, or a command's",
                     details: "Shows the overview, or the help of COMMAND.",
@@ -118,8 +133,13 @@ enum Commands {
         all.first { $0.name == name }
     }
 
-    /// Every command option by name; all of them take a value.
+    /// Every command option by name.
     static var allOptionNames: Set<String> {
         Set(all.flatMap { $0.options.map(\.name) })
+    }
+
+    /// The command options that take no value.
+    static var flagOptionNames: Set<String> {
+        Set(all.flatMap { $0.options.filter(\.isFlag).map(\.name) })
     }
 }

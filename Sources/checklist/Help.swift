@@ -52,7 +52,7 @@ enum Help {
             lines += ["", "Options:"]
             let width = spec.options.map { $0.name.count + 1 + $0.value.count }.max()! + 2
             for option in spec.options {
-                let left = "\(option.name) \(option.value)"
+                let left = option.isFlag ? option.name : "\(option.name) \(option.value)"
                 lines.append("  " + left + String(repeating: " ", count: width - left.count) + option.help)
             }
         }

@@ -63,6 +63,14 @@ struct Runner {
 
         case .watch:
             throw LookupError(message: "BAD_STATE: watch runs on its own (main.swift), not through Runner")
+
+        case .export(let file, let refs, let format):
+            var ids: [ListID] = []
+            for ref in refs { ids.append(try await resolve(ref)) }
+            return try await Transfer(connection: connection, json: json).export(to: file, lists: ids, format: format)
+
+        case .import(let file, let replace):
+            return try await Transfer(connection: connection, json: json).importFile(from: file, replace: replace)
         }
     }
 

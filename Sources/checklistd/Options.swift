@@ -16,6 +16,7 @@ struct Options {
 
     static let usage = """
     usage: checklistd [options]
+           checklistd export|import --data-dir DIR ... FILE   (server stopped; 'checklistd export --help')
 
     Serves checklists over the Checklists binary protocol v1 (Protocol/SPEC.md).
     Prints "listening on HOST:PORT" on stdout once it accepts connections.
@@ -59,6 +60,8 @@ struct Options {
                              dropped first (default 67108864)
       --max-push-buffer BYTES  pushes a subscriber may leave unread before its
                              subscriptions are dropped (default 4194304)
+      --max-import-bytes B   most uncompressed bytes one IMPORT may carry; its lists are
+                             staged in memory (about 1.7 x B) until applied (default 1073741824)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -109,6 +112,7 @@ struct Options {
             case "--retain-changes": options.configuration.liveSync.retainChangesPerList = try number(arg, Int.self)
             case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
             case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)
+            case "--max-import-bytes": options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024)
             case "--tokens": options.tokensFile = try value(arg)
             case "--insecure-bind": options.insecureBind = true
             case "--idle-timeout":

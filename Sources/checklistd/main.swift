@@ -2,6 +2,9 @@ import ChecklistServer
 import ChecklistStore
 import Foundation
 
+// `checklistd export|import ...` (offline, OfflineCommands.swift) run and exit here.
+if let status = OfflineCommands.run(Array(CommandLine.arguments.dropFirst())) { exit(status) }
+
 let options: Options
 do {
     guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {

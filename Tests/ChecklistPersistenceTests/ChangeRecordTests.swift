@@ -21,6 +21,36 @@ import Testing
         #expect(decoded == change)
     }
 
+    /// Kinds and fields added after the first version: an import that set a
+    /// whole list, and a PATCH's idempotency key (an optional trailing field).
+    static let laterChanges: [Change] = [
+        Change(namespace: .default, list: ListID(7), revision: 12, kind: .listImported(ImportedList(
+            name: "Imported", icon: "Inbox", nextItemID: ItemID(40),
+            items: ImportedItems([Item(id: ItemID(39), fields: ItemFields(text: "Last", checked: true, due: -5, remind: true, price: 100)),
+                                  Item(id: ItemID(2), fields: ItemFields(text: ""))])))),
+        Change(namespace: .default, list: ListID(7), revision: 13, kind: .listImported(ImportedList(
+            name: "Emptied", icon: "", nextItemID: ItemID(40), items: ImportedItems([])))),
+        Change(namespace: .default, list: ListID(7), revision: 14, kind: .patched([.setChecked(ItemID(2), true)]),
+               idempotencyKey: IdempotencyKey(client: UInt64.max, sequence: 0)),
+    ]
+
+    @Test(arguments: laterChanges)
+    func laterKindsRoundTrip(_ change: Change) throws {
+        let bytes = encode(change)
+        let decoded = try WireReader.decode(bytes) { r throws(ChecklistError) in
+            let c = try Change.decode(from: &r)
+            #expect(r.remaining == 0)
+            return c
+        }
+        #expect(decoded == change)
+        #expect(decoded.idempotencyKey == change.idempotencyKey)
+        // A cut encoding never decodes to the same change, and never traps.
+        for cut in 0..<bytes.count {
+            let partial = try? WireReader.decode(Array(bytes[..<cut])) { r throws(ChecklistError) in try Change.decode(from: &r) }
+            #expect(partial != change)
+        }
+    }
+
     @Test func literalBytes() {
         // kind 1, "default", list 1, revision 1, "Inbox", "No Icon"
         let change = Change(namespace: .default, list: ListID(1), revision: 1, kind: .listCreated(name: "Inbox", icon: "No Icon"))

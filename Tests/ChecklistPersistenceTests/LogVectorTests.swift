@@ -131,6 +131,7 @@ import Testing
             case let .listUpdated(name, icon): r.kind = "listUpdated"; r.name = name; r.icon = icon
             case .listDeleted: r.kind = "listDeleted"
             case let .patched(ops): r.kind = "patched"; r.ops = ops.map(OpJSON.init)
+            case .listImported: r.kind = "listImported"
             }
             records.append(r)
         }

@@ -84,6 +84,11 @@ final class FakeStore: SnapshotRestoreSink {
         case .listDeleted:
             lists[change.list] = nil
             return
+        case let .listImported(imported):
+            lists[change.list] = List(namespace: change.namespace, name: imported.name, icon: imported.icon, revision: change.revision,
+                                      nextItemID: imported.nextItemID.rawValue, items: imported.items.array)
+            nextListID = max(nextListID, change.list.rawValue + 1)
+            return
         case let .listUpdated(name, icon):
             lists[change.list]!.name = name
             lists[change.list]!.icon = icon

@@ -121,7 +121,7 @@ struct GoldenVectorTests {
                 }
                 known.append(type)
             }
-            #expect(known.count == (direction == .request ? 12 : 15))
+            #expect(known.count == (direction == .request ? 14 : 17))
             for type in known {
                 #expect(covered.contains(type), "no \(direction) vector for type 0x\(String(type, radix: 16))")
             }

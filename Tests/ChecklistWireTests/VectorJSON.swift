@@ -198,6 +198,8 @@ enum VectorJSON {
             return ("STATS", .object([:]))
         case .subscribe, .unsubscribe, .changesSince:
             return liveSyncJSON(request)!
+        case .export, .import:
+            return snapshotJSON(request)!
         }
     }
 
@@ -237,6 +239,8 @@ enum VectorJSON {
             return ("STATS_REPORT", json(m))
         case .subscribed, .unsubscribed, .changes, .changePush, .subscriptionDropped:
             return liveSyncJSON(message)!
+        case .exportChunk, .importOK:
+            return snapshotJSON(message)!
         case .error(let m):
             var o: [String: JSONValue] = ["code": .number(UInt64(m.error.code.rawValue)),
                                           "message": .string(m.error.message)]
@@ -326,6 +330,8 @@ enum VectorJSON {
         case "STATS": return .stats(Stats())
         case "SUBSCRIBE", "UNSUBSCRIBE", "CHANGES_SINCE":
             return try liveSyncRequest(message: message, fields: f)!
+        case "EXPORT", "IMPORT":
+            return try snapshotRequest(message: message, fields: f)!
         default:
             throw VectorMappingError("no request named \(message)")
         }
@@ -367,6 +373,8 @@ enum VectorJSON {
         case "STATS_REPORT": return .statsReport(try statsReport(f))
         case "SUBSCRIBED", "UNSUBSCRIBED", "CHANGES", "CHANGE", "SUBSCRIPTION_DROPPED":
             return try liveSyncServerMessage(message: message, fields: f)!
+        case "EXPORT_CHUNK", "IMPORT_OK":
+            return try snapshotServerMessage(message: message, fields: f)!
         default:
             throw VectorMappingError("no server message named \(message)")
         }

@@ -12,8 +12,10 @@ final class TestServer: Sendable {
         self.directory = directory
     }
 
-    static func start(_ arguments: [String] = []) throws -> TestServer {
-        let directory = try TemporaryDirectory(prefix: "checklistd-test")
+    /// Starts a server; on `directory` when given (to restart on the data
+    /// of an earlier one), else on a fresh one.
+    static func start(_ arguments: [String] = [], directory: TemporaryDirectory? = nil) throws -> TestServer {
+        let directory = try directory ?? TemporaryDirectory(prefix: "checklistd-test")
         let process = try ServerProcess.start(
             executable: try ProductLocator.path(of: "checklistd"),
             arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + arguments)
@@ -24,6 +26,11 @@ final class TestServer: Sendable {
 
     func connect(name: String = "integration-test") async throws -> ChecklistConnection {
         try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: name)
+    }
+
+    /// Kills the server with SIGKILL, like a crash; the data stays.
+    func crash() {
+        _ = process.kill()
     }
 
     /// Stops the server with SIGTERM and removes its data.

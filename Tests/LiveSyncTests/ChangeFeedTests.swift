@@ -50,14 +50,20 @@ import Testing
         var reference = Reference(retainPerList: retainPerList, maxBytes: maxBytes)
         var revisions: [ListID: Revision] = [:]
         var published: [ListID: [Revision: EncodedChange]] = [:]
+        // Five lists at a time; a deleted one is replaced by a new id (ids are never reused).
+        var slots = (1...5).map { ListID(UInt64($0)) }
+        var nextID: UInt64 = 6
         for _ in 0..<600 {
-            let list = ListID(1 + rng.next() % 5)
+            let slot = Int(rng.next() % 5)
+            let list = slots[slot]
             let change: EncodedChange
             if rng.next() % 40 == 0, let current = revisions[list] {
                 change = EncodedChange(Change(namespace: .default, list: list, revision: current + 1, kind: .listDeleted),
                                        maxFrameBytes: 1 << 20)
                 revisions[list] = nil
                 published[list] = nil
+                slots[slot] = ListID(nextID)
+                nextID += 1
             } else {
                 let revision = (revisions[list] ?? 0) + 1
                 revisions[list] = revision
@@ -66,13 +72,13 @@ import Testing
             }
             feed.append(change)
             reference.append(change)
-            for id in (1...5).map({ ListID(UInt64($0)) }) {
+            for id in (1..<nextID).map({ ListID($0) }) {
                 #expect(feed.retained(id) == reference.retained(id), "list \(id)")
             }
             #expect(feed.retainedBytes <= maxBytes)
             #expect(feed.retainedBytes == reference.entries.reduce(0) { $0 + $1.bytes })
             // CHANGES_SINCE from every revision of a random list.
-            let probe = ListID(1 + rng.next() % 5)
+            let probe = slots[Int(rng.next() % 5)]
             guard let current = revisions[probe] else { continue }
             for since in 0...current {
                 let answer = feed.changes(of: probe, after: since, current: current, limit: 4, maxBytes: 1 << 20)

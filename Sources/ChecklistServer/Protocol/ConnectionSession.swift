@@ -42,6 +42,8 @@ struct ConnectionSession {
     /// SUBSCRIBE, UNSUBSCRIBE and CHANGES_SINCE, with this connection's
     /// subscriptions. The handler sets its `handle` once the connection is active.
     var liveSync: LiveSyncSession
+    /// EXPORT and IMPORT, with this connection's running transfers.
+    private var snapshots: SnapshotSession
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -51,6 +53,7 @@ struct ConnectionSession {
         self.limits = limits
         self.accessControl = accessControl
         self.liveSync = LiveSyncSession(hub: dispatcher.liveSync, store: dispatcher.store)
+        self.snapshots = SnapshotSession(transfers: dispatcher.snapshots, store: dispatcher.store, limits: limits)
     }
 
     /// Handles the whole frames at the start of `input`, stopping early once
@@ -98,6 +101,10 @@ struct ConnectionSession {
             }
             if LiveSyncSession.handles(request) {
                 liveSync.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
+                return
+            }
+            if SnapshotSession.handles(request) {
+                snapshots.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
                 return
             }
             dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)

@@ -14,8 +14,12 @@ final class RequestDispatcher: Sendable {
     /// Live sync (SUBSCRIBE, CHANGES_SINCE), answered by the connection's
     /// `LiveSyncSession`; nil when the server runs without it.
     let liveSync: SubscriptionHub?
+    /// EXPORT and IMPORT, answered by the connection's `SnapshotSession`.
+    let snapshots: SnapshotTransfers
 
-    init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil) {
+    init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil,
+         snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration()) {
+        self.snapshots = SnapshotTransfers(configuration: snapshots)
         self.store = store
         self.serverName = serverName
         self.limits = limits
@@ -54,6 +58,8 @@ final class RequestDispatcher: Sendable {
                 encoder.append(metrics.report(), requestID: requestID, to: &out)
             case .subscribe, .unsubscribe, .changesSince:
                 throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's live-sync session")
+            case .export, .import:
+                throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's snapshot session")
             }
         } catch let error as ChecklistError {
             encoder.append(ErrorMessage(error), requestID: requestID, to: &out)

@@ -45,6 +45,8 @@ public struct ListChange: Hashable, Sendable {
         case let .listUpdated(name, icon): kind = .listUpdated(name: name, icon: icon)
         case .listDeleted: kind = .listDeleted
         case .patched(let ops): kind = .patched(ops)
+        // A list set whole by an import: the client reads it again.
+        case .listImported: kind = .omitted
         }
         self.init(list: change.list, revision: change.revision, kind: kind)
     }

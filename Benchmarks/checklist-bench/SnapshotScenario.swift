@@ -1,0 +1,169 @@
+import ChecklistClient
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistTesting
+import Foundation
+import Synchronization
+
+/// `checklist-bench snapshot`: EXPORT and IMPORT throughput over the
+/// protocol. A snapshot of N items is written to a file here, IMPORTed into
+/// a fresh server, then EXPORTed back; throughput is in MB (10^6 bytes) of
+/// raw records (the snapshot's uncompressed content) per second.
+enum SnapshotScenario {
+    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "json"]
+
+    static func run(_ args: BenchArguments) async throws {
+        try args.check(allowed: options)
+        let items = try args.int("items", default: 1_000_000, min: 1)
+        let lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
+        let textBytes = try args.int("text-bytes", default: 40, min: 8)
+        let chunk = try args.int("chunk", default: 1 << 20, min: 1024)
+        let window = try args.int("window", default: 4, min: 1)
+
+        // The file to import, written once (not timed).
+        let files = try TemporaryDirectory(prefix: "checklist-bench-snapshot")
+        defer { files.remove() }
+        let path = files.appending("bench.ckss.gz")
+        let written = try writeSnapshot(to: path, items: items, lists: lists, textBytes: textBytes)
+
+        let target = try BenchTarget(args, extraServerArguments: ["--max-import-bytes", String(written.rawBytes * 2 + (1 << 20))])
+        defer { target.stop() }
+        let client = try await target.connect()
+        // Another client reads LIST_LISTS (which takes the store's lock) every
+        // 5 ms throughout: its slowest answer is the longest pause an import
+        // or export makes other clients see.
+        let probe = StallProbe(connection: try await target.connect())
+        let probing = Task { await probe.run() }
+
+        // IMPORT, streamed from the file.
+        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchArguments.UsageError(description: "cannot read \(path)") }
+        let importStart = ContinuousClock.now
+        let imported = try await client.importSnapshot(mode: .replace, chunkBytes: chunk, window: window) { count in
+            let data = try file.read(upToCount: count) ?? Data()
+            return data.isEmpty ? nil : Array(data)
+        }
+        let importSeconds = seconds(importStart.duration(to: .now))
+        let importStallMs = await probe.settledMaxMs()
+        try file.close()
+        guard imported.items == UInt64(items), imported.lists == UInt64(lists) else {
+            throw BenchArguments.UsageError(description: "imported \(imported.lists) lists, \(imported.items) items; expected \(lists), \(items)")
+        }
+
+        // EXPORT, the data counted and dropped.
+        let exportStart = ContinuousClock.now
+        let exported = try await client.exportSnapshot(chunkBytes: chunk, window: window) { _ in }
+        let exportSeconds = seconds(exportStart.duration(to: .now))
+        let exportStallMs = await probe.settledMaxMs()
+        probing.cancel()
+        _ = await probing.value
+        guard exported.items == UInt64(items) else {
+            throw BenchArguments.UsageError(description: "exported \(exported.items) items, expected \(items)")
+        }
+        await client.close()
+
+        var report = BenchReport()
+        report.add("scenario", "snapshot")
+        report.add("items", items)
+        report.add("lists", lists)
+        report.add("rawBytes", exported.rawBytes)
+        report.add("compressedBytes", exported.compressedBytes)
+        report.add("ratio", Double(exported.rawBytes) / Double(max(1, exported.compressedBytes)))
+        report.add("exportMBps", Double(exported.rawBytes) / 1e6 / exportSeconds)
+        report.add("importMBps", Double(imported.rawBytes) / 1e6 / importSeconds)
+        report.add("exportSeconds", exportSeconds)
+        report.add("importSeconds", importSeconds)
+        report.add("importMaxStallMs", importStallMs)
+        report.add("exportMaxStallMs", exportStallMs)
+        report.add("importFileBytes", written.compressedBytes)
+        report.add("exportChunks", exported.chunks)
+        report.add("peakRssBytes", target.serverPeakRssBytes ?? 0)
+        report.add("clientPeakRssBytes", ResourceUsage.peakResidentBytes())
+        report.print(json: args.flag("json"))
+    }
+
+    /// Writes `items` items over `lists` lists: texts of `textBytes` bytes,
+    /// a third checked, a quarter with a due date, a fifth with a price.
+    static func writeSnapshot(to path: String, items: Int, lists: Int, textBytes: Int) throws -> SnapshotWriter.Summary {
+        let header = SnapshotHeader(createdAt: Int64(Date().timeIntervalSince1970), source: "checklist-bench",
+                                    listCount: UInt64(lists), itemCount: UInt64(items), startLSN: 0, nextListID: ListID(UInt64(lists) + 1))
+        let writer = try SnapshotWriter(path: path, header: header)
+        let words = ["milk", "eggs", "bread", "walk", "the", "dog", "call", "mum", "book", "tickets", "pay", "rent", "fix", "bike"]
+        var next = 0
+        for l in 0..<lists {
+            let count = items / lists + (l < items % lists ? 1 : 0)
+            try writer.writeList(SnapshotList(namespace: .default, id: ListID(UInt64(l + 1)), name: "List \(l + 1)", icon: "Inbox",
+                                              revision: 2, nextItemID: ItemID(UInt64(count + 1)), itemCount: UInt64(count)))
+            for i in 0..<count {
+                var text = "\(next) "
+                var w = next
+                while text.utf8.count < textBytes {
+                    text += words[w % words.count] + " "
+                    w = w / 3 + 7
+                }
+                let fields = ItemFields(text: String(text.utf8.prefix(textBytes))!, checked: next % 3 == 0,
+                                        due: next % 4 == 0 ? 1_700_000_000 + Int64(next % 1_000_000) : nil,
+                                        remind: next % 8 == 0, price: next % 5 == 0 ? Int64(next % 10_000) : nil)
+                try writer.writeItem(Item(id: ItemID(UInt64(i + 1)), fields: fields))
+                next += 1
+            }
+        }
+        return try writer.finish(endLSN: 0)
+    }
+
+    /// A paced loop of LIST_LISTS on its own connection, keeping the
+    /// slowest answer since it was last asked.
+    final class StallProbe: Sendable {
+        struct State {
+            var maxNanos: UInt64 = 0
+            var completed = 0
+            var waiters: [(after: Int, continuation: CheckedContinuation<Void, Never>)] = []
+            var stopped = false
+        }
+
+        let connection: ChecklistConnection
+        private let state = Mutex(State())
+
+        init(connection: ChecklistConnection) {
+            self.connection = connection
+        }
+
+        func run() async {
+            while !Task.isCancelled {
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                guard (try? await connection.lists()) != nil else { break }
+                let took = DispatchTime.now().uptimeNanoseconds - t0
+                let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                    s.maxNanos = max(s.maxNanos, took)
+                    s.completed += 1
+                    let ready = s.waiters.filter { $0.after <= s.completed }.map(\.continuation)
+                    s.waiters.removeAll { $0.after <= s.completed }
+                    return ready
+                }
+                for c in ready { c.resume() }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            let left = state.withLock { s in defer { s.waiters = []; s.stopped = true }; return s.waiters.map(\.continuation) }
+            for c in left { c.resume() }
+            await connection.close()
+        }
+
+        /// The slowest answer since the last call, once every probe request
+        /// in flight now has been answered (a request held up by the phase
+        /// that just ended counts for it); then starts afresh.
+        func settledMaxMs() async -> Double {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.stopped { return true }
+                    s.waiters.append((s.completed + 2, continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+            return Double(state.withLock { s in defer { s.maxNanos = 0 }; return s.maxNanos }) / 1e6
+        }
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,110 @@
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistStore
+import ChecklistWire
+
+/// One connection's running IMPORT: the snapshot arriving in DATA chunks
+/// is decoded as it comes (bounded: `SnapshotDecoder`) into an
+/// `ImportStaging`; END checks the trailer and applies everything at once
+/// (Protocol/SPEC.md section 6.17).
+///
+/// Owned by the connection's event-loop thread.
+final class ImportStream {
+    let mode: ImportMode
+    private let namespace: Namespace
+    private let decoder: SnapshotDecoder
+    private(set) var staging: ImportStaging
+    /// The last DATA sequence received.
+    private(set) var sequence: UInt64 = 0
+    /// Held until the import ends: counts towards the server's limit.
+    private let slot: ImportSlot
+
+    init(store: Store, namespace: Namespace, mode: ImportMode, limits: SnapshotLimits, maxLists: Int,
+         slot: ImportSlot) throws(ChecklistError) {
+        self.mode = mode
+        self.namespace = namespace
+        self.slot = slot
+        do {
+            decoder = try SnapshotDecoder(name: "IMPORT stream", limits: limits)
+        } catch {
+            throw ChecklistError(.internalError, "\(error)")
+        }
+        staging = store.makeImportStaging(enforcingLimits: true, maxLists: maxLists)
+    }
+
+    /// Uncompressed bytes decoded so far.
+    var rawBytes: UInt64 { decoder.rawOffset }
+
+    /// Decodes and stages the DATA chunk `sequence`.
+    /// - Throws: `BAD_FIELD sequence` out of order; the snapshot's and the
+    ///   lists' errors (see `wireError`).
+    func receive(sequence: UInt64, bytes: [UInt8]) throws(ChecklistError) {
+        guard sequence == self.sequence + 1 else {
+            throw .badField("sequence", "expected DATA sequence \(self.sequence + 1), got \(sequence)")
+        }
+        self.sequence = sequence
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ChecklistError) in
+                var offset = 0
+                while true {
+                    if try drain() { return }
+                    guard offset < raw.count else { return }
+                    offset += decoder.feed(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
+            }
+        }
+        try result.get()
+    }
+
+    /// Ends the input: the trailer must have arrived and checked out.
+    /// Returns the staged lists, ready for `Store.importLists`.
+    func finish() throws(ChecklistError) -> ImportStaging {
+        decoder.endInput()
+        guard try drain() else {
+            throw ChecklistError(.internalError, "the snapshot decoder wants input after the end")
+        }
+        return staging
+    }
+
+    /// Hands decoded records to the staging until the decoder needs input
+    /// (false) or reached the verified end (true).
+    private func drain() throws(ChecklistError) -> Bool {
+        do {
+            while true {
+                switch try decoder.next() {
+                case .header:
+                    continue
+                case .list(let list):
+                    try staging.beginList(ImportStaging.ListHeader(
+                        namespace: namespace, sourceID: list.id, name: list.name, icon: list.icon,
+                        revision: list.revision, nextItemID: list.nextItemID))
+                case .item(let item):
+                    try staging.append(item)
+                case .needInput:
+                    return false
+                case .end:
+                    return true
+                }
+            }
+        } catch let error as PersistenceError {
+            throw Self.wireError(error)
+        } catch let error as ChecklistError {
+            throw error
+        } catch {
+            throw ChecklistError(.internalError, "\(error)")
+        }
+    }
+
+    /// How a refused snapshot is reported on the wire: size bounds are
+    /// `LIMIT_EXCEEDED data`, everything else `BAD_FIELD data`; the message
+    /// starts with the snapshot error's name (Protocol/SNAPSHOT.md section 4)
+    /// and gives the offset.
+    static func wireError(_ error: PersistenceError) -> ChecklistError {
+        switch error.code {
+        case .decompressionLimit, .recordTooLarge:
+            return ChecklistError(.limitExceeded, error.description, field: "data")
+        default:
+            return ChecklistError(.badField, error.description, field: "data")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// Bounds of EXPORT and IMPORT (Protocol/SPEC.md sections 6.16-6.17).
+public struct SnapshotTransferConfiguration: Sendable {
+    /// Largest EXPORT_CHUNK data this server sends (a client may ask for less).
+    public var exportChunkBytes: Int = 1 << 20
+    /// Most uncompressed bytes one IMPORT may inflate to (`--max-import-bytes`);
+    /// the staged lists take about 1.7 times this in memory until END.
+    public var maxImportBytes: UInt64 = 1 << 30
+    /// Most uncompressed bytes per compressed byte of an IMPORT, checked
+    /// once `importRatioGraceBytes` were inflated (a decompression bomb).
+    public var maxImportRatio: UInt64 = 200
+    public var importRatioGraceBytes: UInt64 = 16 << 20
+    /// IMPORTs being received at once, server-wide; one more is refused
+    /// with `OVERLOADED` so that staged imports cannot exhaust memory.
+    public var maxConcurrentImports: Int = 2
+
+    public init() {}
+}
+
+/// The server-wide side of snapshot transfers: the configuration and the
+/// count of imports being received. Shared by every connection.
+final class SnapshotTransfers: Sendable {
+    let configuration: SnapshotTransferConfiguration
+    private let importsRunning = Atomic<Int>(0)
+
+    init(configuration: SnapshotTransferConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Takes one of the import slots, or returns nil when all are taken.
+    func acquireImportSlot() -> ImportSlot? {
+        let limit = configuration.maxConcurrentImports
+        var current = importsRunning.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = importsRunning.compareExchange(expected: current, desired: current + 1,
+                                                                         ordering: .acquiringAndReleasing)
+            if exchanged { return ImportSlot(owner: self) }
+            current = original
+        }
+        return nil
+    }
+
+    fileprivate func releaseImportSlot() {
+        importsRunning.subtract(1, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// One taken import slot, given back when the import ends (applied,
+/// cancelled, failed, or its connection closed).
+final class ImportSlot {
+    private let owner: SnapshotTransfers
+
+    fileprivate init(owner: SnapshotTransfers) {
+        self.owner = owner
+    }
+
+    deinit { owner.releaseImportSlot() }
+}

@@ -1,0 +1,109 @@
+import ChecklistModel
+
+/// The lists of an import, built and checked outside the store's lock,
+/// one row at a time, in the compact form the store keeps rows in (never an
+/// array of `Item`s). Hand the finished staging to `Store.importLists`,
+/// which applies all of it or nothing.
+///
+/// ```swift
+/// var staging = store.makeImportStaging()
+/// try staging.beginList(StagedListHeader(sourceID: ListID(7), name: "Groceries", ...))
+/// try staging.append(Item(id: ItemID(1), fields: ItemFields(text: "Milk")))
+/// let result = try store.importLists(staging, mode: .merge, namespace: ns)
+/// ```
+///
+/// Every error names the list (its id in the snapshot) and, for an item,
+/// the item id: `.badField` ("name", "revision", "nextItemID", "id",
+/// "list") or `.limitExceeded` ("name", "icon", "text", "lists").
+public struct ImportStaging: Sendable {
+    /// A list's metadata as the snapshot (or other source) gives it.
+    public struct ListHeader: Hashable, Sendable {
+        /// The list's namespace in the source; replaced by the importing
+        /// connection's namespace over the protocol.
+        public var namespace: Namespace
+        /// Its id in the source: kept when possible (see `Store.importLists`).
+        public var sourceID: ListID
+        public var name: String
+        public var icon: String
+        public var revision: Revision
+        public var nextItemID: ItemID
+
+        public init(namespace: Namespace, sourceID: ListID, name: String, icon: String, revision: Revision, nextItemID: ItemID) {
+            self.namespace = namespace
+            self.sourceID = sourceID
+            self.name = name
+            self.icon = icon
+            self.revision = revision
+            self.nextItemID = nextItemID
+        }
+    }
+
+    struct StagedList: Sendable {
+        var header: ListHeader
+        var rows: RowTree
+    }
+
+    /// Text limits to enforce, or nil (data accepted once already).
+    let limits: Limits?
+    let shape: RowTreeShape
+    /// Most lists one import may hold.
+    public let maxLists: Int
+    private(set) var lists: [StagedList] = []
+    private var sourceIDs: Set<ListID> = []
+    /// Items staged so far, in all lists.
+    public private(set) var itemCount = 0
+
+    init(limits: Limits?, shape: RowTreeShape, maxLists: Int) {
+        self.limits = limits
+        self.shape = shape
+        self.maxLists = maxLists
+    }
+
+    /// Lists staged so far.
+    public var listCount: Int { lists.count }
+
+    /// Starts the next list; its items follow with `append`.
+    public mutating func beginList(_ header: ListHeader) throws(ChecklistError) {
+        let what = "list \(header.sourceID) of the import"
+        guard lists.count < maxLists else {
+            throw ChecklistError(.limitExceeded, "an import holds at most \(maxLists) lists", field: "lists")
+        }
+        guard header.sourceID.rawValue != 0 else { throw .badField("list", "\(what): list id must not be 0") }
+        guard sourceIDs.insert(header.sourceID).inserted else { throw .badField("list", "\(what) appears twice") }
+        guard !header.name.isEmpty else { throw .badField("name", "\(what): name must not be empty") }
+        guard header.revision >= 1 else { throw .badField("revision", "\(what): revision must be at least 1") }
+        guard header.nextItemID.rawValue >= 1, header.nextItemID.rawValue < UInt64.max else {
+            throw .badField("nextItemID", "\(what): nextItemID \(header.nextItemID) is out of range")
+        }
+        if let limits {
+            try Self.context(what) { () throws(ChecklistError) in
+                try Validation.text(header.name, field: "name", limits: limits)
+                try Validation.text(header.icon, field: "icon", limits: limits)
+            }
+        }
+        lists.append(StagedList(header: header, rows: RowTree(leafCapacity: shape.leafCapacity, innerCapacity: shape.innerCapacity)))
+    }
+
+    /// Appends the current list's next row.
+    public mutating func append(_ item: Item) throws(ChecklistError) {
+        guard let last = lists.indices.last else { throw .badField("id", "an item came before any list") }
+        let header = lists[last].header
+        let what = "list \(header.sourceID) of the import, item \(item.id)"
+        guard item.id.rawValue != 0, item.id < header.nextItemID else {
+            throw .badField("id", "\(what): the id is not between 1 and the list's nextItemID \(header.nextItemID)")
+        }
+        if let limits {
+            try Self.context(what) { () throws(ChecklistError) in try Validation.text(item.fields.text, field: "text", limits: limits) }
+        }
+        guard !lists[last].rows.contains(item.id) else { throw .badField("id", "\(what) appears twice") }
+        lists[last].rows.append(item)
+        itemCount += 1
+    }
+
+    /// Runs `body`, prefixing the message of its error with `what`.
+    private static func context(_ what: String, _ body: () throws(ChecklistError) -> Void) throws(ChecklistError) {
+        do { try body() } catch {
+            throw ChecklistError(error.code, "\(what): \(error.message)", field: error.field, revision: error.revision)
+        }
+    }
+}

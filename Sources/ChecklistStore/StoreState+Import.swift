@@ -1,0 +1,142 @@
+import ChecklistModel
+
+// Whole lists set by an import: the live path (`applyImport`, every list of
+// a staging at once) and the replay of one recorded `listImported` change.
+// Both run under the store's lock.
+extension StoreState {
+    /// Ids at or above this are never kept from a snapshot (the list gets
+    /// the next id instead), so that an import cannot push the store-wide
+    /// counter near 2^64 or past what JSON readers hold exactly.
+    static let maxKeptListID: UInt64 = 1 << 53
+
+    /// Where one staged list goes.
+    private enum Target {
+        /// Replaces the list with this id (same namespace).
+        case replace(ListID)
+        /// A new list keeping its id from the snapshot (never handed out).
+        case keep(ListID)
+        /// A new list with the next id.
+        case fresh
+    }
+
+    /// Applies every list of `staging` and, with `.replace`, deletes the
+    /// other lists of the namespace (of the store, when `namespace` is nil).
+    /// Cannot fail: every check was made while staging. Returns the changes
+    /// in commit order (deletions by ascending id, then the imported lists
+    /// in snapshot order) and what happened.
+    mutating func applyImport(_ staging: ImportStaging, mode: ImportMode,
+                              namespace: Namespace?) -> (changes: [Change], result: ImportResult) {
+        // 1. Where each list goes. Kept ids first, so that the next ids
+        //    handed out for the others come after all of them.
+        var targets: [Target] = []
+        targets.reserveCapacity(staging.lists.count)
+        var counter = nextListID
+        for staged in staging.lists {
+            let ns = namespace ?? staged.header.namespace
+            let source = staged.header.sourceID
+            if let existing = lists[source], existing.namespace == ns {
+                targets.append(.replace(source))
+            } else if lists[source] == nil, source.rawValue >= nextListID, source.rawValue < Self.maxKeptListID {
+                targets.append(.keep(source))
+                counter = max(counter, source.rawValue + 1)
+            } else {
+                targets.append(.fresh)
+            }
+        }
+        var ids: [ListID] = []
+        ids.reserveCapacity(targets.count)
+        for target in targets {
+            switch target {
+            case .replace(let id), .keep(let id):
+                ids.append(id)
+            case .fresh:
+                ids.append(ListID(counter))
+                counter += 1
+            }
+        }
+
+        // 2. With `.replace`, the lists the import does not set go.
+        var changes: [Change] = []
+        var deleted: [ListID] = []
+        if mode == .replace {
+            let kept = Set(ids)
+            let scope: [ListID] = namespace.map { listIDs[$0] ?? [] } ?? lists.keys.sorted()
+            for id in scope where !kept.contains(id) {
+                guard let index = lists.index(forKey: id) else { continue }
+                let list = remove(at: index)
+                changes.append(Change(namespace: list.namespace, list: id, revision: list.revision + 1, kind: .listDeleted))
+                deleted.append(id)
+            }
+        }
+
+        // 3. The imported lists, in snapshot order.
+        var entries: [ImportResult.Entry] = []
+        entries.reserveCapacity(targets.count)
+        for (staged, id) in zip(staging.lists, ids) {
+            let header = staged.header
+            let ns = namespace ?? header.namespace
+            var revision = header.revision
+            var replaced = false
+            if let index = lists.index(forKey: id) {
+                // Revisions never go down: the list moves past what it was.
+                revision = max(lists.values[index].revision + 1, header.revision)
+                _ = remove(at: index)
+                replaced = true
+            }
+            let state = ListState(id: id, namespace: ns, name: header.name, icon: header.icon, revision: revision,
+                                  nextItemID: header.nextItemID.rawValue, rows: staged.rows)
+            add(state)
+            let rows = staged.rows
+            let items = ImportedItems(count: rows.count) { body in
+                rows.forEachRow(filter: .all, from: 0, limit: rows.count) { row in
+                    row.withTextBytes { text in
+                        body(ImportedItems.View(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
+                                                price: row.price, text: text))
+                    }
+                }
+            }
+            changes.append(Change(namespace: ns, list: id, revision: revision,
+                                  kind: .listImported(ImportedList(name: header.name, icon: header.icon,
+                                                                   nextItemID: header.nextItemID, items: items))))
+            entries.append(ImportResult.Entry(sourceID: header.sourceID, id: id, revision: revision,
+                                              itemCount: UInt64(rows.count), replaced: replaced))
+        }
+        nextListID = max(nextListID, counter)
+        return (changes, ImportResult(lists: entries, deleted: deleted, itemCount: UInt64(staging.itemCount)))
+    }
+
+    /// Replays a recorded `listImported` change: the list (created if
+    /// absent) becomes exactly what the change says. Its revision must be
+    /// above the list's current one; a list of another namespace with that
+    /// id, or bad item ids, refuse it and leave the store unchanged.
+    mutating func applyImported(_ change: Change, _ imported: ImportedList) throws(ChecklistError) -> Commit {
+        let id = change.list
+        guard id.rawValue != 0 else { throw .badField("list", "list id must not be 0") }
+        guard !imported.name.isEmpty else { throw .badField("name", "name must not be empty") }
+        if let existing = lists[id] {
+            guard existing.namespace == change.namespace else {
+                throw ChecklistError(.conflict, "list id \(id) belongs to another namespace")
+            }
+            guard change.revision > existing.revision else {
+                throw ChecklistError(.conflict, "import of list \(id) has revision \(change.revision), the list is at \(existing.revision)",
+                                     revision: existing.revision)
+            }
+        }
+        var rows = RowTree(leafCapacity: treeShape.leafCapacity, innerCapacity: treeShape.innerCapacity)
+        var failure: ChecklistError?
+        imported.items.forEach { item in
+            guard failure == nil else { return }
+            if item.id.rawValue == 0 || item.id >= imported.nextItemID || rows.contains(item.id) {
+                failure = .badField("id", "item id \(item.id) of imported list \(id) is 0, repeated or not below \(imported.nextItemID)")
+                return
+            }
+            rows.append(item)
+        }
+        if let failure { throw failure }
+        if let index = lists.index(forKey: id) { _ = remove(at: index) }
+        let state = ListState(id: id, namespace: change.namespace, name: imported.name, icon: imported.icon,
+                              revision: change.revision, nextItemID: imported.nextItemID.rawValue, rows: rows)
+        add(state)
+        return Commit(change: change, summary: state.summary)
+    }
+}

@@ -1,0 +1,175 @@
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistServer
+import ChecklistStore
+import Foundation
+
+/// `checklistd export` and `checklistd import`: whole stores in and out of a
+/// data directory while no server runs on it (the directory's lock is
+/// taken, so a running server makes them fail with LOCKED).
+///
+/// Both recover the directory exactly as a server start does (newest
+/// snapshot, then the log). `import` then applies the file through the
+/// store's one commit path, appends its changes to the log, and writes a new
+/// snapshot, so the next start sees the import without replaying it.
+enum OfflineCommands {
+    static let usage = """
+    usage: checklistd export --data-dir DIR [--namespace NS] [--level 1-9] FILE
+           checklistd import --data-dir DIR [--namespace NS] [--replace] FILE
+
+    With the server stopped: export writes every list of the data directory (of
+    namespace NS only, with --namespace) to FILE as a snapshot (Protocol/SNAPSHOT.md;
+    'gzip -t FILE' checks it). import loads the snapshot FILE into the data directory,
+    all of it or nothing: each list keeps its namespace (all go to NS with --namespace)
+    and its id when that id is free or is a list of the same namespace, which it then
+    replaces; --replace also deletes every list the file does not hold (of NS only,
+    with --namespace). The result is written as a new snapshot.
+    """
+
+    struct Arguments {
+        var dataDirectory: String?
+        var namespace: Namespace?
+        var replace = false
+        var level: Int32 = 6
+        var file: String?
+    }
+
+    /// Runs the subcommand named by `arguments`, if any, and returns its
+    /// exit status (0 done, 1 failed, 2 bad usage); nil for a server start.
+    static func run(_ arguments: [String]) -> Int32? {
+        guard let command = arguments.first, command == "export" || command == "import" else { return nil }
+        let parsed: Arguments
+        do {
+            guard let p = try parse(arguments.dropFirst(), command: command) else {
+                print(usage)
+                return 0
+            }
+            parsed = p
+        } catch {
+            fail("\(error)\n\(usage)")
+            return 2
+        }
+        do {
+            let line = command == "export" ? try export(parsed) : try importFile(parsed)
+            print(line)
+            return 0
+        } catch {
+            fail("\(error)")
+            return 1
+        }
+    }
+
+    private static func parse(_ arguments: ArraySlice<String>, command: String) throws -> Arguments? {
+        var parsed = Arguments()
+        var rest = arguments
+        func value(_ flag: String) throws -> String {
+            guard let v = rest.popFirst() else { throw Options.UsageError(description: "\(flag) needs a value") }
+            return v
+        }
+        while let arg = rest.popFirst() {
+            switch arg {
+            case "-h", "--help": return nil
+            case "--data-dir": parsed.dataDirectory = try value(arg)
+            case "--namespace": parsed.namespace = Namespace(try value(arg))
+            case "--replace" where command == "import": parsed.replace = true
+            case "--level" where command == "export":
+                let text = try value(arg)
+                guard let level = Int32(text), (1...9).contains(level) else {
+                    throw Options.UsageError(description: "--level is 1 to 9, not '\(text)'")
+                }
+                parsed.level = level
+            default:
+                guard !arg.hasPrefix("-") || arg == "-", parsed.file == nil else {
+                    throw Options.UsageError(description: "unexpected argument '\(arg)'")
+                }
+                parsed.file = arg
+            }
+        }
+        guard parsed.dataDirectory != nil else { throw Options.UsageError(description: "\(command) needs --data-dir DIR") }
+        guard parsed.file != nil else { throw Options.UsageError(description: "\(command) needs a FILE") }
+        return parsed
+    }
+
+    /// Locks and recovers the data directory into a new store whose commits
+    /// go to its log.
+    private static func open(_ path: String) throws -> (Store, ServerStorage) {
+        let fanout = CommitFanout()
+        let store = Store(limits: .default, onCommit: fanout.onCommit)
+        let storage = try ServerStorage(path: path, policy: .always, store: store) { error in
+            fail("the write-ahead log failed: \(error)")
+        }
+        fanout.add(storage.append)
+        return (store, storage)
+    }
+
+    private static func export(_ arguments: Arguments) throws -> String {
+        let started = Date()
+        let (store, storage) = try open(arguments.dataDirectory!)
+        defer { try? storage.close() }
+        let file = arguments.file!
+        let (cut, _) = store.cut { () }
+        var lists = 0
+        var items: UInt64 = 0
+        if let ns = arguments.namespace {
+            for id in cut.listIDs(in: ns) {
+                lists += 1
+                items += cut.exportedList(id, in: ns)?.summary.itemCount ?? 0
+            }
+        } else {
+            (lists, items) = (cut.counts.lists, UInt64(cut.counts.items))
+        }
+        let header = SnapshotHeader(createdAt: Int64(started.timeIntervalSince1970), source: "checklistd export",
+                                    listCount: UInt64(lists), itemCount: items, startLSN: 0, nextListID: cut.nextListID)
+        let temporary = file + ".partial"
+        let summary: SnapshotWriter.Summary
+        do {
+            let writer = try SnapshotWriter(path: temporary, header: header, options: .init(level: arguments.level))
+            try SnapshotExport.write(cut, namespace: arguments.namespace, to: writer)
+            summary = try writer.finish(endLSN: 0)
+            guard rename(temporary, file) == 0 else {
+                throw PersistenceError(.io, "cannot rename \(temporary) to \(file): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let seconds = Date().timeIntervalSince(started)
+        return "checklistd: exported \(summary.trailer.listCount) lists, \(summary.trailer.itemCount) items to \(file) "
+            + "(\(summary.rawBytes) bytes raw, \(summary.compressedBytes) compressed) in \(String(format: "%.2f", seconds)) s"
+    }
+
+    private static func importFile(_ arguments: Arguments) throws -> String {
+        let started = Date()
+        let file = arguments.file!
+        let (store, storage) = try open(arguments.dataDirectory!)
+        defer { try? storage.close() }
+        // An operator's file: no text limits, no bound on lists; the
+        // decompression bounds of SnapshotLimits.default still hold.
+        var staging = store.makeImportStaging(enforcingLimits: false, maxLists: Int.max)
+        let reader = try SnapshotReader(path: file)
+        while let record = try reader.next() {
+            switch record {
+            case .list(let l):
+                try staging.beginList(ImportStaging.ListHeader(namespace: arguments.namespace ?? l.namespace, sourceID: l.id,
+                                                               name: l.name, icon: l.icon, revision: l.revision,
+                                                               nextItemID: l.nextItemID))
+            case .item(let item):
+                try staging.append(item)
+            }
+        }
+        let result = store.importLists(staging, mode: arguments.replace ? .replace : .merge, namespace: arguments.namespace)
+        try storage.log.waitDurable(storage.log.lastLSN)
+        let snapshot = try storage.writeSnapshot(source: "checklistd import")
+        var line = "checklistd: imported \(result.lists.count) lists, \(result.itemCount) items from \(file)"
+        if arguments.replace { line += ", deleted \(result.deleted.count) lists" }
+        line += "; new snapshot \(snapshot.file.path) in \(String(format: "%.2f", Date().timeIntervalSince(started))) s"
+        for entry in result.lists where entry.id != entry.sourceID {
+            line += "\nchecklistd: list \(entry.sourceID) of the file is list \(entry.id) now (its id was taken)"
+        }
+        return line
+    }
+
+    private static func fail(_ message: String) {
+        FileHandle.standardError.write(Data("checklistd: \(message)\n".utf8))
+    }
+}
