@@ -39,7 +39,7 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting", dependencies: ["ChecklistSocket"]),
         .target(name: "ChecklistTransfer", dependencies: ["ChecklistModel", "ChecklistPersistence"]),
-        .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
+        .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "CZlib"]),
         .executableTarget(name: "checklist-conformance", dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistPersistence"]),
         .executableTarget(name: "checklist", dependencies: ["ChecklistClient", "ChecklistTransfer"]),

@@ -195,7 +195,9 @@ struct SubscriptionDriver: Sendable {
     private mutating func report(_ change: ListChange) async -> Report {
         if let last = lastSeen[change.list] {
             if change.revision <= last { return .duplicate }
-            if change.revision != last + 1 { return .gap }
+            // An OMITTED change makes the consumer read the list anyway (an
+            // import may move a revision on by more than one).
+            if change.revision != last + 1 && change.kind != .omitted { return .gap }
         }
         guard await emit(.change(change)) else { return .done }
         if case .listDeleted = change.kind {

@@ -74,5 +74,33 @@ extension Catalogue {
             guard !ids.contains(list) else { throw CaseFailure("LIST_LISTS of the second namespace shows list \(list)") }
             try ctx.expectConnectionState(c)
         },
+        ConformanceCase("other-namespace-sync", .access,
+                        "with a second namespace's token: SUBSCRIBE, CHANGES_SINCE and EXPORT of a list of the first, "
+                            + "and IMPORT (MERGE) of a snapshot holding a list with its id",
+                        .answer("`SUBSCRIBED` with status `NOT_FOUND`; `NOT_FOUND`; `NOT_FOUND`; the import creates "
+                                + "a list with another id in the second namespace; the first one's list is untouched"),
+                        requires: .twoNamespaces) { ctx in
+            let c = try ctx.connect()
+            try c.handshake(token: ctx.target.secondToken)
+            let list = ctx.fixture.list
+            let subscribed = try call(c, .subscribe(Subscribe(entries: [.init(list: list, revision: 1)])), 10, "SUBSCRIBED") { m -> Subscribed? in
+                if case .subscribed(let s) = m { return s }
+                return nil
+            }
+            try require(subscribed.entries.map(\.status) == [.notFound], "SUBSCRIBED answered \(subscribed.entries)")
+            try c.send(.changesSince(ChangesSince(list: list, revision: 1, limit: 10)), id: 11)
+            try c.expectError(11, .notFound)
+            try c.send(.export(Export(.start(chunkBytes: 0, lists: [list]))), id: 12)
+            try c.expectError(12, .notFound)
+            let snapshot = SnapshotBytes([SnapshotBytes.List(id: list.rawValue, name: "Not yours", items: [(1, "x", false)])])
+            _ = try importStep(c, .begin(mode: .merge), id: 13)
+            _ = try importStep(c, .data(sequence: 1, bytes: snapshot.file), id: 14)
+            let applied = try importStep(c, .end, id: 15)
+            guard applied.status == .applied, let moved = applied.renamed.first(where: { $0.from == list }), moved.to != list else {
+                throw CaseFailure("the import should give the list another id: \(applied)")
+            }
+            try deleted(c, moved.to, id: 16)
+            try ctx.expectConnectionState(c)
+        },
     ]
 }

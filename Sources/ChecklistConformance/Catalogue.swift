@@ -5,7 +5,7 @@ import ChecklistWire
 /// the bad inputs first, then the happy path through every message.
 public enum Catalogue {
     public static let all: [ConformanceCase] =
-        framing + handshake + encoding + limits + store + transport + access + happyPath
+        framing + handshake + encoding + limits + store + transport + snapshots + access + happyPath + happySync
 
     /// The hostile and invalid inputs (the SPEC table).
     public static var badInputs: [ConformanceCase] { all.filter(\.isBadInput) }

@@ -13,6 +13,7 @@ public struct ConformanceCase: Sendable, Identifiable {
         case limits = "Limits"
         case store = "Lists and items"
         case transport = "Transport"
+        case snapshots = "Snapshots (EXPORT, IMPORT)"
         case access = "Access control"
         case happyPath = "Happy path"
     }

@@ -14,6 +14,10 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     private var inFlight = InFlightAnswers()
     /// Requests are being held back at `maxInFlight` (counted once per stall).
     private var heldAtInFlightLimit = false
+    /// The last `connectionReadable` left input unconsumed: when held answers
+    /// go out, it must be offered again (the connection only does that by
+    /// itself for output it holds, and held answers are not in it yet).
+    private var inputHeldBack = false
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.
     private var closingByServer = false
@@ -60,6 +64,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // back-pressure too, and not yet sent.
         let owed = connection.pendingOutputBytes + held.count
         let budget = outputHighWater - owed
+        inputHeldBack = true
         guard budget > 0 else { return 0 }
         inFlight.update(pendingOutput: owed)
         var barriers: [(end: Int, lsn: UInt64)] = []
@@ -120,6 +125,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             closingByServer = true
             connection.close()
         }
+        inputHeldBack = consumed < input.count
         return consumed
     }
 
@@ -194,6 +200,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     private func releaseHeld(_ connection: Connection) {
         guard let storage else { return }
         held.release(durable: storage.waiters.durable) { connection.write($0) }
+        // Requests held back (in-flight limit, output budget) may go on now.
+        if inputHeldBack { connection.offerInputAgain() }
         guard let lsn = held.waitingFor, connection.isOpen else { return }
         let me = self_ ?? LoopBound(self, eventLoop: connection.eventLoop)
         self_ = me

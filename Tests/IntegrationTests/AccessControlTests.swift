@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistConformance
 import ChecklistModel
+import ChecklistWire
 import ChecklistTesting
 import Foundation
 import Testing
@@ -46,6 +47,48 @@ import Testing
         #expect(page.items.map(\.text) == ["Milk"] && page.revision == 2)
         await alice.close()
         await bob.close()
+    }
+
+    /// A subscriber to every list of its namespace hears of its own
+    /// namespace's changes and of nobody else's.
+    @Test func pushesNeverCrossNamespaces() async throws {
+        let server = try TokenServer.start()
+        defer { server.stop() }
+        let port = server.port
+        try await BlockingWork.run {
+            func connect(_ token: String) throws -> ProbeConnection {
+                let c = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
+                try c.handshake(token: token)
+                return c
+            }
+            let watcher = try connect(TokenServer.bob)
+            try watcher.send(.subscribe(Subscribe(allLists: true, entries: [])), id: 2)
+            _ = try watcher.receive(2, "SUBSCRIBED") { m -> Bool? in
+                if case .subscribed = m { return true }
+                return nil
+            }
+            let alice = try connect(TokenServer.alice)
+            try alice.send(.createList(CreateList(name: "Alice's secret", icon: "Inbox")), id: 3)
+            let secret = try alice.receive(3, "LIST") { m -> ListID? in
+                if case .listCreated(let info) = m { return info.summary.id }
+                return nil
+            }
+            try alice.send(.patch(Patch(list: secret, ops: [.insert(tempRef: 1, position: .end, fields: ItemFields(text: "x"))])), id: 4)
+            _ = try alice.receive()
+            // Bob's own change, after alice's: its push must be the first bob hears.
+            let bob = try connect(TokenServer.bob)
+            try bob.send(.createList(CreateList(name: "Bob's", icon: "Inbox")), id: 5)
+            let own = try bob.receive(5, "LIST") { m -> ListID? in
+                if case .listCreated(let info) = m { return info.summary.id }
+                return nil
+            }
+            let pushed = try watcher.receive(0, "CHANGE push") { m -> ListID? in
+                if case .changePush(let p) = m { return p.change.list }
+                return nil
+            }
+            guard pushed == own else { throw TestFailure("bob was pushed a change of list \(pushed), not \(own)") }
+            try watcher.expectAlive()
+        }
     }
 
     @Test func missingOrUnknownTokensFailToConnect() async throws {

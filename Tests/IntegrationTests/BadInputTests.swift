@@ -52,7 +52,8 @@ import Testing
             "offset-past-end", "limit-zero", "limit-over-max", "unknown-list-page", "unknown-item",
             "move-past-end", "empty-batch", "batch-over-limit", "temp-ref-before-definition",
             "request-before-hello", "second-hello", "pipelined-flood", "one-byte-writes", "idle-after-hello",
-            "reset-mid-frame", "wrong-token", "other-namespace",
+            "reset-mid-frame", "wrong-token", "other-namespace", "import-truncated", "import-bad-checksum",
+            "import-decompression-bomb", "import-not-gzip",
         ]
         let ids = Set(Catalogue.badInputs.map(\.id))
         #expect(Set(required).subtracting(ids).isEmpty, "missing: \(Set(required).subtracting(ids).sorted())")

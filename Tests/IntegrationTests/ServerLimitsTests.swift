@@ -141,13 +141,14 @@ struct ServerLimitsTests {
         #expect(stats.errors == [.init(code: .notFound, count: 1)])
         #expect(stats.lists == 4 && stats.items == 10)
         #expect(stats.latency.count >= 7 && stats.latency.p50Micros <= stats.latency.maxMicros)
-        #expect(stats.log == nil && stats.snapshot == nil)
+        // The log and snapshot fields are there when the server keeps them.
+        if let log = stats.log { #expect(log.durableLSN <= log.lastLSN && !log.failed) }
         await client.close()
 
         let cli = try CLI(server: "127.0.0.1:\(server.port)").json("stats")
         #expect((cli["connections"] as? [String: Any])?["total"] != nil)
         #expect(cli["items"] as? Int == 10)
-        #expect(cli["log"] is NSNull)
+        #expect(cli["log"] is NSNull || cli["log"] is [String: Any])
 
         let line = try #require(server.process.standardOutput.split(separator: "\n").first { $0.contains("metrics on http://") })
         let address = try SocketAddress(parsing: String(line.split(separator: "/")[1]))
@@ -159,6 +160,7 @@ struct ServerLimitsTests {
         #expect(metrics.contains("\nchecklistd_errors_total{code=\"NOT_FOUND\"} 1\n"))
         #expect(metrics.contains("\nchecklistd_items 10\n"))
         #expect(metrics.contains("checklistd_request_duration_seconds{quantile=\"0.99\"} "))
+        #expect(metrics.contains("\nchecklistd_log_last_lsn ") == (stats.log != nil))
         #expect(try httpGet(address, path: "/nope").hasPrefix("HTTP/1.1 404"))
         #expect(try httpGet(address, path: "/metrics", method: "POST").hasPrefix("HTTP/1.1 405"))
     }

@@ -38,16 +38,9 @@ final class FrameSocket {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
+    init(port: UInt16) throws {
         fd = try connectSocket(host: "127.0.0.1", port: port)
-        if let receiveBuffer { setReceiveBuffer(receiveBuffer) }
         try setTimeouts(fd, receive: .seconds(20), send: .seconds(20))
-    }
-
-    /// SO_RCVBUF: a small one makes the server's output back up quickly.
-    func setReceiveBuffer(_ bytes: Int32) {
-        var size = bytes
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { closeSocket(fd) }

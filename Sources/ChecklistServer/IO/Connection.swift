@@ -191,6 +191,19 @@ public final class Connection {
         }
     }
 
+    /// Offers the unconsumed input to the handler again once pending output
+    /// is at or below the low-water mark (at the end of this event batch if
+    /// it already is), even if no new bytes arrive. For a handler that held
+    /// input back for a reason of its own (answers waiting elsewhere, a
+    /// request limit) and can take more now; input held back while output is
+    /// pending is offered again without this.
+    public func offerInputAgain() {
+        eventLoop.assertInEventLoop()
+        guard isOpen, input.readableCount > 0 else { return }
+        redeliverWhenDrained = true
+        queueFlush()
+    }
+
     /// Closes now, dropping pending output.
     public func abort() {
         eventLoop.assertInEventLoop()

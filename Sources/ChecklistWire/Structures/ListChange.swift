@@ -105,58 +105,11 @@ public struct ListChange: Hashable, Sendable {
     /// travel resolved as `SET_CHECKED`), the item id as a plain `id`, then
     /// the fields; an `INSERT` has the row index it landed at.
     public static func encode(_ op: AppliedOperation, into w: inout WireWriter) {
-        switch op {
-        case let .insert(id, index, fields):
-            w.writeU8(PatchOpcode.insert.rawValue); w.writeVarint(id.rawValue); w.writeVarint(index)
-            fields.encode(into: &w)
-        case let .setText(id, text):
-            w.writeU8(PatchOpcode.setText.rawValue); w.writeVarint(id.rawValue); w.writeString(text)
-        case let .setChecked(id, checked):
-            w.writeU8(PatchOpcode.setChecked.rawValue); w.writeVarint(id.rawValue); w.writeBool(checked)
-        case let .setDue(id, due):
-            w.writeU8(PatchOpcode.setDue.rawValue); w.writeVarint(id.rawValue)
-            w.writeBool(due != nil)
-            if let due { w.writeZigZag(due) }
-        case let .setRemind(id, remind):
-            w.writeU8(PatchOpcode.setRemind.rawValue); w.writeVarint(id.rawValue); w.writeBool(remind)
-        case let .setPrice(id, price):
-            w.writeU8(PatchOpcode.setPrice.rawValue); w.writeVarint(id.rawValue)
-            w.writeBool(price != nil)
-            if let price { w.writeZigZag(price) }
-        case let .delete(id):
-            w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
-        case let .move(id, toIndex):
-            w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
-        }
+        op.encode(into: &w)
     }
 
     /// Decodes an **AppliedOp**; `TOGGLE` and unknown opcodes are `BAD_FIELD opcode`.
     public static func decodeOperation(from r: inout WireReader) throws(ChecklistError) -> AppliedOperation {
-        let raw = try r.readU8("opcode")
-        guard let opcode = PatchOpcode(rawValue: raw), opcode != .toggle else {
-            throw .badField("opcode", "opcode \(raw) is not an applied operation")
-        }
-        let id = ItemID(try r.readVarint("id"))
-        switch opcode {
-        case .insert:
-            let index = try r.readVarint("index")
-            return .insert(id: id, index: index, fields: try ItemFields.decode(from: &r))
-        case .setText:
-            return .setText(id, try r.readString("text"))
-        case .setChecked:
-            return .setChecked(id, try r.readBool("checked"))
-        case .setDue:
-            return .setDue(id, try r.readBool("present") ? try r.readZigZag("due") : nil)
-        case .setRemind:
-            return .setRemind(id, try r.readBool("remind"))
-        case .setPrice:
-            return .setPrice(id, try r.readBool("present") ? try r.readZigZag("price") : nil)
-        case .delete:
-            return .delete(id)
-        case .move:
-            return .move(id, toIndex: try r.readVarint("toIndex"))
-        case .toggle:
-            throw .badField("opcode", "TOGGLE is never an applied operation")
-        }
+        try AppliedOperation.decode(from: &r)
     }
 }

@@ -1,6 +1,7 @@
 import ChecklistModel
-import ChecklistWire
 
+/// An **AppliedOp** (SPEC.md, CHANGE push; SNAPSHOT.md section 7: the same
+/// bytes in the log).
 extension AppliedOperation {
     /// Encodes a resolved operation: the PATCH opcode (Protocol/SPEC.md
     /// section 6.8; `TOGGLE` never occurs, toggles are stored resolved as
