@@ -14,6 +14,8 @@ scenarios:
             [--page 50] [--threads N] [--seed 1]; every answer checked; loopback only
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
             [--chunk 1048576] [--window 4]; MB/s of raw records, ratio, server peak RSS
+  fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
+            [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
@@ -37,6 +39,8 @@ do {
         try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "scroll":
         try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "fanout":
+        try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "load":
         try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "snapshot":

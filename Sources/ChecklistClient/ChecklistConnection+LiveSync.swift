@@ -12,7 +12,7 @@ public enum LivePush: Equatable, Sendable {
 }
 
 /// The live-sync requests of protocol v1 on one connection (Protocol/SPEC.md
-/// sections 6.11-6.15 and 8). `ChecklistSync` builds reconnection,
+/// sections 6.11-6.15 and 9). `ChecklistSync` builds reconnection,
 /// resubscription and exactly-once patches on these.
 extension ChecklistConnection {
     /// The pushes of this connection, in the order the server sent them.

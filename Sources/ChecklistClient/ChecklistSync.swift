@@ -90,8 +90,9 @@ public final class ChecklistSync: Sendable {
 
     /// Applies `ops` to `list` exactly once: sent with a fresh idempotency
     /// key, and sent again with the same key (on a new connection) when the
-    /// connection is lost before the answer, up to `retry.patchAttempts`
-    /// times. A server error is thrown at once (nothing was applied).
+    /// connection is lost before the answer or cannot be made, up to
+    /// `retry.patchAttempts` times. A server error is thrown at once
+    /// (nothing was applied).
     @discardableResult
     public func patch(_ list: ListID, baseRevision: Revision? = nil, ops: [PatchOperation]) async throws -> PatchOK {
         try await patch(list, baseRevision: baseRevision, idempotencyKey: makeIdempotencyKey(), ops: ops)
@@ -105,12 +106,17 @@ public final class ChecklistSync: Sendable {
         var backoff = retry.initialBackoff
         var attempt = 1
         while true {
-            let connection = try await patchConnection()
             do {
-                return try await connection.patch(list, baseRevision: baseRevision, idempotencyKey: idempotencyKey, ops: ops)
-            } catch let error as ClientError where error.code == .connectionClosed || error.code == .timeout {
-                forgetPatchConnection(connection)
-                await connection.close()
+                let connection = try await patchConnection()
+                do {
+                    return try await connection.patch(list, baseRevision: baseRevision, idempotencyKey: idempotencyKey, ops: ops)
+                } catch let error as ClientError where Self.retryable.contains(error.code) {
+                    forgetPatchConnection(connection)
+                    await connection.close()
+                    throw error
+                }
+            } catch let error as ClientError where Self.retryable.contains(error.code) {
+                // Lost before the answer (or the server is away): the same key again.
                 guard attempt < retry.patchAttempts else { throw error }
             }
             attempt += 1
@@ -118,6 +124,10 @@ public final class ChecklistSync: Sendable {
             backoff = min(backoff * 2, retry.maxBackoff)
         }
     }
+
+    /// Failures after which a patch is sent again: it may or may not have
+    /// been applied, and its key makes the retry safe either way.
+    private static let retryable: Set<ClientError.Code> = [.connectionClosed, .timeout, .connectionFailed]
 
     private func patchConnection() async throws -> ChecklistConnection {
         if let existing = shared.withLock({ $0.patchConnection }), !existing.isClosed { return existing }

@@ -22,7 +22,7 @@ public struct Change: Hashable, Sendable {
     /// The idempotency key of the PATCH this change applied, if it carried
     /// one (always nil for other kinds). Recorded so that replaying the log
     /// rebuilds the server's memory of answered keys (Protocol/SPEC.md
-    /// section 8): a retry after a restart is still answered, not re-applied.
+    /// section 9): a retry after a restart is still answered, not re-applied.
     public var idempotencyKey: IdempotencyKey?
 
     public init(namespace: Namespace, list: ListID, revision: Revision, kind: Kind,

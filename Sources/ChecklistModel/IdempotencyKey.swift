@@ -1,4 +1,4 @@
-/// Names one PATCH for exactly-once application (Protocol/SPEC.md section 8):
+/// Names one PATCH for exactly-once application (Protocol/SPEC.md section 9):
 /// a client id the client chose at random once, and a sequence number it
 /// increases for every patch it sends. A retry of the same patch carries the
 /// same key, and the server answers it with the original result instead of

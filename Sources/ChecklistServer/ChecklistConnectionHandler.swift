@@ -99,6 +99,13 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 // of another connection meanwhile only makes it wait longer.
                 if let log = storage?.log, log.lastLSN != logBefore {
                     barriers.append((session.output.count, log.lastLSN))
+                } else if let log = storage?.log, header.type == .patch, log.lastLSN > log.durableLSN,
+                          session.output.count > answerStart + 4,
+                          session.output.bytes[answerStart + 4] == MessageType.patchOK.rawValue {
+                    // A PATCH_OK that logged nothing answers a retry from the
+                    // idempotency memory: the original's change (at or before
+                    // the log's end) may not be durable yet, so wait for it too.
+                    barriers.append((session.output.count, log.lastLSN))
                 }
                 record(header, answerStart: answerStart, took: took, connection)
                 consumed += size

@@ -1,7 +1,7 @@
 import ChecklistModel
 
 /// The store's memory of answered idempotency keys (Protocol/SPEC.md
-/// section 8): for each client (namespace and client id), the answers to its
+/// section 9): for each client (namespace and client id), the answers to its
 /// most recent patches, so that a retry is answered instead of applied again.
 ///
 /// Lives in `StoreState`, under the store's lock, so that "is this key
@@ -77,7 +77,7 @@ struct IdempotencyWindow: Sendable {
         case forgotten
     }
 
-    private struct ClientState: Sendable {
+    struct ClientState: Sendable {
         var answers: [UInt64: Answer] = [:]
         /// Sequence numbers in the order they were recorded.
         var order = FIFO<UInt64>()
@@ -86,10 +86,10 @@ struct IdempotencyWindow: Sendable {
     }
 
     let limits: Limits
-    private var clients: [ClientKey: ClientState] = [:]
+    private(set) var clients: [ClientKey: ClientState] = [:]
     /// Every recorded answer in record order, for the global bound; entries
     /// of forgotten clients are skipped when they come up.
-    private var order = FIFO<(ClientKey, UInt64)>()
+    private(set) var order = FIFO<(ClientKey, UInt64)>()
     private(set) var entryCount = 0
     private var clock: UInt64 = 0
 
@@ -188,3 +188,88 @@ struct FIFO<Element> {
 }
 
 extension FIFO: Sendable where Element: Sendable {}
+
+// MARK: Snapshots
+
+/// What the store remembers of answered idempotency keys, as plain values:
+/// for a snapshot, so that a restart from it (the log before it is gone)
+/// still answers retries instead of applying them again.
+public struct IdempotencyMemory: Hashable, Sendable {
+    /// One answered patch.
+    public struct Answer: Hashable, Sendable {
+        public var namespace: Namespace
+        public var key: IdempotencyKey
+        public var list: ListID
+        public var revision: Revision
+        /// The ids the patch's inserts got, in operation order.
+        public var insertedIDs: [ItemID]
+
+        public init(namespace: Namespace, key: IdempotencyKey, list: ListID, revision: Revision, insertedIDs: [ItemID]) {
+            self.namespace = namespace
+            self.key = key
+            self.list = list
+            self.revision = revision
+            self.insertedIDs = insertedIDs
+        }
+    }
+
+    /// A client's highest forgotten sequence number (0: none).
+    public struct Floor: Hashable, Sendable {
+        public var namespace: Namespace
+        public var client: UInt64
+        public var sequence: UInt64
+
+        public init(namespace: Namespace, client: UInt64, sequence: UInt64) {
+            self.namespace = namespace
+            self.client = client
+            self.sequence = sequence
+        }
+    }
+
+    /// Oldest first: restoring them in this order rebuilds the same bounds.
+    public var answers: [Answer]
+    public var floors: [Floor]
+
+    public init(answers: [Answer] = [], floors: [Floor] = []) {
+        self.answers = answers
+        self.floors = floors
+    }
+}
+
+extension IdempotencyWindow {
+    /// The window as plain values, oldest answer first.
+    var memory: IdempotencyMemory {
+        var memory = IdempotencyMemory()
+        var listed = order
+        while let (client, sequence) = listed.popFirst() {
+            guard let answer = clients[client]?.answers[sequence] else { continue }
+            let ids = (0..<answer.inserted.count).map { answer.inserted[$0] }
+            memory.answers.append(IdempotencyMemory.Answer(namespace: client.namespace,
+                                                           key: IdempotencyKey(client: client.client, sequence: sequence),
+                                                           list: answer.list, revision: answer.revision, insertedIDs: ids))
+        }
+        for (client, state) in clients where state.floor > 0 {
+            memory.floors.append(IdempotencyMemory.Floor(namespace: client.namespace, client: client.client, sequence: state.floor))
+        }
+        memory.floors.sort { ($0.namespace.rawValue, $0.client) < ($1.namespace.rawValue, $1.client) }
+        return memory
+    }
+
+    /// Adds `memory` (a snapshot's) to the window: floors first, then the
+    /// answers in order, each like a change that carried its key.
+    mutating func restore(_ memory: IdempotencyMemory) {
+        for floor in memory.floors {
+            let key = ClientKey(namespace: floor.namespace, client: floor.client)
+            var state = clients[key] ?? ClientState()
+            state.floor = max(state.floor, floor.sequence)
+            clients[key] = state
+        }
+        for answer in memory.answers {
+            let inserts = answer.insertedIDs.enumerated().map { i, id in
+                AppliedOperation.insert(id: id, index: UInt64(i), fields: ItemFields(text: ""))
+            }
+            record(Change(namespace: answer.namespace, list: answer.list, revision: answer.revision,
+                          kind: .patched(inserts), idempotencyKey: answer.key))
+        }
+    }
+}

@@ -165,3 +165,40 @@ import Testing
         }
     }
 }
+
+/// The memory of keys survives a snapshot: exported from one store and
+/// restored into another, it answers the same retries and keeps refusing
+/// forgotten keys.
+@Suite struct IdempotencySnapshotTests {
+    @Test func theMemoryOfKeysRoundTripsThroughASnapshot() throws {
+        let ns = Namespace("alice")
+        let store = Store()
+        let list = try store.createList(in: ns, name: "L", icon: "")
+        let perClient = IdempotencyWindow.Limits.standard.perClient
+        var answers: [UInt64: PatchResult] = [:]
+        for sequence in 1...UInt64(perClient + 2) {
+            answers[sequence] = try store.patch(in: ns, list: list.id, baseRevision: nil,
+                                                ops: [.insert(tempRef: 1, position: .end, fields: ItemFields(text: "x"))],
+                                                idempotencyKey: IdempotencyKey(client: 4, sequence: sequence))
+        }
+        let memory = store.idempotencyMemory()
+        #expect(memory.answers.count == perClient)
+        #expect(memory.floors == [IdempotencyMemory.Floor(namespace: ns, client: 4, sequence: 2)])
+
+        let restored = Store()
+        _ = try restored.createList(in: ns, name: "L", icon: "")
+        restored.restoreIdempotency(memory)
+        #expect(restored.idempotencyMemory() == memory)
+        let last = UInt64(perClient + 2)
+        let retry = try restored.patch(in: ns, list: list.id, baseRevision: nil,
+                                       ops: [.insert(tempRef: 1, position: .end, fields: ItemFields(text: "x"))],
+                                       idempotencyKey: IdempotencyKey(client: 4, sequence: last))
+        #expect(retry.isRepeat && retry.revision == answers[last]?.revision && retry.ids == answers[last]?.ids)
+        let forgotten = #expect(throws: ChecklistError.self) {
+            _ = try restored.patch(in: ns, list: list.id, baseRevision: nil,
+                                   ops: [.insert(tempRef: 1, position: .end, fields: ItemFields(text: "x"))],
+                                   idempotencyKey: IdempotencyKey(client: 4, sequence: 1))
+        }
+        #expect(forgotten?.code == .resyncRequired)
+    }
+}

@@ -3,6 +3,12 @@ import ChecklistSocket
 import ChecklistTesting
 import Foundation
 import Synchronization
+import Testing
+
+/// Every live-sync integration suite, one test at a time: each starts its
+/// own `checklistd` and moves megabytes, and the whole test plan already
+/// runs dozens of servers at once on few cores.
+@Suite(.serialized) struct LiveSyncIntegration {}
 
 /// A client's copy of one list, kept only from live-sync changes: applying
 /// every change in order must give exactly the server's list.
@@ -102,8 +108,10 @@ final class AnswerCuttingProxy: Sendable {
         var stopped = false
     }
 
-    init(upstreamPort: UInt16) throws {
+    /// - Parameter cutFirstAnswer: cut at the first PATCH_OK (else only `cutAll()` cuts).
+    init(upstreamPort: UInt16, cutFirstAnswer: Bool = true) throws {
         self.upstreamPort = upstreamPort
+        state.withLock { $0.armed = cutFirstAnswer }
         (listenFD, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
         try setNonBlocking(listenFD, false)
         let fd = listenFD
@@ -117,6 +125,15 @@ final class AnswerCuttingProxy: Sendable {
 
     /// Connections cut so far.
     var cuts: Int { state.withLock { $0.cuts } }
+
+    /// Cuts every connection open now (both directions), like a network failure.
+    func cutAll() {
+        let sockets = state.withLock { s -> [Int32] in
+            s.cuts += s.sockets.count / 2
+            return s.sockets
+        }
+        for fd in sockets { try? shutdownSocket(fd, .both) }
+    }
 
     func stop() {
         let sockets = state.withLock { s -> [Int32] in
@@ -186,4 +203,26 @@ final class AnswerCuttingProxy: Sendable {
 
 private final class PumpCounter: Sendable {
     let count = Atomic<Int>(0)
+}
+
+extension TestServer {
+    /// `start` on a thread of its own: starting waits for the server's
+    /// readiness line, which must not hold one of the few threads that every
+    /// async test shares (their handshakes would wait behind it).
+    static func launch(_ arguments: [String] = [], directory: TemporaryDirectory? = nil) async throws -> TestServer {
+        try await offThePool { try TestServer.start(arguments, directory: directory) }
+    }
+
+    /// `stop` (which waits for the process to exit) on a thread of its own.
+    func stopInBackground() {
+        Thread.detachNewThread { self.stop() }
+    }
+}
+
+/// Runs blocking `work` (waiting for a process, a blocking socket) on a
+/// thread of its own rather than on the async tests' shared threads.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
 }

@@ -118,8 +118,46 @@ extension RawConnection {
         }
     }
 
+    /// Shrinks the socket's receive buffer, so that a client that does not
+    /// read makes the server's output back up after little data.
+    func shrinkReceiveBuffer(to bytes: Int32 = 16 << 10) {
+        var value = bytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Sends our FIN, so a server lingering after its own close finishes at once.
     func finish() {
         try? shutdownSocket(fd, .write)
     }
+}
+
+/// Runs `body` on a thread of its own and awaits its result, so that
+/// blocking socket reads (each bounded by a receive timeout) do not hold one
+/// of the few cooperative threads that every test in the process shares.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// STATS on a raw connection of its own, for code on a plain thread.
+func rawStats(port: UInt16) throws -> StatsReport {
+    let raw = try RawConnection(port: port)
+    defer { raw.finish() }
+    try raw.handshake()
+    try raw.send(.stats(Stats()), id: 2)
+    guard case .statsReport(let report) = try raw.receive().1 else { throw TestFailure("expected STATS_REPORT") }
+    return report
+}
+
+/// `eventually` for a plain thread: asks `condition` every 20 ms until it
+/// holds or `limit` passes.
+func eventuallyBlocking(within limit: Duration = .seconds(20), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
 }

@@ -10,36 +10,39 @@ import Testing
 /// STATS and its Prometheus twin, and the log lines they leave.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ServerLimitsTests {
-    /// A client that pipelines 3,000 requests for 1000-row pages (about
-    /// 36 MB of answers) and reads nothing: the server stops reading it once
-    /// its unsent answers pass the high-water mark, instead of producing all
-    /// of them; when the client reads, every answer arrives, in order, and
-    /// the connection was never dropped.
+    /// A client that pipelines 600 requests for 1000-row pages (about 7 MB
+    /// of answers, more than the high-water mark and the kernel buffers hold
+    /// with a small receive buffer) and reads nothing: the server stops
+    /// reading it once its unsent answers pass the high-water mark, instead
+    /// of producing all of them; when the client reads, every answer
+    /// arrives, in order, and the connection was never dropped.
     @Test func backPressureStopsReadingAClientThatDoesNotRead() async throws {
         let server = try TestServer.start()
         defer { server.stop() }
         let list = try #require(try await makeLoadLists(on: server, count: 1, items: 1000).first)
-        let requests = 3000
-        let raw = try RawConnection(port: server.port, timeout: .seconds(30))
-        try raw.handshake()
-        var bytes = WireWriter()
-        var encoder = FrameEncoder()
-        for id in 2..<UInt32(2 + requests) {
-            Request.getPage(GetPage(list: list, limit: 1000)).encode(requestID: id, into: &bytes, encoder: &encoder)
+        let port = server.port
+        let requests = 600
+        let seen = try await onOwnThread { () throws -> (paused: Bool, pagesHandled: UInt64, wrong: [String]) in
+            let raw = try RawConnection(port: port, timeout: .seconds(30))
+            raw.shrinkReceiveBuffer()
+            try raw.handshake()
+            try raw.send(bytes: Self.frames(2..<UInt32(2 + requests)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
+            let paused = try eventuallyBlocking { try rawStats(port: port).readPauses >= 1 }
+            let pagesHandled = try rawStats(port: port).requests.first { $0.type == .getPage }?.requests ?? 0
+            var wrong: [String] = []
+            for id in 2..<UInt32(2 + requests) {
+                let (header, message) = try raw.receive()
+                guard header.requestID == id, case .page(let page) = message, page.rows.count == 1000,
+                      page.rows.last?.text == "item 999" else {
+                    wrong.append("answer \(header.requestID): \(message.type)")
+                    continue
+                }
+            }
+            return (paused, pagesHandled, wrong)
         }
-        try raw.send(bytes: bytes.bytes)
-
-        #expect(try await eventually { try await serverStats(server).readPauses >= 1 })
-        let paused = try await serverStats(server)
-        let pagesHandled = paused.requests.first { $0.type == .getPage }?.requests ?? 0
-        #expect(pagesHandled < UInt64(requests), "the server held the rest back")
-
-        for id in 2..<UInt32(2 + requests) {
-            let (header, message) = try raw.receive()
-            #expect(header.requestID == id)
-            guard case .page(let page) = message else { throw TestFailure("expected PAGE, got \(message)") }
-            #expect(page.rows.count == 1000 && page.rows.last?.text == "item 999")
-        }
+        #expect(seen.paused)
+        #expect(seen.pagesHandled < UInt64(requests), "the server held the rest back")
+        #expect(seen.wrong.isEmpty, "\(seen.wrong.prefix(3))")
         let after = try await serverStats(server)
         #expect(after.connectionsDroppedForOutput == 0)
         #expect(after.requests.first { $0.type == .getPage }?.requests == UInt64(requests))
@@ -50,22 +53,52 @@ struct ServerLimitsTests {
     @Test func inFlightLimitPacesAPipelineWithoutRefusingIt() async throws {
         let server = try TestServer.start(["--max-in-flight", "4"])
         defer { server.stop() }
-        let raw = try RawConnection(port: server.port)
-        try raw.handshake()
-        var bytes = WireWriter()
-        var encoder = FrameEncoder()
-        for id in 2..<UInt32(2002) {
-            Request.ping(Ping(data: [UInt8(id & 0xFF)])).encode(requestID: id, into: &bytes, encoder: &encoder)
+        let port = server.port
+        let wrong = try await onOwnThread { () throws -> [UInt32] in
+            let raw = try RawConnection(port: port)
+            try raw.handshake()
+            try raw.send(bytes: Self.frames(2..<UInt32(2002)) { id in .ping(Ping(data: [UInt8(id & 0xFF)])) })
+            var wrong: [UInt32] = []
+            for id in 2..<UInt32(2002) {
+                let (header, message) = try raw.receive()
+                if header.requestID != id || message != .pong(Pong(data: [UInt8(id & 0xFF)])) { wrong.append(id) }
+            }
+            return wrong
         }
-        try raw.send(bytes: bytes.bytes)
-        for id in 2..<UInt32(2002) {
-            let (header, message) = try raw.receive()
-            #expect(header.requestID == id)
-            #expect(message == .pong(Pong(data: [UInt8(id & 0xFF)])))
-        }
+        #expect(wrong.isEmpty)
         let stats = try await serverStats(server)
         #expect(stats.inFlightPauses >= 1)
         #expect(stats.errors.isEmpty)
+    }
+
+    /// The same with answers held until the log is fsynced (`--fsync
+    /// always`): held answers count as in flight, and the requests held back
+    /// behind them go on once they are released, without new bytes arriving.
+    @Test func inFlightLimitWithAnswersHeldForTheLog() async throws {
+        let server = try TestServer.start(["--max-in-flight", "4", "--fsync", "always"])
+        defer { server.stop() }
+        let list = try #require(try await makeLoadLists(on: server, count: 1, items: 10).first)
+        let port = server.port
+        let wrong = try await onOwnThread { () throws -> [String] in
+            let raw = try RawConnection(port: port)
+            try raw.handshake()
+            try raw.send(bytes: Self.frames(2..<UInt32(302)) { id in
+                .patch(Patch(list: list, ops: [.toggle(.id(ItemID(UInt64(id % 10 + 1))))]))
+            })
+            var revision: Revision = 0
+            var wrong: [String] = []
+            for id in 2..<UInt32(302) {
+                let (header, message) = try raw.receive()
+                guard header.requestID == id, case .patchOK(let ok) = message, ok.revision > revision else {
+                    wrong.append("answer \(header.requestID): \(message)")
+                    continue
+                }
+                revision = ok.revision
+            }
+            return wrong
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+        #expect(try await serverStats(server).inFlightPauses >= 1)
     }
 
     /// `--idle-timeout 1`: a connection that sends nothing more gets ERROR
@@ -74,12 +107,16 @@ struct ServerLimitsTests {
     @Test func idleConnectionsAreToldAndClosed() async throws {
         let server = try TestServer.start(["--idle-timeout", "1"])
         defer { server.stop() }
-        let raw = try RawConnection(port: server.port)
-        try raw.handshake()
-        let (id, error) = try raw.receiveError()
+        let port = server.port
+        let (id, error, cleanEnd) = try await onOwnThread { () throws -> (UInt32, ChecklistError, Bool) in
+            let raw = try RawConnection(port: port)
+            defer { raw.finish() }
+            try raw.handshake()
+            let (id, error) = try raw.receiveError()
+            return (id, error, try raw.readsCleanEndOfStream())
+        }
         #expect(id == 0 && error.code == .limitExceeded && error.field == "idleTimeout")
-        #expect(try raw.readsCleanEndOfStream())
-        raw.finish()
+        #expect(cleanEnd)
         let stats = try await serverStats(server)
         #expect(stats.connectionsIdleClosed >= 1)
         #expect(stats.errors.contains { $0.code == .limitExceeded })
@@ -93,16 +130,17 @@ struct ServerLimitsTests {
         let server = try TestServer.start(["--idle-timeout", "1"])
         defer { server.stop() }
         let list = try #require(try await makeLoadLists(on: server, count: 1, items: 1000).first)
-        let raw = try RawConnection(port: server.port, timeout: .seconds(30))
-        try raw.handshake()
-        var bytes = WireWriter()
-        var encoder = FrameEncoder()
-        for id in 2..<UInt32(3002) {
-            Request.getPage(GetPage(list: list, limit: 1000)).encode(requestID: id, into: &bytes, encoder: &encoder)
+        let port = server.port
+        let (closedIdle, closed) = try await onOwnThread { () throws -> (Bool, Bool) in
+            let raw = try RawConnection(port: port, timeout: .seconds(30))
+            raw.shrinkReceiveBuffer()
+            try raw.handshake()
+            try raw.send(bytes: Self.frames(2..<UInt32(602)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
+            let closedIdle = try eventuallyBlocking { try rawStats(port: port).connectionsIdleClosed >= 1 }
+            return (closedIdle, try raw.drainsToClose())
         }
-        try raw.send(bytes: bytes.bytes)
-        #expect(try await eventually { try await serverStats(server).connectionsIdleClosed >= 1 })
-        #expect(try raw.drainsToClose())
+        #expect(closedIdle)
+        #expect(closed)
         #expect(await eventually { server.process.standardError.contains("level=warn event=output_stalled") })
         let stats = try await serverStats(server)
         #expect(stats.connectionsOpen == 1)
@@ -114,16 +152,23 @@ struct ServerLimitsTests {
     @Test func theConnectionLimitIsCountedAndLogged() async throws {
         let server = try TestServer.start(["--max-connections", "2"])
         defer { server.stop() }
+        let port = server.port
         let first = try await server.connect()
-        let second = try RawConnection(port: server.port)
-        let third = try RawConnection(port: server.port)
-        let (id, error) = try third.receiveError()
+        let (id, error, stats) = try await onOwnThread { () throws -> (UInt32, ChecklistError, StatsReport) in
+            let second = try RawConnection(port: port)
+            defer { second.finish() }
+            try second.handshake()
+            let third = try RawConnection(port: port)
+            let (id, error) = try third.receiveError()
+            // STATS on the second connection: the only way in while the server is full.
+            try second.send(.stats(Stats()), id: 2)
+            guard case .statsReport(let stats) = try second.receive().1 else { throw TestFailure("expected STATS_REPORT") }
+            return (id, error, stats)
+        }
         #expect(id == 0 && error.code == .limitExceeded && error.field == "connections")
-        let stats = try await first.stats()
         #expect(stats.connectionsRejected >= 1)
         #expect(stats.connectionsOpen == 2)
         #expect(await eventually { server.process.standardError.contains("level=warn event=connection_limit") })
-        _ = second
         await first.close()
     }
 
@@ -186,6 +231,14 @@ struct ServerLimitsTests {
         #expect(await eventually {
             process.standardError.contains("level=warn event=connection_error") && process.standardError.contains("reason=MALFORMED_FRAME")
         })
+    }
+
+    /// The frames of `requests(id)` for every id in `ids`, in one buffer.
+    static func frames(_ ids: Range<UInt32>, _ request: (UInt32) -> Request) -> [UInt8] {
+        var bytes = WireWriter()
+        var encoder = FrameEncoder()
+        for id in ids { request(id).encode(requestID: id, into: &bytes, encoder: &encoder) }
+        return bytes.bytes
     }
 
     /// One HTTP/1.1 request on a fresh connection; the whole response.

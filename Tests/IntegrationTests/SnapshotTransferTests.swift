@@ -50,7 +50,7 @@ import Testing
             }
             try await client.patch(list.id, ops: [.move(.id(ids[1]), toIndex: UInt64(items - 1)), .delete(.id(ids.last!)),
                                                   .toggle(.id(ids[2]))])
-            try await client.updateList(list.id, name: "List \(l)")
+            _ = try await client.updateList(list.id, name: "List \(l)")
         }
         let doomed = try await client.createList(name: "Doomed")
         try await client.deleteList(doomed.id)

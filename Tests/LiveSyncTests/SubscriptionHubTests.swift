@@ -8,7 +8,7 @@ import Testing
 /// commits while writers run, unsubscribing stops pushes, a subscriber that
 /// does not read is dropped at its push buffer while others go on, and the
 /// fan-out hands changes to its consumers in order.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct SubscriptionHubTests {
     /// Subscribers join from older revisions while two writers commit: each
     /// receives every revision after its own exactly once, in order. The

@@ -61,7 +61,7 @@ final class Subscriber: Sendable {
             return
         }
         connection.write(change.frame)
-        hub.recordDelivery(of: change)
+        hub.recordDelivery()
         if change.isDeletion {
             state.lists.remove(change.list)
             state.lastSent[change.list] = nil

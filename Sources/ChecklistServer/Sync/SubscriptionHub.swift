@@ -18,7 +18,7 @@ public struct LiveSyncConfiguration: Hashable, Sendable {
     public init() {}
 }
 
-/// Live sync's center (Protocol/SPEC.md sections 6.11-6.15 and 8): it takes
+/// Live sync's center (Protocol/SPEC.md sections 6.11-6.15 and 9): it takes
 /// every committed change from the store's `onCommit` (`publish`), encodes
 /// it once, retains it in the change feed and fans it out to the
 /// subscribers' event loops, batched per loop. Subscribing, reading the
@@ -293,7 +293,7 @@ public final class SubscriptionHub: Sendable {
                           subscribers: subscribers, retainedChanges: count, retainedBytes: bytes)
     }
 
-    func recordDelivery(of change: EncodedChange) {
+    func recordDelivery() {
         delivered.add(1, ordering: .relaxed)
     }
 

@@ -8,7 +8,7 @@ public struct Patch: WireMessage {
 
     public var list: ListID
     public var baseRevision: Revision?
-    /// Makes a retry of this patch take effect once (Protocol/SPEC.md section 8).
+    /// Makes a retry of this patch take effect once (Protocol/SPEC.md section 9).
     public var idempotencyKey: IdempotencyKey?
     public var ops: [PatchOperation]
 

@@ -1,0 +1,145 @@
+import ChecklistClient
+import ChecklistModel
+import ChecklistWire
+import Foundation
+
+/// `checklist-bench fanout`: W writers commit small patches as fast as
+/// their answers come back while S subscribers receive every change as a
+/// push. Reports how long a change takes from the writer to each subscriber
+/// (p50/p99/p99.9) and how many pushes per second reach the subscribers.
+///
+/// Latency is measured from just before the writer sends its PATCH to the
+/// moment a subscriber's reader has decoded the push: the commit happens in
+/// between (its time is not visible to a client), so this bounds
+/// commit→subscriber from above; `patchRttP50Ms` is the writer's own round
+/// trip for comparison. The send time travels in the item text, and writers
+/// and subscribers share this process's clock.
+enum FanoutScenario {
+    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "json"]
+
+    static func run(_ args: BenchArguments) async throws {
+        try args.check(allowed: options)
+        let subscriberCount = try args.int("subscribers", default: 100, min: 1)
+        let writerCount = try args.int("writers", default: 4, min: 1)
+        let listCount = try args.int("lists", default: 1, min: 1)
+        let seconds = try args.double("seconds", default: 10)
+
+        let target = try BenchTarget(args, extraServerArguments: ["--max-push-buffer", "\(64 << 20)"])
+        defer { target.stop() }
+        let setup = try await target.connect()
+        var lists: [ListID] = []
+        for n in 0..<listCount {
+            let list = try await setup.createList(name: "fanout-\(n)-\(UInt64.random(in: 0...UInt64.max))", icon: "Inbox")
+            try await setup.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "t=0"))])
+            lists.append(list.id)
+        }
+        await setup.close()
+
+        // Subscribers: one connection each, subscribed to every list.
+        var subscribers: [(ChecklistConnection, AsyncStream<LivePush>)] = []
+        for _ in 0..<subscriberCount {
+            let connection = try await target.connect(name: "fanout-subscriber")
+            let pushes = connection.livePushes(bufferLimit: 1 << 20)
+            _ = try await connection.subscribe(lists.map { Subscribe.Entry(list: $0) })
+            subscribers.append((connection, pushes))
+        }
+        var writers: [ChecklistConnection] = []
+        for _ in 0..<writerCount { writers.append(try await target.connect(name: "fanout-writer")) }
+
+        let started = ContinuousClock.now
+        let deadline = started.advanced(by: .milliseconds(Int(seconds * 1000)))
+        let listCountForReceivers = lists.count
+        var receivers: [Task<Outcome, Never>] = []
+        for (_, pushes) in subscribers {
+            receivers.append(Task { await receive(pushes, lists: listCountForReceivers) })
+        }
+        var outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for (n, writer) in writers.enumerated() {
+                let list = lists[n % lists.count]
+                group.addTask {
+                    var rtt = LatencyHistogram()
+                    while ContinuousClock.now < deadline {
+                        let sent = DispatchTime.now().uptimeNanoseconds
+                        try await writer.patch(list, ops: [.setText(.id(ItemID(1)), "t=\(sent)")])
+                        rtt.record(nanos: DispatchTime.now().uptimeNanoseconds - sent)
+                    }
+                    return Outcome(writerRTT: rtt, commits: Int(rtt.count))
+                }
+            }
+            var total = Outcome()
+            for try await one in group { total.merge(one) }
+            return total
+        }
+        // One last change per list: after it (revision order), a subscriber has everything.
+        for list in lists { try await writers[0].patch(list, ops: [.setText(.id(ItemID(1)), "end")]) }
+        // A subscriber that was dropped never sees it: give up on stragglers after 30 s.
+        let connections = subscribers.map(\.0)
+        let stragglers = Task {
+            try await Task.sleep(for: .seconds(30))
+            for connection in connections { await connection.close() }
+        }
+        for receiver in receivers { outcome.merge(await receiver.value) }
+        stragglers.cancel()
+        for writer in writers { await writer.close() }
+        for (connection, _) in subscribers { await connection.close() }
+
+        let elapsed = started.duration(to: outcome.lastPush ?? .now)
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var report = BenchReport()
+        report.add("scenario", "fanout")
+        report.add("subscribers", subscriberCount)
+        report.add("writers", writerCount)
+        report.add("lists", listCount)
+        report.add("seconds", elapsedSeconds)
+        report.add("commits", outcome.commits)
+        report.add("commitsPerSecond", Double(outcome.commits) / elapsedSeconds)
+        report.add("pushes", Int(outcome.latency.count))
+        report.add("pushesPerSecond", Double(outcome.latency.count) / elapsedSeconds)
+        report.add("expectedPushes", outcome.commits * subscriberCount)
+        report.add("subscribersIncomplete", subscriberCount - outcome.subscribersDone)
+        report.addLatencies(outcome.latency, prefix: "push")
+        report.add("pushMaxMs", outcome.latency.maxMs)
+        report.add("patchRttP50Ms", outcome.writerRTT.quantileMs(0.5))
+        if let rss = target.serverPeakRssBytes { report.add("serverPeakRssBytes", rss) }
+        report.print(json: args.flag("json"))
+    }
+
+    struct Outcome: Sendable {
+        var latency = LatencyHistogram()
+        var writerRTT = LatencyHistogram()
+        var commits = 0
+        var subscribersDone = 0
+        var lastPush: ContinuousClock.Instant?
+
+        mutating func merge(_ other: Outcome) {
+            latency.merge(other.latency)
+            writerRTT.merge(other.writerRTT)
+            commits += other.commits
+            subscribersDone += other.subscribersDone
+            if let t = other.lastPush { lastPush = max(lastPush ?? t, t) }
+        }
+    }
+
+    /// One subscriber: records the latency of every push until it has the
+    /// closing change of every list.
+    private static func receive(_ pushes: AsyncStream<LivePush>, lists: Int) async -> Outcome {
+        var outcome = Outcome()
+        var ended = 0
+        for await push in pushes {
+            guard case .change(let change) = push, case .patched(let ops) = change.kind else { continue }
+            let now = DispatchTime.now().uptimeNanoseconds
+            outcome.lastPush = .now
+            guard case .setText(_, let text)? = ops.first else { continue }
+            if text == "end" {
+                ended += 1
+                if ended == lists {
+                    outcome.subscribersDone = 1
+                    break
+                }
+            } else if let sent = UInt64(text.dropFirst(2)), sent <= now {
+                outcome.latency.record(nanos: now - sent)
+            }
+        }
+        return outcome
+    }
+}
