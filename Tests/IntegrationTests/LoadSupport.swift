@@ -25,6 +25,21 @@ func makeLoadLists(on server: TestServer, count: Int, items: Int) async throws -
     return lists
 }
 
+/// One list of `items` rows of `textBytes` bytes each ("item N" padded with
+/// "x"): 1000-row pages of it are `items * textBytes` bytes and more, so a
+/// few requests make many megabytes of answers.
+func makeWideList(on server: TestServer, items: Int = 1000, textBytes: Int = 100) async throws -> ListID {
+    let setup = try await server.connect(name: "wide-setup")
+    let list = try await setup.createList(name: "wide")
+    _ = try await setup.patch(list.id, ops: (0..<items).map { i in
+        let text = "item \(i)"
+        return .insert(tempRef: nil, position: .end,
+                       fields: ItemFields(text: text + String(repeating: "x", count: max(0, textBytes - text.utf8.count))))
+    })
+    await setup.close()
+    return list.id
+}
+
 /// The figures of a server, read on a connection of their own.
 func serverStats(_ server: TestServer) async throws -> StatsReport {
     let connection = try await server.connect(name: "stats")
@@ -118,11 +133,46 @@ extension RawConnection {
         }
     }
 
-    /// Shrinks the socket's receive buffer, so that a client that does not
-    /// read makes the server's output back up after little data.
-    func shrinkReceiveBuffer(to bytes: Int32 = 16 << 10) {
-        var value = bytes
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    /// HELLO without the COMPRESSION feature, so that answers keep their
+    /// full size on the wire; expects HELLO_OK.
+    func plainHandshake() throws {
+        try send(.hello(Hello(features: [], clientName: "raw-test")), id: 1)
+        guard case .helloOK = try receive().1 else { throw TestFailure("expected HELLO_OK") }
+    }
+
+    /// Reads `count` answers that must be PAGEs to the requests `firstID`,
+    /// `firstID + 1`, ... with `rows` rows each, checking only their headers
+    /// (cheap for megabytes of pages). Returns what did not match.
+    func receivePageHeaders(count: Int, firstID: UInt32, rows: Int) throws -> [String] {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        var wrong: [String] = []
+        var expected = firstID
+        while expected < firstID + UInt32(count) {
+            let parsed = buffer.withUnsafeBytes { raw -> (FrameHeader, Int, Int)? in
+                guard case let .frame(header, body, consumed) = FrameParser.next(in: raw, maxFrameBytes: .max) else { return nil }
+                let rowCount = (try? FrameBody.withMessageBytes(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
+                                                                maxFrameBytes: .max) { (r) throws(ChecklistError) in
+                    try PageMessage.Header.decode(from: &r).count
+                }) ?? -1
+                return (header, rowCount, consumed)
+            }
+            if let (header, rowCount, consumed) = parsed {
+                if header.requestID != expected || header.type != .page || rowCount != rows {
+                    wrong.append("answer \(header.requestID) (\(header.type.name), \(rowCount) rows) for request \(expected)")
+                }
+                expected += 1
+                buffer.removeFirst(consumed)
+                continue
+            }
+            let result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+            switch result {
+            case .bytes(let n): buffer += chunk[..<n]
+            case .endOfFile: throw TestFailure("the server closed after \(expected - firstID) answers")
+            case .wouldBlock: throw TestFailure("timed out after \(expected - firstID) answers")
+            }
+        }
+        return wrong
     }
 
     /// Sends our FIN, so a server lingering after its own close finishes at once.
