@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 
 /// The retained history of every list: the last changes of each, already
 /// encoded, for CHANGES_SINCE and for the catch-up of a SUBSCRIBE.
@@ -128,40 +129,3 @@ struct ChangeFeed {
     }
 }
 
-/// A first-in first-out queue over an array with indexed access from the
-/// front: `append` and `popFirst` amortized O(1).
-struct FIFO<Element> {
-    private var storage: [Element] = []
-    private var head = 0
-
-    var count: Int { storage.count - head }
-    var isEmpty: Bool { count == 0 }
-    var first: Element? { head < storage.count ? storage[head] : nil }
-
-    /// The `i`-th element from the front.
-    subscript(i: Int) -> Element { storage[head + i] }
-
-    mutating func append(_ element: Element) { storage.append(element) }
-
-    mutating func popFirst() -> Element? {
-        guard head < storage.count else { return nil }
-        let element = storage[head]
-        head += 1
-        if head == storage.count {
-            storage.removeAll(keepingCapacity: storage.capacity <= 1024)
-            head = 0
-        } else if head >= 1024 && head * 2 >= storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-        return element
-    }
-
-    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
-        storage.removeFirst(head)
-        head = 0
-        storage.removeAll(where: shouldRemove)
-    }
-}
-
-extension FIFO: Sendable where Element: Sendable {}
