@@ -73,14 +73,15 @@ import Testing
 
     /// Starts `count` threads running `body(index)` and waits for them all.
     func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let done = Counter()
+        let done = DispatchGroup()
         for i in 0..<count {
+            done.enter()
             Thread.detachNewThread {
                 body(i)
-                done.increment()
+                done.leave()
             }
         }
-        while done.count < count { usleep(1_000) }
+        done.wait()
     }
 
     /// Group commit, deterministically: the first fsync is held (through the
@@ -92,13 +93,14 @@ import Testing
         let threads = 16
         let fsyncs = Counter()
         let appended = Counter()
+        // Opened by the last thread to append.
+        let allAppended = DispatchSemaphore(value: 0)
         let armed = Locked(false)
         let options = WriteAheadLog.Options(policy: .always, syncFile: { fd in
             if armed.value {
                 fsyncs.increment()
                 // Hold this fsync until everyone has appended (bounded).
-                let deadline = Date().addingTimeInterval(10)
-                while appended.count < threads && Date() < deadline { usleep(200) }
+                if allAppended.wait(timeout: .now() + 10) == .success { allAppended.signal() }
             }
             return Glibc.fsync(fd) == 0 ? 0 : errno
         })
@@ -109,6 +111,7 @@ import Testing
             do {
                 let lsn = try log.append(everyKindOfChange[2])
                 appended.increment()
+                if appended.count == threads { allAppended.signal() }
                 try log.waitDurable(lsn)
                 if log.durableLSN < lsn { failures.increment() }
             } catch { failures.increment() }
@@ -137,7 +140,6 @@ import Testing
             }
         }, syncFile: { fd in
             fsyncs.increment()
-            usleep(300) // a disk that takes a while
             return Glibc.fsync(fd) == 0 ? 0 : errno
         })
         let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: options)
@@ -186,14 +188,17 @@ import Testing
         let dir = TempDirectory("wal-everysec")
         defer { dir.remove() }
         let durable = Counter()
+        let all = LSN(everyKindOfChange.count)
+        let reachedAll = DispatchSemaphore(value: 0)
         let log = try WriteAheadLog(directory: dir.path, nextLSN: 1,
                                     options: .init(policy: .everysec, everysecIntervalNanoseconds: 50_000_000,
-                                                   onDurable: { _ in durable.increment() }))
-        usleep(100_000) // the flusher is idle, waiting without a deadline
+                                                   onDurable: { lsn in
+                                                       durable.increment()
+                                                       if lsn >= all { reachedAll.signal() }
+                                                   }))
         for change in everyKindOfChange { try log.append(change) }
         // No one asks; the flusher's clock must make it durable.
-        let deadline = Date().addingTimeInterval(10)
-        while log.durableLSN < LSN(everyKindOfChange.count) && Date() < deadline { usleep(5_000) }
+        _ = reachedAll.wait(timeout: .now() + 10)
         #expect(log.durableLSN == LSN(everyKindOfChange.count))
         #expect(durable.count >= 1)
         try log.close()
@@ -211,7 +216,8 @@ import Testing
         // Written promptly: another reader of the file sees the records.
         let segment = LogSegments.path(in: dir.path, firstLSN: 1)
         let deadline = Date().addingTimeInterval(10)
-        while readFile(segment).count <= LogRecordFormat.segmentHeaderBytes && Date() < deadline { usleep(1_000) }
+        // No event says "written" under `.no`: poll the file itself, bounded.
+        while readFile(segment).count <= LogRecordFormat.segmentHeaderBytes && Date() < deadline { sched_yield() }
         #expect(readFile(segment).count > LogRecordFormat.segmentHeaderBytes)
         #expect(fsyncs.count == 1) // only the segment header
         #expect(log.durableLSN == 0)
@@ -224,10 +230,7 @@ import Testing
     @Test func boundedBufferAppliesBackpressure() throws {
         let dir = TempDirectory("wal-bp")
         defer { dir.remove() }
-        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .everysec, maxBufferedBytes: 512, syncFile: { fd in
-            usleep(200)
-            return Glibc.fsync(fd) == 0 ? 0 : errno
-        }))
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .everysec, maxBufferedBytes: 512))
         let history = randomHistory(count: 3000, store: FakeStore())
         for change in history { try log.append(change) }
         try log.close()

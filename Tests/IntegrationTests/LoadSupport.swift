@@ -67,6 +67,8 @@ final class BackgroundCommand: Sendable {
     /// Where the thread leaves the result (a class, so the thread can hold it).
     private final class Outcome: Sendable {
         let value = Mutex<Result<ProcessRunner.Result, any Error>?>(nil)
+        /// Signalled once `value` is set.
+        let done = DispatchSemaphore(value: 0)
     }
 
     init(_ name: String, _ arguments: [String], timeout: Duration = .seconds(90)) throws {
@@ -75,6 +77,7 @@ final class BackgroundCommand: Sendable {
         let thread = Thread {
             let result = Result { try ProcessRunner.run(executable: executable, arguments: arguments, timeout: timeout) }
             outcome.value.withLock { $0 = result }
+            outcome.done.signal()
         }
         thread.start()
     }
@@ -82,9 +85,13 @@ final class BackgroundCommand: Sendable {
     /// Waits for the command to end (it is bounded by its own timeout) and
     /// returns how it ended.
     func wait() async throws -> ProcessRunner.Result {
-        while true {
-            if let result = outcome.value.withLock({ $0 }) { return try result.get() }
-            try await Task.sleep(for: .milliseconds(20))
+        let outcome = self.outcome
+        // Wait for the thread's signal on a thread of our own, not on the
+        // test's concurrency pool.
+        return try await onOwnThread {
+            outcome.done.wait()
+            outcome.done.signal()
+            return try outcome.value.withLock { $0 }!.get()
         }
     }
 }
