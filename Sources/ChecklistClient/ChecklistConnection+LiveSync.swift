@@ -51,16 +51,16 @@ extension ChecklistConnection {
     /// and with `allLists` to every list of the namespace, including lists
     /// created later. Install `livePushes()` first.
     public func subscribe(_ entries: [Subscribe.Entry], allLists: Bool = false) async throws -> Subscribed {
-        let answer = try await liveSyncCall(.subscribe(Subscribe(allLists: allLists, entries: entries)))
-        guard case .subscribed(let subscribed) = answer else { throw liveSyncUnexpected(answer, "SUBSCRIBED") }
+        let answer = try await call(.subscribe(Subscribe(allLists: allLists, entries: entries)))
+        guard case .subscribed(let subscribed) = answer else { throw unexpected(answer, "SUBSCRIBED") }
         return subscribed
     }
 
     /// Ends the subscriptions of `lists`; with `everything`, every
     /// subscription of the connection. No push for them follows the answer.
     public func unsubscribe(_ lists: [ListID] = [], everything: Bool = false) async throws {
-        let answer = try await liveSyncCall(.unsubscribe(Unsubscribe(everything: everything, lists: lists)))
-        guard case .unsubscribed = answer else { throw liveSyncUnexpected(answer, "UNSUBSCRIBED") }
+        let answer = try await call(.unsubscribe(Unsubscribe(everything: everything, lists: lists)))
+        guard case .unsubscribed = answer else { throw unexpected(answer, "UNSUBSCRIBED") }
     }
 
     /// One page of the changes of `list` after `revision` (CHANGES_SINCE).
@@ -71,8 +71,8 @@ extension ChecklistConnection {
     ///   current revision) when the changes are no longer retained.
     public func changes(of list: ListID, since revision: Revision, limit: Int = 1000) async throws -> Changes {
         let request = ChangesSince(list: list, revision: revision, limit: UInt64(max(1, limit)))
-        let answer = try await liveSyncCall(.changesSince(request))
-        guard case .changes(let changes) = answer else { throw liveSyncUnexpected(answer, "CHANGES") }
+        let answer = try await call(.changesSince(request))
+        guard case .changes(let changes) = answer else { throw unexpected(answer, "CHANGES") }
         return changes
     }
 
@@ -83,27 +83,11 @@ extension ChecklistConnection {
     public func patch(_ list: ListID, baseRevision: Revision? = nil, idempotencyKey: IdempotencyKey?,
                       ops: [PatchOperation]) async throws -> PatchOK {
         let request = Patch(list: list, baseRevision: baseRevision, idempotencyKey: idempotencyKey, ops: ops)
-        let answer = try await liveSyncCall(.patch(request))
-        guard case .patchOK(let ok) = answer else { throw liveSyncUnexpected(answer, "PATCH_OK") }
+        let answer = try await call(.patch(request))
+        guard case .patchOK(let ok) = answer else { throw unexpected(answer, "PATCH_OK") }
         return ok
     }
 
-    private func liveSyncCall(_ request: Request) async throws -> ServerMessage {
-        let answer: ServerMessage
-        if let requestTimeout {
-            answer = try await withTimeout(requestTimeout, "the \(request.wireName) request (limit \(requestTimeout))") { [core] in
-                try await core.send(request)
-            }
-        } else {
-            answer = try await core.send(request)
-        }
-        if case .error(let message) = answer { throw ClientError.server(message.error) }
-        return answer
-    }
-
-    private func liveSyncUnexpected(_ answer: ServerMessage, _ expected: String) -> ClientError {
-        ClientError(.protocolViolation, "expected \(expected), the server answered with message type \(answer.type)")
-    }
 
     var receiveLimit: UInt32 { core.receiveLimit }
 }

@@ -102,11 +102,11 @@ extension ChecklistConnection {
         return report
     }
 
-    // MARK: Private
+    // MARK: Shared by the request extensions
 
     /// Sends `request` (within `requestTimeout`, if set) and turns an ERROR
     /// answer into a thrown `ClientError.server`.
-    private func call(_ request: Request) async throws -> ServerMessage {
+    func call(_ request: Request) async throws -> ServerMessage {
         let answer: ServerMessage
         if let requestTimeout {
             answer = try await withTimeout(requestTimeout, "the \(request.wireName) request (limit \(requestTimeout))") { [core] in
@@ -119,7 +119,7 @@ extension ChecklistConnection {
         return answer
     }
 
-    private func unexpected(_ answer: ServerMessage, _ expected: String) -> ClientError {
+    func unexpected(_ answer: ServerMessage, _ expected: String) -> ClientError {
         ClientError(.protocolViolation, "expected \(expected), the server answered with message type \(answer.type)")
     }
 }
