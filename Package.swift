@@ -51,6 +51,7 @@ let package = Package(
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
         .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence"]),
+        .testTarget(name: "DurabilityTests", dependencies: ["ChecklistStore", "ChecklistPersistence"]),
         .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket"]),
         .testTarget(name: "LiveSyncTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistClient", "ChecklistSocket"]),
         .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),

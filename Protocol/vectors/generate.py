@@ -1662,6 +1662,91 @@ def build_snapshots():
 
 
 # ---------------------------------------------------------------------------
+# The write-ahead log vector (Protocol/SNAPSHOT.md sections 6-7): its records
+# are written by the Swift tests; here every one is encoded again from its
+# meaning in wal.json, from that document alone, and must give the same bytes.
+# ---------------------------------------------------------------------------
+
+CHANGE_CODES = {"listCreated": 1, "listUpdated": 2, "listDeleted": 3, "patched": 4, "listImported": 5}
+GROUP_MARKER = 0x06
+LOG_OPS = {"insert": "INSERT", "setText": "SET_TEXT", "setChecked": "SET_CHECKED", "setDue": "SET_DUE",
+           "setRemind": "SET_REMIND", "setPrice": "SET_PRICE", "delete": "DELETE", "move": "MOVE"}
+
+
+def enc_logged_op(op):
+    """An **AppliedOp** from wal.json's spelling of it."""
+    name = LOG_OPS[op["op"]]
+    applied = {"op": name, "id": op["id"]}
+    if name == "INSERT":
+        applied.update(index=op["index"], text=op["text"], checked=op["checked"], remind=op["remind"])
+        applied.update({k: op[k] for k in ("due", "price") if k in op})
+    elif name == "SET_TEXT":
+        applied["text"] = op["text"]
+    elif name == "SET_CHECKED":
+        applied["checked"] = op["checked"]
+    elif name in ("SET_DUE", "SET_PRICE"):
+        key = "due" if name == "SET_DUE" else "price"
+        applied["present"] = key in op
+        if key in op:
+            applied[key] = op[key]
+    elif name == "SET_REMIND":
+        applied["remind"] = op["remind"]
+    elif name == "MOVE":
+        applied["toIndex"] = op["index"]
+    return enc_applied_op(applied)
+
+
+def enc_change(c):
+    """A **Change** (section 7)."""
+    kind = c["kind"]
+    out = u8(CHANGE_CODES[kind]) + string(c["namespace"]) + varint(c["list"]) + varint(c["revision"])
+    if kind in ("listCreated", "listUpdated"):
+        out += string(c["name"]) + string(c["icon"])
+    elif kind == "patched":
+        out += varint(len(c["ops"])) + b"".join(enc_logged_op(op) for op in c["ops"])
+    elif kind == "listImported":
+        out += string(c["name"]) + string(c["icon"]) + varint(c["nextItemID"]) + varint(len(c["items"]))
+        out += b"".join(varint(it["id"]) + enc_item_fields(it) for it in c["items"])
+    if "client" in c:
+        out += varint(c["client"]) + varint(c["sequence"])
+    return out
+
+
+def enc_log_content(changes):
+    """One commit: its **Change**, or a **ChangeGroup** (section 7.1)."""
+    if len(changes) == 1:
+        return enc_change(changes[0])
+    out = u8(GROUP_MARKER) + varint(len(changes))
+    for c in changes:
+        body = enc_change(c)
+        out += u32be(len(body)) + body
+    return out
+
+
+def check_wal():
+    """Re-encodes wal.json's segment and compares it with the .log file."""
+    folder = os.path.join(HERE, "snapshot")
+    with open(os.path.join(folder, "wal.json"), encoding="utf-8") as f:
+        vector = json.load(f)
+    with open(os.path.join(folder, vector["file"]), "rb") as f:
+        data = f.read()
+    first_lsn = vector["records"][0]["lsn"]
+    out = b"CKWL" + (1).to_bytes(2, "big") + (0).to_bytes(2, "big") + first_lsn.to_bytes(8, "big")
+    assert out.hex() == vector["header"], "wal.json: segment header"
+    for record in vector["records"]:
+        assert record["offset"] == len(out), ("wal.json: offset", record["lsn"])
+        payload = varint(record["lsn"]) + varint(record["lag"]) + enc_log_content(record["changes"])
+        framed = u32be(len(payload)) + u32be(zlib.crc32(payload)) + payload
+        assert framed.hex() == record["hex"], ("wal.json: record", record["lsn"])
+        out += framed
+    assert out == data, "wal.json: the records do not make up " + vector["file"]
+    kinds = {c["kind"] for r in vector["records"] for c in r["changes"]}
+    assert kinds == set(CHANGE_CODES), ("wal.json lacks change kinds", set(CHANGE_CODES) - kinds)
+    assert any(len(r["changes"]) > 1 for r in vector["records"]), "wal.json lacks a ChangeGroup"
+    return len(vector["records"])
+
+
+# ---------------------------------------------------------------------------
 # Checking and writing
 # ---------------------------------------------------------------------------
 
@@ -1705,6 +1790,7 @@ def main(argv):
     assert len(names) == len(set(names)), "duplicate vector names"
     for v in VECTORS:
         check(v)
+    wal_records = check_wal()
     wanted = {v["name"] + ".json": render(v) for v in VECTORS}
     existing = {f for f in os.listdir(HERE) if f.endswith(".json")}
     stale = sorted(f for f in existing if f not in wanted)
@@ -1722,9 +1808,9 @@ def main(argv):
     for f in changed:
         with open(os.path.join(HERE, f), "w", encoding="utf-8", newline="\n") as out:
             out.write(wanted[f])
-    print("%d vectors (%d valid, %d malformed); %d written, %d removed" % (
+    print("%d vectors (%d valid, %d malformed); %d written, %d removed; %d log records checked" % (
         len(VECTORS), sum("error" not in v for v in VECTORS), sum("error" in v for v in VECTORS),
-        len(changed), len(stale)))
+        len(changed), len(stale), wal_records))
     return 0
 
 

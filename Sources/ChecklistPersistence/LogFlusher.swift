@@ -17,6 +17,7 @@ struct LogFlusher: Sendable {
     /// Runs until `close()` or the first error.
     mutating func run() {
         var batch = WireWriter(capacity: 64 * 1024)
+        var scratch = WireWriter(capacity: 64 * 1024)
         var lastSync = monotonicNanoseconds()
         let interval = options.everysecIntervalNanoseconds
         let highWater = options.maxBufferedBytes / 2
@@ -26,7 +27,7 @@ struct LogFlusher: Sendable {
             // something is written or buffered but not yet fsynced.
             let deadline: UInt64? = policy == .everysec
                 ? shared.lock.withLock { s in
-                    (s.pending.bytes.isEmpty && s.written == s.durable) ? nil : lastSync + interval
+                    (!s.hasPending && s.written == s.durable) ? nil : lastSync + interval
                 }
                 : nil
             var slept = false
@@ -34,7 +35,7 @@ struct LogFlusher: Sendable {
                 // Sleeping without a deadline (.everysec with nothing
                 // unsynced), the first append starts the clock.
                 let ready = s.flusherHasWork(policy: policy, highWater: highWater)
-                    || (deadline == nil && !s.pending.bytes.isEmpty)
+                    || (deadline == nil && s.hasPending)
                 s.flusherIdle = !ready
                 s.flusherSleepsIndefinitely = !ready && deadline == nil
                 if !ready { slept = true }
@@ -48,21 +49,22 @@ struct LogFlusher: Sendable {
             // the batch is taken. One yield, on the flusher thread only.
             if slept && policy == .always { sched_yield() }
             var taken = (first: LSN(0), last: LSN(0), closing: false, syncTo: LSN(0), written: LSN(0))
+            var deferred: [DeferredRecord] = []
             shared.lock.withLock { s in
                 swap(&s.pending, &batch)
+                swap(&s.deferred, &deferred)
                 taken = (s.pendingFirstLSN, s.lastAppended, s.closing, s.syncRequested, s.written)
             }
             shared.lock.broadcast(.progress) // buffer space for blocked appenders
             do throws(PersistenceError) {
                 var written = taken.written
                 var synced: LSN? = nil
-                if !batch.bytes.isEmpty {
+                if !batch.bytes.isEmpty || !deferred.isEmpty {
                     if segmentBytes > LogRecordFormat.segmentHeaderBytes
                         && segmentBytes + batch.count > options.segmentBytes {
                         synced = try rotate(to: taken.first, written: written)
                     }
-                    try POSIXFile.writeAll(fd, batch.bytes, path: segmentPath)
-                    segmentBytes += batch.count
+                    try write(batch, deferred, scratch: &scratch)
                     written = taken.last
                     batch.reset()
                 }
@@ -79,7 +81,7 @@ struct LogFlusher: Sendable {
                 }
                 publish(written: written, durable: synced)
                 if taken.closing {
-                    let drained = shared.lock.withLock { s in s.pending.bytes.isEmpty }
+                    let drained = shared.lock.withLock { s in !s.hasPending }
                     if drained { break }
                 }
             } catch {
@@ -93,6 +95,25 @@ struct LogFlusher: Sendable {
     }
 
     var segmentPath: String { LogSegments.path(in: directory, firstLSN: segmentFirstLSN) }
+
+    /// Writes `batch` to the active segment with the `deferred` records
+    /// encoded in their places, in LSN order.
+    private mutating func write(_ batch: WireWriter, _ deferred: [DeferredRecord],
+                                scratch: inout WireWriter) throws(PersistenceError) {
+        var from = 0
+        for record in deferred {
+            try POSIXFile.writeAll(fd, batch.bytes, from..<record.offset, path: segmentPath)
+            scratch.reset()
+            LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.durable, changes: record.changes, into: &scratch)
+            try POSIXFile.writeAll(fd, scratch.bytes, path: segmentPath)
+            segmentBytes += scratch.count
+            from = record.offset
+        }
+        try POSIXFile.writeAll(fd, batch.bytes, from..<batch.count, path: segmentPath)
+        segmentBytes += batch.count
+        // Do not keep an import's worth of memory for small records.
+        if scratch.bytes.capacity > 1 << 20 { scratch = WireWriter(capacity: 64 * 1024) }
+    }
 
     private func sync() throws(PersistenceError) {
         let rc = options.syncFile(fd)

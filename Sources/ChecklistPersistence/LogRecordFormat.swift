@@ -14,6 +14,13 @@ public enum LogRecordFormat {
     /// Bytes before each record's payload: u32 length, u32 CRC32.
     public static let recordHeaderBytes = 8
     public static let version: UInt16 = 1
+    /// Most bytes of one record's payload (its `length` is a u32).
+    public static let maxPayloadBytes = Int(UInt32.max)
+    /// Most uncompressed snapshot bytes one import may hold: an import is
+    /// one commit, logged as one record, whose encoding is no larger than
+    /// the snapshot content it came from (the same item encoding, fewer
+    /// bytes per list) plus its deletions; 256 MiB are left for those.
+    public static let maxImportRawBytes: UInt64 = UInt64(UInt32.max) + 1 - (256 << 20)
     static let magic: [UInt8] = [0x43, 0x4B, 0x57, 0x4C] // "CKWL"
 
     /// The segment file name for a segment whose first record is `firstLSN`.
@@ -36,16 +43,28 @@ public enum LogRecordFormat {
     }
 
     /// Appends one framed record: u32 payload length, u32 CRC32 of the payload,
-    /// then the payload `lsn varint, lag varint, Change` where
-    /// `lag = lsn - durableLSN` at append time (at least 1).
+    /// then the payload `lsn varint, lag varint, content` where
+    /// `lag = lsn - durableLSN` at append time (at least 1) and the content
+    /// is `changes`, one commit (`LogRecordContent`).
+    public static func appendRecord(lsn: LSN, durable: LSN, changes: [Change], into w: inout WireWriter) {
+        appendFramed(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(changes, into: &w) }
+    }
+
+    /// Appends one framed record holding a single change.
     public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
+        appendFramed(lsn: lsn, durable: durable, into: &w) { w in change.encode(into: &w) }
+    }
+
+    private static func appendFramed(lsn: LSN, durable: LSN, into w: inout WireWriter, content: (inout WireWriter) -> Void) {
         let start = w.count
         w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
         w.writeVarint(lsn)
         w.writeVarint(lsn - min(durable, lsn - 1))
-        change.encode(into: &w)
+        content(&w)
         let payloadStart = start + recordHeaderBytes
         let length = w.count - payloadStart
+        // Imports are bounded by maxImportRawBytes so that this holds.
+        precondition(length <= maxPayloadBytes, "a log record of \(length) bytes does not fit its u32 length")
         let crc = w.bytes.withUnsafeBytes { CRC32.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
         w.writeU32BE(UInt32(length), at: start)
         w.writeU32BE(crc, at: start + 4)

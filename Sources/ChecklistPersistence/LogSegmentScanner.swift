@@ -29,9 +29,9 @@ struct SegmentScanResult {
 /// Reads the records of one log segment from its bytes (Protocol/SNAPSHOT.md
 /// section 6.3). Pure: the caller maps the file and truncates it.
 enum LogSegmentScanner {
-    /// Scans `bytes`, calling `onRecord` for each intact record whose LSN is
-    /// greater than `skipThrough` (records at or below it are checked but not
-    /// decoded). Only the last segment (`isLast`) may have a torn tail; damage
+    /// Scans `bytes`, calling `onRecord` for each change of each intact
+    /// record whose LSN is greater than `skipThrough` (records at or below it
+    /// are checked but not decoded); the changes of a group share its LSN. Only the last segment (`isLast`) may have a torn tail; damage
     /// anywhere else, or damage followed by records that prove the damaged
     /// one had been made durable, throws `CORRUPT_LOG` naming file and offset.
     static func scan(_ b: UnsafeRawBufferPointer, file: String, nameLSN: LSN, isLast: Bool,
@@ -78,14 +78,14 @@ enum LogSegmentScanner {
                     throw corrupt(p, "record has LSN \(lsn), expected \(expected)")
                 }
                 if lsn > skipThrough {
-                    let change: Change
-                    do { change = try Change.decode(from: &r) } catch {
+                    let changes: [Change]
+                    do { changes = try LogRecordContent.decode(from: &r) } catch {
                         throw corrupt(p, "record LSN \(lsn) passes its CRC but cannot be decoded: \(error)")
                     }
                     guard r.remaining == 0 else {
                         throw corrupt(p, "record LSN \(lsn) has \(r.remaining) bytes after its change")
                     }
-                    try onRecord(lsn, change)
+                    for change in changes { try onRecord(lsn, change) }
                 }
                 result.lastLSN = lsn
                 result.records += 1

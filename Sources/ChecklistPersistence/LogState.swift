@@ -1,3 +1,4 @@
+import ChecklistModel
 import ChecklistWire
 import Synchronization
 
@@ -5,7 +6,12 @@ import Synchronization
 struct LogState {
     /// Encoded records appended but not yet taken by the flusher.
     var pending: WireWriter
-    /// LSN of the first record in `pending` (meaningless when it is empty).
+    /// Records appended but left for the flusher to encode (imports: the
+    /// store's lock is not held while a 10M-item list is encoded), in LSN
+    /// order, each placed at its offset in `pending`.
+    var deferred: [DeferredRecord] = []
+    /// LSN of the first record in `pending` or `deferred` (meaningless when
+    /// both are empty).
     var pendingFirstLSN: LSN = 0
     /// The last LSN appended.
     var lastAppended: LSN
@@ -29,12 +35,37 @@ struct LogState {
     /// The first write or fsync error; the log takes no more records.
     var failure: PersistenceError?
 
+    /// Whether records wait for the flusher.
+    var hasPending: Bool { !pending.bytes.isEmpty || !deferred.isEmpty }
+
     /// Whether the flusher has something to do right now.
     func flusherHasWork(policy: FsyncPolicy, highWater: Int) -> Bool {
         if failure != nil || closing || syncRequested > durable { return true }
         switch policy {
-        case .always, .no: return !pending.bytes.isEmpty
+        case .always, .no: return hasPending
         case .everysec: return pending.count >= highWater
+        }
+    }
+}
+
+/// A record whose encoding waits for the flusher: its changes hold the
+/// store's immutable copy-on-write rows, so reading them later, on another
+/// thread, sees exactly what was committed.
+struct DeferredRecord: Sendable {
+    /// Where the record goes in the pending bytes (it precedes the bytes
+    /// from here on).
+    var offset: Int
+    var lsn: LSN
+    /// The durable LSN when it was appended (for its `lag`).
+    var durable: LSN
+    var changes: [Change]
+
+    /// Whether `changes` are worth encoding off the store's lock: an import
+    /// carries whole lists.
+    static func wanted(for changes: [Change]) -> Bool {
+        changes.contains { change in
+            if case .listImported = change.kind { return true }
+            return false
         }
     }
 }

@@ -10,7 +10,7 @@ public struct RecoveryReport: Hashable, Sendable {
     public var itemsRestored: UInt64 = 0
     /// Log segments read.
     public var segmentsScanned = 0
-    /// Log records after the snapshot handed to the replay sink.
+    /// Log records after the snapshot whose changes went to replay.
     public var recordsReplayed: UInt64 = 0
     /// The damaged end of the last segment that was cut off, if any.
     public var tornTail: TornTail?
@@ -82,6 +82,7 @@ public enum Recovery {
         var expected = startLSN + 1
         var lastSeen: LSN? = nil
         var replayed: UInt64 = 0
+        var lastReplayed: LSN = 0
         for (index, first) in segments.enumerated() {
             let isLast = index == segments.count - 1
             let path = LogSegments.path(in: directory, firstLSN: first)
@@ -95,9 +96,11 @@ public enum Recovery {
             }
             // Mapped only while scanning: unmapped before any truncation.
             let result = try MappedFile(path: path).withBytes { bytes in
-                try LogSegmentScanner.scan(bytes, file: path, nameLSN: first, isLast: isLast, skipThrough: startLSN) { _, change in
+                try LogSegmentScanner.scan(bytes, file: path, nameLSN: first, isLast: isLast, skipThrough: startLSN) { lsn, change in
                     try replay(change)
-                    replayed += 1
+                    // The changes of a group share their record's LSN.
+                    if lsn != lastReplayed { replayed += 1 }
+                    lastReplayed = lsn
                 }
             }
             report.segmentsScanned += 1

@@ -92,13 +92,26 @@ public final class WriteAheadLog: Sendable {
     /// The error that stopped the log, if any.
     public var failure: PersistenceError? { shared.lock.withLock { $0.failure } }
 
-    /// Appends `change` and returns its LSN. Call it while holding the
-    /// store's lock, so that LSN order is commit order. Cheap: encodes into
-    /// a buffer; waits only when `maxBufferedBytes` are already buffered.
-    /// Throws `LOG_FAILED` once a write or fsync has failed, `LOG_CLOSED`
-    /// after `close()`.
+    /// Appends `change` as one record and returns its LSN (see
+    /// `append(_:)` for a commit of several).
     @discardableResult
     public func append(_ change: Change) throws(PersistenceError) -> LSN {
+        try append([change])
+    }
+
+    /// Appends one commit's `changes` (at least one) as one record, so that
+    /// recovery finds all of them or none, and returns its LSN. Call it
+    /// while holding the store's lock, so that LSN order is commit order.
+    ///
+    /// Cheap: encodes into a buffer, and waits only when `maxBufferedBytes`
+    /// are already buffered. A commit carrying imported lists is not even
+    /// encoded here: the flusher encodes it from the store's immutable
+    /// copy when it writes it, so a 10M-item import holds the store's lock
+    /// for no longer than a small patch. Throws `LOG_FAILED` once a write
+    /// or fsync has failed, `LOG_CLOSED` after `close()`.
+    @discardableResult
+    public func append(_ changes: [Change]) throws(PersistenceError) -> LSN {
+        let deferring = DeferredRecord.wanted(for: changes)
         let policy = options.policy
         let limit = options.maxBufferedBytes
         let durable = shared.durable.load(ordering: .relaxed)
@@ -110,8 +123,12 @@ public final class WriteAheadLog: Sendable {
             if let failure = s.failure { throw Self.failed(failure) }
             if s.closing { throw PersistenceError(.logClosed, "the write-ahead log is closed", file: directory) }
             let lsn = s.lastAppended + 1
-            if s.pending.bytes.isEmpty { s.pendingFirstLSN = lsn }
-            LogRecordFormat.appendRecord(lsn: lsn, durable: durable, change: change, into: &s.pending)
+            if !s.hasPending { s.pendingFirstLSN = lsn }
+            if deferring {
+                s.deferred.append(DeferredRecord(offset: s.pending.count, lsn: lsn, durable: durable, changes: changes))
+            } else {
+                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, changes: changes, into: &s.pending)
+            }
             s.lastAppended = lsn
             shared.lastAppended.store(lsn, ordering: .releasing)
             let wake: Bool

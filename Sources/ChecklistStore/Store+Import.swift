@@ -75,8 +75,9 @@ extension Store {
     ///   namespace) gets the next list id, and the snapshot's revision.
     ///
     /// Every list set is one `Change` of kind `listImported`, every list
-    /// deleted one `listDeleted`; they reach `onCommit` one after the other
-    /// under the same lock, with no other change between them.
+    /// deleted one `listDeleted`; they are one commit: `onCommitGroup` gets
+    /// them in one call (`onCommit` one after the other, under the same
+    /// lock, with no other change between them).
     ///
     /// - Parameter namespace: the namespace every list goes to (over the
     ///   protocol: the connection's); nil keeps each list's own and makes
@@ -85,7 +86,7 @@ extension Store {
     public func importLists(_ staging: ImportStaging, mode: ImportMode, namespace: Namespace?) -> ImportResult {
         locked { state in
             let (changes, result) = state.applyImport(staging, mode: mode, namespace: namespace)
-            for change in changes { onCommit(change) }
+            if !changes.isEmpty { onCommit(changes) }
             return result
         }
     }

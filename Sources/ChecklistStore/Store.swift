@@ -16,8 +16,10 @@ import Synchronization
 public final class Store: Sendable {
     /// The limits this store enforces.
     public let limits: Limits
-    /// Internal (not private) so that `importLists` can announce its changes.
-    let onCommit: @Sendable (Change) -> Void
+    /// Receives the changes of each commit, together: one for a request,
+    /// several for an import. Internal (not private) so that `importLists`
+    /// can announce its changes.
+    let onCommit: @Sendable ([Change]) -> Void
 
     /// Locking rule: `state` holds every namespace, list and row, and is
     /// only reachable through this one lock. Each public method takes the
@@ -37,15 +39,30 @@ public final class Store: Sendable {
     ///     while the store's lock is held: keep it short (append to a log
     ///     buffer, enqueue pushes) and never call the store from it.
     public convenience init(limits: Limits = .default, onCommit: @escaping @Sendable (Change) -> Void = { _ in }) {
-        self.init(limits: limits, treeShape: .standard, onCommit: onCommit)
+        self.init(limits: limits, treeShape: .standard, onCommitGroup: { changes in changes.forEach(onCommit) })
+    }
+
+    /// A store that announces each commit's changes together: one change
+    /// for a request, all of an import's changes in one call. A write-ahead
+    /// log needs that to make an import all-or-nothing after a crash.
+    ///
+    /// - Parameter onCommitGroup: called once per commit, in commit order,
+    ///   with its changes (never empty), under the store's lock: the same
+    ///   rules as `onCommit`.
+    public convenience init(limits: Limits = .default, onCommitGroup: @escaping @Sendable ([Change]) -> Void) {
+        self.init(limits: limits, treeShape: .standard, onCommitGroup: onCommitGroup)
     }
 
     /// A store whose row trees use other node capacities (tests use tiny
     /// ones, so that small lists are already several levels deep).
-    init(limits: Limits, treeShape: RowTreeShape, onCommit: @escaping @Sendable (Change) -> Void) {
+    convenience init(limits: Limits, treeShape: RowTreeShape, onCommit: @escaping @Sendable (Change) -> Void) {
+        self.init(limits: limits, treeShape: treeShape, onCommitGroup: { changes in changes.forEach(onCommit) })
+    }
+
+    private init(limits: Limits, treeShape: RowTreeShape, onCommitGroup: @escaping @Sendable ([Change]) -> Void) {
         self.limits = limits
         self.treeShape = treeShape
-        self.onCommit = onCommit
+        self.onCommit = onCommitGroup
         self.state = Mutex(StoreState(treeShape: treeShape))
     }
 
@@ -132,7 +149,7 @@ public final class Store: Sendable {
     private func commit(_ mutation: Mutation, in ns: Namespace, notify: Bool = true) throws(ChecklistError) -> Commit {
         try locked { state throws(ChecklistError) in
             let commit = try state.apply(mutation, in: ns, limits: limits)
-            if notify && !commit.isRepeat { onCommit(commit.change) }
+            if notify && !commit.isRepeat { onCommit([commit.change]) }
             return commit
         }
     }

@@ -65,6 +65,23 @@ public struct WireReader {
         return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
     }
 
+    /// A big-endian u32 (fixed width: lengths written after their content).
+    public mutating func readU32BE(_ field: String) throws(ChecklistError) -> UInt32 {
+        guard remaining >= 4 else { throw .badField(field, "\(field) is cut off") }
+        defer { index += 4 }
+        return UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+    }
+
+    /// The next `count` bytes, borrowed from the underlying buffer.
+    public mutating func readSlice(_ field: String, count: Int) throws(ChecklistError) -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= remaining else {
+            throw .badField(field, "\(field) length \(count) runs past the end of the body")
+        }
+        let start = index
+        index += count
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+    }
+
     /// A length-prefixed byte run, borrowed from the underlying buffer.
     public mutating func readByteSlice(_ field: String) throws(ChecklistError) -> UnsafeRawBufferPointer {
         let length = try readVarint(field)

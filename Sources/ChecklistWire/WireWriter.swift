@@ -52,6 +52,13 @@ public struct WireWriter: Sendable {
         }
     }
 
+    /// Appends a big-endian u32.
+    public mutating func writeU32BE(_ v: UInt32) {
+        bytes.append(contentsOf: repeatElement(0, count: 4))
+        writeU32BE(v, at: bytes.count - 4)
+    }
+
+    /// Overwrites 4 bytes at `offset` with a big-endian u32.
     public mutating func writeU32BE(_ v: UInt32, at offset: Int) {
         bytes[offset] = UInt8(truncatingIfNeeded: v >> 24)
         bytes[offset + 1] = UInt8(truncatingIfNeeded: v >> 16)

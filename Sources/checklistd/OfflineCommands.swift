@@ -94,7 +94,7 @@ enum OfflineCommands {
     /// go to its log.
     private static func open(_ path: String) throws -> (Store, ServerStorage) {
         let fanout = CommitFanout()
-        let store = Store(limits: .default, onCommit: fanout.onCommit)
+        let store = Store(limits: .default, onCommitGroup: fanout.onCommitGroup)
         let storage = try ServerStorage(path: path, policy: .always, store: store) { error in
             fail("the write-ahead log failed: \(error)")
         }
@@ -144,9 +144,10 @@ enum OfflineCommands {
         let (store, storage) = try open(arguments.dataDirectory!)
         defer { try? storage.close() }
         // An operator's file: no text limits, no bound on lists; the
-        // decompression bounds of SnapshotLimits.default still hold.
+        // decompression bounds hold, and the content must fit the one log
+        // record the import becomes.
         var staging = store.makeImportStaging(enforcingLimits: false, maxLists: Int.max)
-        let reader = try SnapshotReader(path: file)
+        let reader = try SnapshotReader(path: file, limits: SnapshotLimits(maxRawBytes: LogRecordFormat.maxImportRawBytes))
         while let record = try reader.next() {
             switch record {
             case .list(let l):

@@ -61,7 +61,8 @@ struct Options {
       --max-push-buffer BYTES  pushes a subscriber may leave unread before its
                              subscriptions are dropped (default 4194304)
       --max-import-bytes B   most uncompressed bytes one IMPORT may carry; its lists are
-                             staged in memory (about 1.7 x B) until applied (default 1073741824)
+                             staged in memory (about 1.7 x B) until applied (default 1073741824,
+                             at most 4026531840: an import is logged as one record)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -84,9 +85,10 @@ struct Options {
             guard let v = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
             return v
         }
-        func number<T: FixedWidthInteger>(_ flag: String, _: T.Type, min: T = 0) throws -> T {
+        func number<T: FixedWidthInteger>(_ flag: String, _: T.Type, min: T = 0, max: T = .max) throws -> T {
             let text = try value(flag)
             guard let n = T(text), n >= min else { throw UsageError(description: "\(flag): '\(text)' is not a valid number") }
+            guard n <= max else { throw UsageError(description: "\(flag): \(n) is above the most allowed, \(max)") }
             return n
         }
         while let arg = rest.popFirst() {
@@ -112,7 +114,9 @@ struct Options {
             case "--retain-changes": options.configuration.liveSync.retainChangesPerList = try number(arg, Int.self)
             case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
             case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)
-            case "--max-import-bytes": options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024)
+            case "--max-import-bytes":
+                options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024,
+                                                                            max: LogRecordFormat.maxImportRawBytes)
             case "--tokens": options.tokensFile = try value(arg)
             case "--insecure-bind": options.insecureBind = true
             case "--idle-timeout":

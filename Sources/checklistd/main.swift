@@ -32,7 +32,7 @@ do {
     let liveSync = SubscriptionHub(configuration: options.configuration.liveSync,
                                    maxFrameBytes: options.configuration.limits.maxFrameBytes)
     let fanout = CommitFanout()
-    let store = Store(limits: options.configuration.limits, onCommit: fanout.onCommit)
+    let store = Store(limits: options.configuration.limits, onCommitGroup: fanout.onCommitGroup)
     let fatal = ServerLog(level: options.configuration.logLevel)
     let storage = try ServerStorage(path: options.configuration.dataDirectory, policy: options.fsync, store: store) { error in
         // Durability can no longer be promised: stop rather than acknowledge
@@ -41,7 +41,7 @@ do {
         exit(1)
     }
     fanout.add(storage.append)
-    fanout.add(liveSync.publish)
+    fanout.addEach(liveSync.publish)
     if options.seedDemo {
         try DemoData.seedIfEmpty(store)
     }

@@ -53,10 +53,26 @@ import Testing
         }
     }
 
-    struct RecordJSON: Codable, Equatable {
-        var offset: Int
-        var lsn: UInt64
-        var lag: UInt64
+    struct ItemJSON: Codable, Equatable {
+        var id: UInt64
+        var text: String
+        var checked: Bool
+        var remind: Bool
+        var due: Int64?
+        var price: Int64?
+
+        init(_ item: Item) {
+            let f = item.fields
+            id = item.id.rawValue; text = f.text; checked = f.checked; remind = f.remind; due = f.due; price = f.price
+        }
+
+        var item: Item {
+            Item(id: ItemID(id), fields: ItemFields(text: text, checked: checked, due: due, remind: remind, price: price))
+        }
+    }
+
+    /// One **Change** (SNAPSHOT.md section 7) by meaning.
+    struct ChangeJSON: Codable, Equatable {
         var namespace: String
         var list: UInt64
         var revision: UInt64
@@ -64,8 +80,25 @@ import Testing
         var name: String?
         var icon: String?
         var ops: [OpJSON]?
-        /// The whole framed record: length, CRC-32, payload.
-        var hex: String
+        var nextItemID: UInt64?
+        var items: [ItemJSON]?
+        /// The idempotency key, when the change carries one.
+        var client: UInt64?
+        var sequence: UInt64?
+
+        init(_ change: Change) {
+            namespace = change.namespace.rawValue; list = change.list.rawValue; revision = change.revision
+            client = change.idempotencyKey?.client; sequence = change.idempotencyKey?.sequence
+            switch change.kind {
+            case let .listCreated(name, icon): kind = "listCreated"; self.name = name; self.icon = icon
+            case let .listUpdated(name, icon): kind = "listUpdated"; self.name = name; self.icon = icon
+            case .listDeleted: kind = "listDeleted"
+            case let .patched(ops): kind = "patched"; self.ops = ops.map(OpJSON.init)
+            case let .listImported(list):
+                kind = "listImported"; name = list.name; icon = list.icon
+                nextItemID = list.nextItemID.rawValue; items = list.items.array.map(ItemJSON.init)
+            }
+        }
 
         var change: Change {
             let kind: Change.Kind
@@ -73,10 +106,25 @@ import Testing
             case "listCreated": kind = .listCreated(name: name!, icon: icon!)
             case "listUpdated": kind = .listUpdated(name: name!, icon: icon!)
             case "listDeleted": kind = .listDeleted
+            case "listImported":
+                kind = .listImported(ImportedList(name: name!, icon: icon!, nextItemID: ItemID(nextItemID!),
+                                                  items: ImportedItems(items!.map(\.item))))
             default: kind = .patched(ops!.map(\.operation))
             }
-            return Change(namespace: Namespace(namespace), list: ListID(list), revision: revision, kind: kind)
+            let key = client.map { IdempotencyKey(client: $0, sequence: sequence!) }
+            return Change(namespace: Namespace(namespace), list: ListID(list), revision: revision, kind: kind, idempotencyKey: key)
         }
+    }
+
+    /// One framed record: a single change, or the group of one commit.
+    struct RecordJSON: Codable, Equatable {
+        var offset: Int
+        var lsn: UInt64
+        var lag: UInt64
+        /// The record's changes: one, or (a **ChangeGroup**) several.
+        var changes: [ChangeJSON]
+        /// The whole framed record: length, CRC-32, payload.
+        var hex: String
     }
 
     struct SegmentJSON: Codable {
@@ -86,8 +134,28 @@ import Testing
         var records: [RecordJSON]
     }
 
+    /// The records of the vector, one commit each: every change kind and
+    /// operation, a keyed patch, and an import of two lists replacing one.
+    static let commits: [[Change]] = {
+        let keyed = Change(namespace: .default, list: ListID(2), revision: 2,
+                           kind: .patched([.setChecked(ItemID(1), true)]),
+                           idempotencyKey: IdempotencyKey(client: 0x1234_5678, sequence: 300))
+        let imported = ImportedList(name: "Hardware", icon: "Tools", nextItemID: ItemID(5), items: ImportedItems([
+            Item(id: ItemID(1), fields: ItemFields(text: "Nails", checked: true)),
+            Item(id: ItemID(4), fields: ItemFields(text: "Glue", due: 1_714_554_000, remind: true, price: 399)),
+        ]))
+        let empty = ImportedList(name: "Empty", icon: "", nextItemID: ItemID(1), items: ImportedItems([]))
+        return everyKindOfChange.prefix(5).map { [$0] } + [
+            [keyed],
+            [Change(namespace: .default, list: ListID(3), revision: 7, kind: .listImported(imported))],
+            [Change(namespace: .default, list: ListID(2), revision: 3, kind: .listDeleted),
+             Change(namespace: .default, list: ListID(3), revision: 8, kind: .listImported(imported)),
+             Change(namespace: .default, list: ListID(9), revision: 1, kind: .listImported(empty))],
+        ]
+    }()
+
     static let path = SnapshotVectorTests.directory + "/wal-0000000000000001.log"
-    static let durableBefore: [LSN] = [0, 1, 1, 1, 3] // durable LSN when each record was appended
+    static let durableBefore: [LSN] = [0, 1, 1, 1, 3, 5, 5, 6] // durable LSN when each record was appended
 
     @Test func segmentBothWays() throws {
         if SnapshotVectorTests.writing { try writeVectors() }
@@ -100,43 +168,69 @@ import Testing
         for record in vector.records {
             #expect(w.count == record.offset)
             let start = w.count
-            LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.lsn - record.lag, change: record.change, into: &w)
+            LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.lsn - record.lag,
+                                         changes: record.changes.map(\.change), into: &w)
             #expect(SnapshotVectorTests.hex(Array(w.bytes[start...])) == record.hex)
         }
         #expect(w.bytes == bytes)
-        // Decode the file: the same changes.
-        var decoded: [Change] = []
+        // Decode the file: the same changes, a group's sharing its LSN.
+        var decoded: [(LSN, Change)] = []
         let result = try bytes.withUnsafeBytes { raw in
-            try LogSegmentScanner.scan(raw, file: Self.path, nameLSN: 1, isLast: true, skipThrough: 0) { _, change in decoded.append(change) }
+            try LogSegmentScanner.scan(raw, file: Self.path, nameLSN: 1, isLast: true, skipThrough: 0) { decoded.append(($0, $1)) }
         }
-        #expect(decoded == vector.records.map(\.change))
+        let expected = vector.records.flatMap { record in record.changes.map { (record.lsn, $0.change) } }
+        #expect(decoded.map(\.0) == expected.map(\.0))
+        #expect(decoded.map(\.1) == expected.map(\.1))
         #expect(result.tornTail == nil)
         #expect(result.lastLSN == LSN(vector.records.count))
+        // The vector covers what it claims to.
+        let kinds = Set(expected.map { ChangeJSON($0.1).kind })
+        #expect(kinds == ["listCreated", "listUpdated", "listDeleted", "patched", "listImported"])
+        #expect(vector.records.contains { $0.changes.count > 1 })
+        #expect(expected.contains { $0.1.idempotencyKey != nil })
+    }
+
+    /// A log written by the `WriteAheadLog` itself (imports encoded on its
+    /// flusher thread, the rest at append) has the vector's bytes.
+    @Test func writeAheadLogWritesTheVectorsBytes() throws {
+        let dir = TempDirectory("wal-vector")
+        defer { dir.remove() }
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .no))
+        for commit in Self.commits { try log.append(commit) }
+        try log.close()
+        let written = readFile(LogSegments.path(in: dir.path, firstLSN: 1))
+        let vector = readFile(Self.path)
+        // Lags differ (this log fsyncs only at close): compare the framing
+        // by decoding both.
+        #expect(written.count == vector.count)
+        var fromLog: [Change] = []
+        var fromVector: [Change] = []
+        _ = try written.withUnsafeBytes { raw in
+            try LogSegmentScanner.scan(raw, file: "written", nameLSN: 1, isLast: true, skipThrough: 0) { fromLog.append($1) }
+        }
+        _ = try vector.withUnsafeBytes { raw in
+            try LogSegmentScanner.scan(raw, file: Self.path, nameLSN: 1, isLast: true, skipThrough: 0) { fromVector.append($1) }
+        }
+        #expect(fromLog == fromVector)
+        #expect(fromLog == Self.commits.flatMap { $0 })
     }
 
     func writeVectors() throws {
-        let changes = Array(everyKindOfChange.prefix(5))
         var w = WireWriter()
         LogRecordFormat.writeSegmentHeader(firstLSN: 1, into: &w)
         let header = SnapshotVectorTests.hex(w.bytes)
         var records: [RecordJSON] = []
-        for (i, change) in changes.enumerated() {
+        for (i, commit) in Self.commits.enumerated() {
             let lsn = LSN(i + 1)
             let start = w.count
-            LogRecordFormat.appendRecord(lsn: lsn, durable: Self.durableBefore[i], change: change, into: &w)
-            var r = RecordJSON(offset: start, lsn: lsn, lag: lsn - Self.durableBefore[i], namespace: change.namespace.rawValue,
-                               list: change.list.rawValue, revision: change.revision, kind: "", hex: SnapshotVectorTests.hex(Array(w.bytes[start...])))
-            switch change.kind {
-            case let .listCreated(name, icon): r.kind = "listCreated"; r.name = name; r.icon = icon
-            case let .listUpdated(name, icon): r.kind = "listUpdated"; r.name = name; r.icon = icon
-            case .listDeleted: r.kind = "listDeleted"
-            case let .patched(ops): r.kind = "patched"; r.ops = ops.map(OpJSON.init)
-            case .listImported: r.kind = "listImported"
-            }
-            records.append(r)
+            LogRecordFormat.appendRecord(lsn: lsn, durable: Self.durableBefore[i], changes: commit, into: &w)
+            records.append(RecordJSON(offset: start, lsn: lsn, lag: lsn - Self.durableBefore[i], changes: commit.map(ChangeJSON.init),
+                                      hex: SnapshotVectorTests.hex(Array(w.bytes[start...]))))
         }
         writeFile(Self.path, w.bytes)
-        let vector = SegmentJSON(description: "A log segment (Protocol/SNAPSHOT.md section 6) holding one record of every change kind and operation.",
+        let vector = SegmentJSON(description: "A log segment (Protocol/SNAPSHOT.md section 6) holding one record of every change kind "
+                                     + "and operation, a patch with its idempotency key, an imported list, and the group of one "
+                                     + "import (a deletion and two imported lists in one record).",
                                  file: "wal-0000000000000001.log", header: header, records: records)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,5 @@
 import ChecklistModel
+import Synchronization
 import Testing
 @testable import ChecklistStore
 
@@ -90,6 +91,24 @@ import Testing
             }
         }
         #expect(kinds == ["deleted 1 r3", "imported 4 r5"])
+    }
+
+    @Test("an import is one commit: its changes reach onCommitGroup in one call, a request's alone")
+    func importIsOneCommit() throws {
+        let groups = Mutex<[[Change]]>([])
+        let store = Store(onCommitGroup: { changes in groups.withLock { $0.append(changes) } })
+        let old = try store.createList(in: Self.a, name: "Old", icon: "")
+        var staging = store.makeImportStaging()
+        try staging.beginList(Self.header(50, "New"))
+        try staging.append(Self.item(1))
+        try staging.beginList(Self.header(51, "Newer"))
+        store.importLists(staging, mode: .replace, namespace: Self.a)
+        let seen = groups.withLock { $0 }
+        #expect(seen.map(\.count) == [1, 3])
+        #expect(seen[1].map(\.list) == [old.id, ListID(50), ListID(51)])
+        // An import with nothing to do commits nothing.
+        store.importLists(store.makeImportStaging(), mode: .merge, namespace: Self.a)
+        #expect(groups.withLock { $0.count } == 2)
     }
 
     @Test("the changes of an import replay into a copy of the store exactly")

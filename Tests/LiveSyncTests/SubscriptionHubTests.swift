@@ -152,11 +152,11 @@ struct SubscriptionHubTests {
 
     @Test func theFanoutHandsEveryChangeToEveryConsumerInOrder() throws {
         let seen = Mutex<[String]>([])
-        let fanout = CommitFanout([{ change in seen.withLock { $0.append("log \(change.revision)") } }])
-        let store = Store(onCommit: fanout.onCommit)
+        let fanout = CommitFanout([{ changes in seen.withLock { $0.append("log \(changes.map(\.revision))") } }])
+        let store = Store(onCommitGroup: fanout.onCommitGroup)
         let list = try store.createList(in: .default, name: "L", icon: "")
-        fanout.add { change in seen.withLock { $0.append("push \(change.revision)") } }
+        fanout.addEach { change in seen.withLock { $0.append("push \(change.revision)") } }
         _ = try store.updateList(in: .default, list: list.id, name: "M", icon: nil)
-        #expect(seen.withLock { $0 } == ["log 1", "log 2", "push 2"])
+        #expect(seen.withLock { $0 } == ["log [1]", "log [2]", "push 2"])
     }
 }

@@ -14,8 +14,8 @@ final class InProcessServer: Sendable {
     init(liveSync: LiveSyncConfiguration = LiveSyncConfiguration(), threads: Int = 2) throws {
         hub = SubscriptionHub(configuration: liveSync)
         let fanout = CommitFanout()
-        store = Store(onCommit: fanout.onCommit)
-        fanout.add(hub.publish)
+        store = Store(onCommitGroup: fanout.onCommitGroup)
+        fanout.addEach(hub.publish)
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0

@@ -61,13 +61,14 @@ public final class ServerStorage: Sendable {
             onFailure: onFatal))
     }
 
-    /// The consumer for the store's commit fan-out: appends `change` to the
-    /// log. Runs under the store's lock, in commit order.
-    public func append(_ change: Change) {
+    /// The consumer for the store's commit fan-out: appends one commit's
+    /// `changes` to the log as one record. Runs under the store's lock, in
+    /// commit order.
+    public func append(_ changes: [Change]) {
         // A failed log refuses appends and has already reported through
         // `onFatal`; under `.always` nothing acknowledged after it is
         // released, since the log never becomes durable past it.
-        _ = try? log.append(change)
+        _ = try? log.append(changes)
     }
 
     /// The log position an answer sent now must wait for before it leaves,
