@@ -34,7 +34,10 @@ do {
     let fanout = CommitFanout()
     let store = Store(limits: options.configuration.limits, onCommitGroup: fanout.onCommitGroup)
     let fatal = ServerLog(level: options.configuration.logLevel)
-    let storage = try ServerStorage(path: options.configuration.dataDirectory, policy: options.fsync, store: store) { error in
+    // The changes replayed from the log go to live sync's retained feed:
+    // a client catching up after a restart is not told to refetch.
+    let storage = try ServerStorage(path: options.configuration.dataDirectory, policy: options.fsync, store: store,
+                                    onReplayed: liveSync.retain) { error in
         // Durability can no longer be promised: stop rather than acknowledge
         // changes that may not survive.
         fatal.error("log_failed", ["error": "\(error)"])

@@ -67,6 +67,38 @@ extension LiveSyncIntegration {
             await a.close()
         }
 
+        /// The retained changes reach back past a restart: those replayed from
+        /// the log at start are retained like new ones, so a client that was
+        /// at an old revision catches up instead of refetching the list.
+        @Test func changesSinceReachesBackPastARestart() async throws {
+            let server = try await TestServer.launch(["--fsync", "always"])
+            var restarted: TestServer?
+            defer { (restarted ?? server).stopInBackground() }
+            let list: ListSummary
+            do {
+                let a = try await server.connect(name: "A")
+                list = try await a.createList(name: "Shared")
+                for i in 0..<30 {
+                    try await a.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "before \(i)"))])
+                }
+                await a.close()
+            }
+            try await offThePool { server.crash() }
+            restarted = try await TestServer.launch(["--fsync", "always"], directory: server.directory)
+            let b = try await restarted!.connect(name: "B")
+            try await b.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "after"))])
+            let changes = try await b.changes(of: list.id, since: 5)
+            #expect(changes.revision == 32)
+            #expect(changes.changes.map(\.revision) == Array(6...32))
+            var texts: [String] = []
+            for change in changes.changes {
+                guard case .patched(let ops) = change.kind, case .insert(_, _, let fields) = ops.first else { continue }
+                texts.append(fields.text)
+            }
+            #expect(texts == (4..<30).map { "before \($0)" } + ["after"])
+            await b.close()
+        }
+
         /// The library resumes by itself: the connection is cut under a live
         /// subscription, A goes on committing, and the stream goes on after an
         /// `.interrupted` from the last revision it reported, with no gap and no

@@ -37,10 +37,13 @@ public final class ServerStorage: Sendable {
     /// log after it into `store` (which must be empty and must not commit
     /// anything meanwhile), then opens the log for appending.
     ///
+    /// - Parameter onReplayed: called with every change replayed from the
+    ///   log into the store, in log order (e.g. `SubscriptionHub.retain`).
     /// - Parameter onFatal: called once, on the log's thread, when a write or
     ///   fsync fails: durability can no longer be promised and the server
     ///   should stop.
     public init(path: String, policy: FsyncPolicy, store: Store,
+                onReplayed: (Change) -> Void = { _ in },
                 onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
         let directory = try DataDirectory(path: path)
         self.directory = directory
@@ -51,6 +54,7 @@ public final class ServerStorage: Sendable {
             let current = try? store.summary(in: change.namespace, list: change.list).revision
             if try ReplayRule.decide(change, currentRevision: current) == .apply {
                 try store.replay(change)
+                onReplayed(change)
             }
         }
         let waiters = self.waiters

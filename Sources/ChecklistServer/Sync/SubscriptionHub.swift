@@ -90,6 +90,15 @@ public final class SubscriptionHub: Sendable {
 
     // MARK: Publishing (the store's onCommit)
 
+    /// Retains a change replayed from the log at start, so that
+    /// CHANGES_SINCE and SUBSCRIBE catch-up reach back past a restart (to
+    /// the newest snapshot). Nothing is pushed or counted: call it only
+    /// before any client is served, in replay order.
+    public func retain(_ change: Change) {
+        let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
+        state.withLock { s in s.feed.append(encoded) }
+    }
+
     /// Takes a committed change: retains it and queues it for every
     /// subscriber of its list or of its namespace. Called with the store's
     /// lock held, in commit order; does not block.
