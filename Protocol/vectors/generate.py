@@ -1058,6 +1058,9 @@ STATS_HEAD = ["uptimeSeconds", "connectionsOpen", "connectionsTotal", "connectio
               "inFlightPauses", "bytesIn", "bytesOut"]
 STATS_MIDDLE = ["latencyCount", "latencyP50Micros", "latencyP90Micros", "latencyP99Micros",
                 "latencyP999Micros", "latencyMaxMicros", "lists", "items"]
+# The live-sync fields after presence bit 2.
+STATS_SYNC = ["syncSubscribers", "syncChangesPublished", "syncPushesDelivered", "syncSubscribersDropped",
+              "syncRetainedChanges", "syncRetainedBytes"]
 
 
 def enc_stats_report(f):
@@ -1069,13 +1072,15 @@ def enc_stats_report(f):
     for e in f["errors"]:
         out += varint(e["code"]) + varint(e["count"])
     out += b"".join(varint(f[k]) for k in STATS_MIDDLE)
-    has_log, has_snapshot = "logLastLSN" in f, "snapshotLSN" in f
-    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0))
+    has_log, has_snapshot, has_sync = "logLastLSN" in f, "snapshotLSN" in f, "syncSubscribers" in f
+    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0))
     if has_log:
         out += (varint(f["logLastLSN"]) + varint(f["logDurableLSN"]) + varint(f["logSegments"]) +
                 boolean(f["logFailed"]))
     if has_snapshot:
         out += varint(f["snapshotLSN"]) + zigzag(f["snapshotTime"]) + varint(f["snapshotBytes"])
+    if has_sync:
+        out += b"".join(varint(f[k]) for k in STATS_SYNC)
     return out
 
 
@@ -1088,7 +1093,7 @@ def dec_stats_report(r):
     f["errors"] = [{"code": r.varint("code"), "count": r.varint("count")} for _ in range(n)]
     for k in STATS_MIDDLE:
         f[k] = r.varint(k)
-    p = r.presence(0b11)
+    p = r.presence(0b111)
     if p & 1:
         for k in ["logLastLSN", "logDurableLSN", "logSegments"]:
             f[k] = r.varint(k)
@@ -1097,6 +1102,9 @@ def dec_stats_report(r):
         f["snapshotLSN"] = r.varint("snapshotLSN")
         f["snapshotTime"] = r.zigzag("snapshotTime")
         f["snapshotBytes"] = r.varint("snapshotBytes")
+    if p & 4:
+        for k in STATS_SYNC:
+            f[k] = r.varint(k)
     return f
 
 
@@ -1138,9 +1146,15 @@ def build_stats():
               "body that cannot hold them (each takes at least 3 bytes).", "response",
               frame(0xD0, 0, 9, b"\x00" * 10 + varint(200) + b"\x01\x01\x00"),
               "BAD_FIELD", "typeCount", "STATS_REPORT")
-    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 2, which v1 does "
+    syncing = dict(busy)
+    syncing.update({"syncSubscribers": 250, "syncChangesPublished": 200123, "syncPushesDelivered": 4100000,
+                    "syncSubscribersDropped": 2, "syncRetainedChanges": 41000, "syncRetainedBytes": 3500000})
+    valid("stats-report-live-sync", "STATS_REPORT of the busy server of stats-report that also offers live "
+          "sync (presence 0x07): 250 subscribed connections, 2 dropped at their push buffer.",
+          "STATS_REPORT", 42, syncing)
+    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 3, which v1 does "
               "not define.", "response",
-              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x04"),
+              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x08"),
               "BAD_FIELD", "presence", "STATS_REPORT")
 
 

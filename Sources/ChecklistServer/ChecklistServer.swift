@@ -75,6 +75,7 @@ public final class ChecklistServer: Sendable {
         }
         self.tcp = tcp
         metrics.setConnectionStatisticsProvider { tcp.statistics }
+        if let liveSync { metrics.setSyncStatusProvider { liveSync.syncStatus } }
         if let metricsPort = configuration.metricsPort {
             // Scrapes are rare and short: a few at a time is plenty.
             let httpLimits = ConnectionLimits(maxConnections: 16, maxInputBytes: MetricsHTTPHandler.maxRequestBytes,

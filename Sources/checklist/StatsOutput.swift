@@ -38,6 +38,11 @@ extension JSON {
             ("snapshot", r.snapshot.map {
                 .object([("lsn", .uint($0.lsn)), ("time", .int($0.time)), ("bytes", .uint($0.bytes))])
             } ?? .null),
+            ("sync", r.sync.map {
+                .object([("subscribers", .uint($0.subscribers)), ("changesPublished", .uint($0.changesPublished)),
+                         ("pushesDelivered", .uint($0.pushesDelivered)), ("subscribersDropped", .uint($0.subscribersDropped)),
+                         ("retainedChanges", .uint($0.retainedChanges)), ("retainedBytes", .uint($0.retainedBytes))])
+            } ?? .null),
         ])
     }
 }
@@ -65,6 +70,11 @@ extension TextOutput {
             lines.append("snapshot     up to LSN \(snapshot.lsn), \(snapshot.bytes) bytes, written \(dateTime(snapshot.time))")
         } else {
             lines.append("snapshot     none")
+        }
+        if let sync = r.sync {
+            lines.append("live sync    \(sync.subscribers) subscribers, \(sync.changesPublished) changes published, "
+                         + "\(sync.pushesDelivered) pushes, \(sync.subscribersDropped) dropped; "
+                         + "\(sync.retainedChanges) changes (\(sync.retainedBytes) bytes) retained")
         }
         if !r.requests.isEmpty {
             lines.append("")

@@ -3,7 +3,7 @@ import ChecklistWire
 
 /// STATS_REPORT in the vectors' `fields` shape: flat keys named as in the
 /// SPEC.md section 6.10 table, `requests` and `errors` arrays, and the log
-/// and snapshot keys present exactly when their presence bit is set.
+/// snapshot and live-sync keys present exactly when their presence bit is set.
 extension VectorJSON {
     static var statsHead: [(String, WritableKeyPath<StatsReport, UInt64>)] { [
         ("uptimeSeconds", \.uptimeSeconds), ("connectionsOpen", \.connectionsOpen),
@@ -16,6 +16,13 @@ extension VectorJSON {
         ("latencyP90Micros", \.latency.p90Micros), ("latencyP99Micros", \.latency.p99Micros),
         ("latencyP999Micros", \.latency.p999Micros), ("latencyMaxMicros", \.latency.maxMicros),
         ("lists", \.lists), ("items", \.items),
+    ] }
+
+    /// The live-sync keys, present exactly when presence bit 2 is set.
+    static var statsSync: [(String, WritableKeyPath<StatsReport.SyncStatus, UInt64>)] { [
+        ("syncSubscribers", \.subscribers), ("syncChangesPublished", \.changesPublished),
+        ("syncPushesDelivered", \.pushesDelivered), ("syncSubscribersDropped", \.subscribersDropped),
+        ("syncRetainedChanges", \.retainedChanges), ("syncRetainedBytes", \.retainedBytes),
     ] }
 
     static func json(_ m: StatsReport) -> JSONValue {
@@ -35,6 +42,9 @@ extension VectorJSON {
             o["snapshotLSN"] = .number(snapshot.lsn)
             o["snapshotTime"] = .number(snapshot.time)
             o["snapshotBytes"] = .number(snapshot.bytes)
+        }
+        if let sync = m.sync {
+            for (key, path) in statsSync { o[key] = .number(sync[keyPath: path]) }
         }
         return .object(o)
     }
@@ -56,6 +66,12 @@ extension VectorJSON {
         if f["snapshotLSN"] != nil {
             m.snapshot = StatsReport.SnapshotStatus(lsn: try f.uint("snapshotLSN"), time: try f.int("snapshotTime"),
                                                     bytes: try f.uint("snapshotBytes"))
+        }
+        if f["syncSubscribers"] != nil {
+            var sync = StatsReport.SyncStatus(subscribers: 0, changesPublished: 0, pushesDelivered: 0, subscribersDropped: 0,
+                                              retainedChanges: 0, retainedBytes: 0)
+            for (key, path) in statsSync { sync[keyPath: path] = try f.uint(key) }
+            m.sync = sync
         }
         return m
     }

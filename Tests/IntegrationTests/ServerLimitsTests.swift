@@ -171,6 +171,7 @@ struct ServerLimitsTests {
         let client = try await server.connect()
         for _ in 0..<5 { _ = try await client.page(ListID(1), limit: 10) }
         await #expect(throws: ClientError.self) { try await client.page(ListID(99), limit: 10) }
+        _ = try await client.subscribe([], allLists: true)
         let stats = try await client.stats()
         #expect(stats.requests.first { $0.type == .getPage } == .init(type: .getPage, requests: 6, errors: 1))
         #expect(stats.errors == [.init(code: .notFound, count: 1)])
@@ -178,12 +179,18 @@ struct ServerLimitsTests {
         #expect(stats.latency.count >= 7 && stats.latency.p50Micros <= stats.latency.maxMicros)
         // The log and snapshot fields are there when the server keeps them.
         if let log = stats.log { #expect(log.durableLSN <= log.lastLSN && !log.failed) }
+        // Live sync: this connection subscribed; the demo lists' commits
+        // were published and are retained.
+        let sync = try #require(stats.sync)
+        #expect(sync.subscribers == 1 && sync.subscribersDropped == 0)
+        #expect(sync.changesPublished >= 4 && sync.retainedChanges == sync.changesPublished && sync.retainedBytes > 0)
         await client.close()
 
         let cli = try CLI(server: "127.0.0.1:\(server.port)").json("stats")
         #expect((cli["connections"] as? [String: Any])?["total"] != nil)
         #expect(cli["items"] as? Int == 10)
         #expect(cli["log"] is NSNull || cli["log"] is [String: Any])
+        #expect((cli["sync"] as? [String: Any])?["changesPublished"] as? Int == Int(sync.changesPublished))
 
         let line = try #require(server.process.standardOutput.split(separator: "\n").first { $0.contains("metrics on http://") })
         let address = try SocketAddress(parsing: String(line.split(separator: "/")[1]))
@@ -196,6 +203,7 @@ struct ServerLimitsTests {
         #expect(metrics.contains("\nchecklistd_items 10\n"))
         #expect(metrics.contains("checklistd_request_duration_seconds{quantile=\"0.99\"} "))
         #expect(metrics.contains("\nchecklistd_log_last_lsn ") == (stats.log != nil))
+        #expect(metrics.contains("\nchecklistd_changes_published_total \(sync.changesPublished)\n"))
         #expect(try httpGet(address, path: "/nope").hasPrefix("HTTP/1.1 404"))
         #expect(try httpGet(address, path: "/metrics", method: "POST").hasPrefix("HTTP/1.1 405"))
     }

@@ -59,6 +59,15 @@ enum PrometheusText {
                    [("", String(snapshot.time))])
             single("snapshot_bytes", "gauge", "Size of the last snapshot on disk.", snapshot.bytes)
         }
+        if let sync = r.sync {
+            single("subscribers", "gauge", "Connections with at least one live-sync subscription.", sync.subscribers)
+            single("changes_published_total", "counter", "Changes committed and offered to subscribers.", sync.changesPublished)
+            single("pushes_delivered_total", "counter", "CHANGE pushes written to subscribers.", sync.pushesDelivered)
+            single("subscribers_dropped_total", "counter", "Subscribers cut at their push buffer (SUBSCRIPTION_DROPPED).",
+                   sync.subscribersDropped)
+            single("retained_changes", "gauge", "Changes retained for CHANGES_SINCE and catch-up.", sync.retainedChanges)
+            single("retained_change_bytes", "gauge", "Encoded size of the retained changes.", sync.retainedBytes)
+        }
         return out
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 /// Everything STATS (Protocol/SPEC.md section 6.10) and the Prometheus
 /// endpoint report, gathered from where it lives: the TCP server's
 /// connection and byte counters, each loop's `RequestMetrics`, the store's
-/// sizes and, when a durability layer registered one, its status.
+/// sizes and, when registered, the durability layer's status and live
+/// sync's figures.
 ///
 /// Thread-safe: the shards and providers are behind their own locks;
 /// `report()` may be called from any thread (it takes the store's lock once).
@@ -19,6 +20,7 @@ public final class ServerMetrics: Sendable {
     private struct Providers {
         var connections: (@Sendable () -> ServerStatistics)?
         var durability: (@Sendable () -> DurabilityStatus)?
+        var sync: (@Sendable () -> StatsReport.SyncStatus)?
     }
 
     init(loops: Int, store: Store) {
@@ -42,12 +44,17 @@ public final class ServerMetrics: Sendable {
         providers.withLock { $0.durability = provider }
     }
 
+    /// Registers live sync's figures, read at each STATS or scrape.
+    func setSyncStatusProvider(_ provider: @escaping @Sendable () -> StatsReport.SyncStatus) {
+        providers.withLock { $0.sync = provider }
+    }
+
     /// Seconds since the server started.
     public var uptime: Duration { .now - startedAt }
 
     /// The current figures, as STATS answers them.
     public func report() -> StatsReport {
-        let (connections, durability) = providers.withLock { ($0.connections, $0.durability) }
+        let (connections, durability, sync) = providers.withLock { ($0.connections, $0.durability, $0.sync) }
         var figures = RequestMetrics.Figures()
         for shard in shards { figures.merge(shard.snapshot) }
 
@@ -87,6 +94,7 @@ public final class ServerMetrics: Sendable {
             r.log = status.log
             r.snapshot = status.snapshot
         }
+        r.sync = sync?()
         return r
     }
 }

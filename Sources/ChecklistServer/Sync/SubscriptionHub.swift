@@ -302,6 +302,14 @@ public final class SubscriptionHub: Sendable {
                           subscribers: subscribers, retainedChanges: count, retainedBytes: bytes)
     }
 
+    /// The figures as STATS reports them.
+    public var syncStatus: StatsReport.SyncStatus {
+        let s = statistics
+        return StatsReport.SyncStatus(subscribers: UInt64(s.subscribers), changesPublished: s.changesPublished,
+                                      pushesDelivered: s.pushesDelivered, subscribersDropped: s.subscribersDropped,
+                                      retainedChanges: UInt64(s.retainedChanges), retainedBytes: UInt64(s.retainedBytes))
+    }
+
     func recordDelivery() {
         delivered.add(1, ordering: .relaxed)
     }

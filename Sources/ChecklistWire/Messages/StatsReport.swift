@@ -7,6 +7,7 @@ public struct StatsReport: WireMessage {
     public static let messageType = MessageType.statsReport
     static let hasLog: UInt8 = 1 << 0
     static let hasSnapshot: UInt8 = 1 << 1
+    static let hasSync: UInt8 = 1 << 2
 
     /// Requests of one message type, and how many of them were answered with ERROR.
     public struct TypeCount: Hashable, Sendable {
@@ -75,6 +76,31 @@ public struct StatsReport: WireMessage {
         }
     }
 
+    /// Live sync (absent when the server does not offer SUBSCRIBE).
+    public struct SyncStatus: Hashable, Sendable {
+        /// Connections with at least one subscription now.
+        public var subscribers: UInt64
+        /// Changes committed and offered to subscribers since start.
+        public var changesPublished: UInt64
+        /// CHANGE pushes written to subscribers' connections since start.
+        public var pushesDelivered: UInt64
+        /// Subscribers cut at their push buffer (SUBSCRIPTION_DROPPED) since start.
+        public var subscribersDropped: UInt64
+        /// Changes retained for CHANGES_SINCE and catch-up now.
+        public var retainedChanges: UInt64
+        /// Their encoded size.
+        public var retainedBytes: UInt64
+        public init(subscribers: UInt64, changesPublished: UInt64, pushesDelivered: UInt64, subscribersDropped: UInt64,
+                    retainedChanges: UInt64, retainedBytes: UInt64) {
+            self.subscribers = subscribers
+            self.changesPublished = changesPublished
+            self.pushesDelivered = pushesDelivered
+            self.subscribersDropped = subscribersDropped
+            self.retainedChanges = retainedChanges
+            self.retainedBytes = retainedBytes
+        }
+    }
+
     public var uptimeSeconds: UInt64 = 0
     public var connectionsOpen: UInt64 = 0
     public var connectionsTotal: UInt64 = 0
@@ -94,6 +120,7 @@ public struct StatsReport: WireMessage {
     public var items: UInt64 = 0
     public var log: LogStatus?
     public var snapshot: SnapshotStatus?
+    public var sync: SyncStatus?
 
     public init() {}
 
@@ -130,7 +157,7 @@ public struct StatsReport: WireMessage {
         s.latency.maxMicros = try r.readVarint("latencyMaxMicros")
         s.lists = try r.readVarint("lists")
         s.items = try r.readVarint("items")
-        let presence = try r.readPresence(known: hasLog | hasSnapshot)
+        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync)
         if presence & hasLog != 0 {
             s.log = LogStatus(lastLSN: try r.readVarint("logLastLSN"), durableLSN: try r.readVarint("logDurableLSN"),
                               segments: try r.readVarint("logSegments"), failed: try r.readBool("logFailed"))
@@ -138,6 +165,14 @@ public struct StatsReport: WireMessage {
         if presence & hasSnapshot != 0 {
             s.snapshot = SnapshotStatus(lsn: try r.readVarint("snapshotLSN"), time: try r.readZigZag("snapshotTime"),
                                         bytes: try r.readVarint("snapshotBytes"))
+        }
+        if presence & hasSync != 0 {
+            s.sync = SyncStatus(subscribers: try r.readVarint("syncSubscribers"),
+                                changesPublished: try r.readVarint("syncChangesPublished"),
+                                pushesDelivered: try r.readVarint("syncPushesDelivered"),
+                                subscribersDropped: try r.readVarint("syncSubscribersDropped"),
+                                retainedChanges: try r.readVarint("syncRetainedChanges"),
+                                retainedBytes: try r.readVarint("syncRetainedBytes"))
         }
         return s
     }
@@ -162,7 +197,7 @@ public struct StatsReport: WireMessage {
                   latency.maxMicros, lists, items] {
             w.writeVarint(v)
         }
-        w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0))
+        w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0) | (sync != nil ? Self.hasSync : 0))
         if let log {
             w.writeVarint(log.lastLSN)
             w.writeVarint(log.durableLSN)
@@ -173,6 +208,12 @@ public struct StatsReport: WireMessage {
             w.writeVarint(snapshot.lsn)
             w.writeZigZag(snapshot.time)
             w.writeVarint(snapshot.bytes)
+        }
+        if let sync {
+            for v in [sync.subscribers, sync.changesPublished, sync.pushesDelivered, sync.subscribersDropped,
+                      sync.retainedChanges, sync.retainedBytes] {
+                w.writeVarint(v)
+            }
         }
     }
 }
