@@ -160,7 +160,7 @@ struct LoadTests {
         }
         #expect(problems.isEmpty, "\(problems.prefix(5))")
         #expect(try await onOwnThread { process.waitForExit(timeout: .seconds(20)) } == .exited(0))
-        #expect(await eventually { server.process.standardError.contains("level=info event=stop ") })
+        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=info event=stop ", timeout: .seconds(20)) })
         #expect(server.process.standardError.contains("graceful=true"))
 
         let report = try benchJSON(try await load.wait())

@@ -111,7 +111,7 @@ struct ServerLimitsTests {
         let stats = try await serverStats(server)
         #expect(stats.connectionsIdleClosed >= 1)
         #expect(stats.errors.contains { $0.code == .limitExceeded })
-        #expect(await eventually { server.process.standardError.contains("level=info event=idle_timeout") })
+        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=info event=idle_timeout", timeout: .seconds(20)) })
     }
 
     /// `--idle-timeout 1` also ends a connection whose client stopped
@@ -131,7 +131,7 @@ struct ServerLimitsTests {
         }
         #expect(closedIdle)
         #expect(closed)
-        #expect(await eventually { server.process.standardError.contains("level=warn event=output_stalled") })
+        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=warn event=output_stalled", timeout: .seconds(20)) })
         let stats = try await serverStats(server)
         #expect(stats.connectionsOpen == 1)
         #expect(stats.connectionsDroppedForOutput == 0)
@@ -158,7 +158,7 @@ struct ServerLimitsTests {
         #expect(id == 0 && error.code == .limitExceeded && error.field == "connections")
         #expect(stats.connectionsRejected >= 1)
         #expect(stats.connectionsOpen == 2)
-        #expect(await eventually { server.process.standardError.contains("level=warn event=connection_limit") })
+        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=warn event=connection_limit", timeout: .seconds(20)) })
         await first.close()
     }
 
@@ -218,7 +218,7 @@ struct ServerLimitsTests {
             "-c", "ulimit -n 300 && exec \"$0\" --host 127.0.0.1 --port 0 --data-dir \"$1\"", daemon, directory.path,
         ])
         defer { process.stop() }
-        #expect(await eventually { process.standardError.contains("level=warn event=fd_limit ") })
+        #expect(try await onOwnThread { process.waitForStandardError(containing: "level=warn event=fd_limit ", timeout: .seconds(20)) })
         let line = try #require(process.standardError.split(separator: "\n").first { $0.contains("event=fd_limit") })
         #expect(line.contains(" soft=300 ") && line.contains(" needed=10256 "))
 
@@ -226,9 +226,8 @@ struct ServerLimitsTests {
         try raw.send(bytes: [0, 0, 0, 3, 1, 2, 3])
         let (id, error) = try raw.receiveError()
         #expect(id == 0 && error.code == .malformedFrame)
-        #expect(await eventually {
-            process.standardError.contains("level=warn event=connection_error") && process.standardError.contains("reason=MALFORMED_FRAME")
-        })
+        #expect(try await onOwnThread { process.waitForStandardError(containing: "reason=MALFORMED_FRAME", timeout: .seconds(20)) })
+        #expect(process.standardError.contains("level=warn event=connection_error"))
     }
 
     /// The frames of `requests(id)` for every id in `ids`, in one buffer.
