@@ -1710,10 +1710,12 @@ def enc_logged_op(op):
     return enc_applied_op(applied)
 
 
-def enc_change(c):
-    """A **Change** (section 7)."""
+def enc_change(c, in_group=False):
+    """A **Change** (section 7); as a **ChangeGroup** member (section 7.1),
+    preceded by its presence byte."""
     kind = c["kind"]
-    out = u8(CHANGE_CODES[kind]) + string(c["namespace"]) + varint(c["list"]) + varint(c["revision"])
+    out = u8(1 if "client" in c else 0) if in_group else b""
+    out += u8(CHANGE_CODES[kind]) + string(c["namespace"]) + varint(c["list"]) + varint(c["revision"])
     if kind in ("listCreated", "listUpdated"):
         out += string(c["name"]) + string(c["icon"])
     elif kind == "patched":
@@ -1730,11 +1732,7 @@ def enc_log_content(changes):
     """One commit: its **Change**, or a **ChangeGroup** (section 7.1)."""
     if len(changes) == 1:
         return enc_change(changes[0])
-    out = u8(GROUP_MARKER) + varint(len(changes))
-    for c in changes:
-        body = enc_change(c)
-        out += u32be(len(body)) + body
-    return out
+    return u8(GROUP_MARKER) + varint(len(changes)) + b"".join(enc_change(c, in_group=True) for c in changes)
 
 
 def check_wal():

@@ -15,6 +15,24 @@ extension Change {
     /// revision, then the kind's fields (Protocol/SNAPSHOT.md section 7).
     /// Pure: appends to `w`, no I/O.
     public func encode(into w: inout WireWriter) {
+        encodeFields(into: &w)
+        encodeKey(into: &w)
+    }
+
+    /// The optional trailing field: the PATCH's idempotency key, so that a
+    /// restarted server still answers a retried patch without applying it.
+    func encodeKey(into w: inout WireWriter) {
+        if let key = idempotencyKey {
+            w.writeVarint(key.client)
+            w.writeVarint(key.sequence)
+        }
+    }
+
+    /// Encodes everything but the idempotency key. An imported list's items
+    /// can be handed over in pieces: `drain` is called between items
+    /// whenever `w` holds `drainAt` bytes or more, and takes (and empties)
+    /// what `w` holds, so a 10M-item list is never one buffer.
+    func encodeFields(into w: inout WireWriter, drainAt: Int = .max, drain: (inout WireWriter) -> Void = { _ in }) {
         switch kind {
         case .listCreated: w.writeU8(ChangeKindCode.listCreated.rawValue)
         case .listUpdated: w.writeU8(ChangeKindCode.listUpdated.rawValue)
@@ -44,19 +62,26 @@ extension Change {
                 ItemFields.encode(checked: item.checked, remind: item.remind, due: item.due, price: item.price, into: &w) { w in
                     w.writeBytes(item.text)
                 }
+                if w.count >= drainAt { drain(&w) }
             }
-        }
-        // Optional trailing field: the PATCH's idempotency key, so that a
-        // restarted server still answers a retried patch without applying it.
-        if let key = idempotencyKey {
-            w.writeVarint(key.client)
-            w.writeVarint(key.sequence)
         }
     }
 
     /// Decodes a **Change** written by `encode(into:)`. Throws `BAD_FIELD`
     /// naming the field on short or invalid input; never traps.
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> Change {
+        var change = try decodeFields(from: &r)
+        if r.remaining > 0 { change.idempotencyKey = try decodeKey(from: &r) }
+        return change
+    }
+
+    /// Reads the idempotency key written by `encodeKey`.
+    static func decodeKey(from r: inout WireReader) throws(ChecklistError) -> IdempotencyKey {
+        IdempotencyKey(client: try r.readVarint("client"), sequence: try r.readVarint("sequence"))
+    }
+
+    /// Decodes what `encodeFields` wrote (no idempotency key).
+    static func decodeFields(from r: inout WireReader) throws(ChecklistError) -> Change {
         let raw = try r.readU8("kind")
         guard let code = ChangeKindCode(rawValue: raw) else {
             throw .badField("kind", "unknown change kind \(raw)")
@@ -93,10 +118,6 @@ extension Change {
             }
             kind = .listImported(ImportedList(name: name, icon: icon, nextItemID: nextItemID, items: ImportedItems(items)))
         }
-        var key: IdempotencyKey?
-        if r.remaining > 0 {
-            key = IdempotencyKey(client: try r.readVarint("client"), sequence: try r.readVarint("sequence"))
-        }
-        return Change(namespace: namespace, list: list, revision: revision, kind: kind, idempotencyKey: key)
+        return Change(namespace: namespace, list: list, revision: revision, kind: kind)
     }
 }

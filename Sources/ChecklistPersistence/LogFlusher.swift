@@ -103,16 +103,20 @@ struct LogFlusher: Sendable {
         var from = 0
         for record in deferred {
             try POSIXFile.writeAll(fd, batch.bytes, from..<record.offset, path: segmentPath)
-            scratch.reset()
-            LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.durable, changes: record.changes, into: &scratch)
-            try POSIXFile.writeAll(fd, scratch.bytes, path: segmentPath)
-            segmentBytes += scratch.count
+            // Streamed in pieces: a 10M-item import never becomes one buffer.
+            var failure: PersistenceError?
+            let (fd, path) = (fd, segmentPath)
+            LogRecordFormat.streamRecord(lsn: record.lsn, durable: record.durable, changes: record.changes,
+                                         scratch: &scratch) { piece in
+                guard failure == nil else { return }
+                do throws(PersistenceError) { try POSIXFile.writeAll(fd, piece, path: path) } catch { failure = error }
+                segmentBytes += piece.count
+            }
+            if let failure { throw failure }
             from = record.offset
         }
         try POSIXFile.writeAll(fd, batch.bytes, from..<batch.count, path: segmentPath)
         segmentBytes += batch.count
-        // Do not keep an import's worth of memory for small records.
-        if scratch.bytes.capacity > 1 << 20 { scratch = WireWriter(capacity: 64 * 1024) }
     }
 
     private func sync() throws(PersistenceError) {

@@ -12,20 +12,35 @@ public enum LogRecordContent {
     /// The first byte of a **ChangeGroup**; a **Change** starts with its
     /// kind, 1-5.
     public static let groupMarker: UInt8 = 0x06
+    /// How much an encoder with a `drain` gathers before handing it over.
+    static let drainBytes = 1 << 20
+    /// A group member's presence bit: its idempotency key follows it.
+    static let hasKey: UInt8 = 1 << 0
 
     /// Appends `changes` (at least one): the single Change, or a group.
     public static func encode(_ changes: [Change], into w: inout WireWriter) {
+        encode(changes, into: &w, drainAt: .max) { _ in }
+    }
+
+    /// Appends `changes`, handing imported items over to `drain` in pieces
+    /// of about `drainAt` bytes (see `Change.encodeFields`). The bytes are
+    /// the same whatever the pieces.
+    static func encode(_ changes: [Change], into w: inout WireWriter, drainAt: Int,
+                       drain: (inout WireWriter) -> Void) {
         precondition(!changes.isEmpty, "a commit has at least one change")
-        guard changes.count > 1 else { return changes[0].encode(into: &w) }
+        guard changes.count > 1 else {
+            changes[0].encodeFields(into: &w, drainAt: drainAt, drain: drain)
+            changes[0].encodeKey(into: &w)
+            return
+        }
         w.writeU8(groupMarker)
         w.writeVarint(changes.count)
         for change in changes {
-            // A fixed-width length, filled in once the change is written:
-            // no second copy of a 10M-item list to learn its size first.
-            let at = w.count
-            w.writeU32BE(0)
-            change.encode(into: &w)
-            w.writeU32BE(UInt32(w.count - at - 4), at: at)
+            // Members delimit themselves: the key, which ends a lone Change
+            // when bytes remain, is announced here.
+            w.writeU8(change.idempotencyKey == nil ? 0 : hasKey)
+            change.encodeFields(into: &w, drainAt: drainAt, drain: drain)
+            change.encodeKey(into: &w)
         }
     }
 
@@ -36,18 +51,16 @@ public enum LogRecordContent {
         var peek = r
         guard try peek.readU8("kind") == groupMarker else { return [try Change.decode(from: &r)] }
         r = peek
-        // Every member takes at least 4 bytes of length and 4 of change.
-        let count = try r.readCount("count", max: r.remaining / 8)
+        // Every member takes at least 5 bytes: presence, kind, namespace, list, revision.
+        let count = try r.readCount("count", max: r.remaining / 5)
         guard count >= 2 else { throw .badField("count", "a change group holds at least 2 changes, not \(count)") }
         var changes: [Change] = []
         changes.reserveCapacity(count)
         for _ in 0..<count {
-            let length = Int(try r.readU32BE("length"))
-            var member = WireReader(try r.readSlice("change", count: length))
-            changes.append(try Change.decode(from: &member))
-            guard member.remaining == 0 else {
-                throw .badField("change", "\(member.remaining) bytes after a change of the group")
-            }
+            let presence = try r.readPresence(known: hasKey)
+            var change = try Change.decodeFields(from: &r)
+            if presence & hasKey != 0 { change.idempotencyKey = try Change.decodeKey(from: &r) }
+            changes.append(change)
         }
         return changes
     }

@@ -55,6 +55,40 @@ public enum LogRecordFormat {
         appendFramed(lsn: lsn, durable: durable, into: &w) { w in change.encode(into: &w) }
     }
 
+    /// Produces the same framed record as `appendRecord(lsn:durable:changes:into:)`
+    /// in pieces of about 1 MiB, handed to `emit` in order: the record is
+    /// never one buffer, however many items it holds. Encodes the changes
+    /// twice (first for the length and CRC the header needs, then for the
+    /// bytes), so `changes` must read the same both times: imported lists
+    /// are immutable copies.
+    static func streamRecord(lsn: LSN, durable: LSN, changes: [Change], scratch w: inout WireWriter,
+                             pieceBytes: Int = LogRecordContent.drainBytes, emit: (UnsafeRawBufferPointer) -> Void) {
+        func payload(_ w: inout WireWriter, _ drain: (inout WireWriter) -> Void) {
+            w.writeVarint(lsn)
+            w.writeVarint(lsn - min(durable, lsn - 1))
+            LogRecordContent.encode(changes, into: &w, drainAt: pieceBytes, drain: drain)
+            drain(&w)
+        }
+        var length = 0
+        var crc: UInt32 = 0
+        w.reset()
+        payload(&w) { w in
+            length += w.count
+            crc = w.bytes.withUnsafeBytes { CRC32.update(crc, $0) }
+            w.reset()
+        }
+        precondition(length <= maxPayloadBytes, "a log record of \(length) bytes does not fit its u32 length")
+        w.writeU32BE(UInt32(length))
+        w.writeU32BE(crc)
+        var written = -recordHeaderBytes
+        payload(&w) { w in
+            written += w.count
+            w.bytes.withUnsafeBytes { emit($0) }
+            w.reset()
+        }
+        precondition(written == length, "a record's two encodings differ")
+    }
+
     private static func appendFramed(lsn: LSN, durable: LSN, into w: inout WireWriter, content: (inout WireWriter) -> Void) {
         let start = w.count
         w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))

@@ -151,11 +151,16 @@ import Testing
             [Change(namespace: .default, list: ListID(2), revision: 3, kind: .listDeleted),
              Change(namespace: .default, list: ListID(3), revision: 8, kind: .listImported(imported)),
              Change(namespace: .default, list: ListID(9), revision: 1, kind: .listImported(empty))],
+            // No commit of the server makes this group, but the format
+            // allows it: a member with an idempotency key (presence bit 0).
+            [Change(namespace: .default, list: ListID(9), revision: 2, kind: .listUpdated(name: "F", icon: "")),
+             Change(namespace: .default, list: ListID(9), revision: 3, kind: .patched([.delete(ItemID(1))]),
+                    idempotencyKey: IdempotencyKey(client: 1, sequence: 2))],
         ]
     }()
 
     static let path = SnapshotVectorTests.directory + "/wal-0000000000000001.log"
-    static let durableBefore: [LSN] = [0, 1, 1, 1, 3, 5, 5, 6] // durable LSN when each record was appended
+    static let durableBefore: [LSN] = [0, 1, 1, 1, 3, 5, 5, 6, 8] // durable LSN when each record was appended
 
     @Test func segmentBothWays() throws {
         if SnapshotVectorTests.writing { try writeVectors() }
@@ -215,6 +220,29 @@ import Testing
         #expect(fromLog == Self.commits.flatMap { $0 })
     }
 
+    /// A record streamed in pieces (as the flusher writes imports) has the
+    /// bytes of the one encoded whole, and comes in more than one piece.
+    @Test func aStreamedRecordHasTheBytesOfTheWholeOne() throws {
+        let items = (1...4_000).map { Item(id: ItemID(UInt64($0)), fields: ItemFields(text: "item number \($0) of the list", checked: $0 % 2 == 0)) }
+        let imported = ImportedList(name: "Big", icon: "", nextItemID: ItemID(4_001), items: ImportedItems(items))
+        for commit in [[Change(namespace: .default, list: ListID(4), revision: 9, kind: .listImported(imported))],
+                       [Change(namespace: .default, list: ListID(3), revision: 2, kind: .listDeleted),
+                        Change(namespace: .default, list: ListID(4), revision: 9, kind: .listImported(imported))]] {
+            var whole = WireWriter()
+            LogRecordFormat.appendRecord(lsn: 77, durable: 70, changes: commit, into: &whole)
+            var streamed: [UInt8] = []
+            var pieces = 0
+            var scratch = WireWriter()
+            LogRecordFormat.streamRecord(lsn: 77, durable: 70, changes: commit, scratch: &scratch, pieceBytes: 16 << 10) { piece in
+                streamed.append(contentsOf: piece)
+                pieces += 1
+            }
+            #expect(whole.count > 4 * (16 << 10))
+            #expect(pieces > 4)
+            #expect(streamed == whole.bytes)
+        }
+    }
+
     func writeVectors() throws {
         var w = WireWriter()
         LogRecordFormat.writeSegmentHeader(firstLSN: 1, into: &w)
@@ -230,7 +258,7 @@ import Testing
         writeFile(Self.path, w.bytes)
         let vector = SegmentJSON(description: "A log segment (Protocol/SNAPSHOT.md section 6) holding one record of every change kind "
                                      + "and operation, a patch with its idempotency key, an imported list, and the group of one "
-                                     + "import (a deletion and two imported lists in one record).",
+                                     + "import (a deletion and two imported lists in one record), and a group with a keyed member.",
                                  file: "wal-0000000000000001.log", header: header, records: records)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
