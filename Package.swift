@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
         .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence"]),
         .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket"]),
+        .testTarget(name: "ServerDurabilityTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistPersistence"]),
         .testTarget(name: "LiveSyncTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistClient", "ChecklistSocket"]),
         .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),
         .testTarget(name: "IntegrationTests",
