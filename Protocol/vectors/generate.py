@@ -8,6 +8,10 @@ codec): a reference encoder that turns the meaning of each message (the
 turns the bytes back into the meaning or into the error the spec prescribes.
 Every vector is checked with both before it is written.
 
+It also writes snapshot/idempotency.json and snapshot/idempotency.ckss.gz: a
+server's snapshot with IDEMPOTENCY records, made from Protocol/SNAPSHOT.md
+alone and read back by its own snapshot reader (SNAPSHOT.md section 10).
+
 Usage:
     python3 Protocol/vectors/generate.py           # (re)write every vector
     python3 Protocol/vectors/generate.py --check   # exit 1 if a file is stale
@@ -1559,20 +1563,116 @@ def snapshot_record(record_type, body):
     return u8(record_type) + varint(len(body)) + body
 
 
-def snapshot_content(lists, created_at, next_list_id, source="checklistd/1.0 EXPORT"):
-    """preamble HEADER (LIST ITEM*)* TRAILER; `lists` are dicts with items."""
+def snapshot_content(lists, created_at, next_list_id, source="checklistd/1.0 EXPORT", start_lsn=0, end_lsn=0,
+                     idempotency=()):
+    """preamble HEADER (LIST ITEM*)* IDEMPOTENCY* TRAILER; `lists` are dicts
+    with items, `idempotency` dicts of SNAPSHOT.md section 3.8 (one record
+    each, after the lists)."""
     items = sum(len(l["items"]) for l in lists)
     out = b"CKSS\r\n\x1a\n" + b"\x00\x01"
     out += snapshot_record(0x01, zigzag(created_at) + string(source) + varint(len(lists)) + varint(items) +
-                           varint(0) + varint(next_list_id))
+                           varint(start_lsn) + varint(next_list_id))
     for l in lists:
         out += snapshot_record(0x02, string(l["namespace"]) + varint(l["id"]) + string(l["name"]) +
                                string(l["icon"]) + varint(l["revision"]) + varint(l["nextItemID"]) +
                                varint(len(l["items"])))
         for it in l["items"]:
             out += snapshot_record(0x03, varint(it["id"]) + enc_item_fields(it))
-    trailer = varint(len(lists)) + varint(items) + varint(0) + varint(len(out)) + u32be(zlib.crc32(out))
+    for c in idempotency:
+        out += snapshot_record(0x40, enc_snapshot_idempotency(c))
+    trailer = varint(len(lists)) + varint(items) + varint(end_lsn) + varint(len(out)) + u32be(zlib.crc32(out))
     return out + snapshot_record(0x04, trailer)
+
+
+def enc_snapshot_idempotency(c):
+    """SNAPSHOT.md section 3.8: namespace, client, floor, count, then per
+    answer sequence, list, revision, runCount and (first, length) runs."""
+    out = string(c["namespace"]) + varint(c["client"]) + varint(c["floor"]) + varint(len(c["answers"]))
+    for a in c["answers"]:
+        out += varint(a["sequence"]) + varint(a["list"]) + varint(a["revision"]) + varint(len(a["inserted"]))
+        for run in a["inserted"]:
+            out += varint(run["first"]) + varint(run["count"])
+    return out
+
+
+class SnapshotError(Exception):
+    pass
+
+
+def dec_snapshot_idempotency(body):
+    """The reverse of enc_snapshot_idempotency, with the bounds of section 3.8:
+    counts the rest of the body cannot hold, ids and runs of 0, runs past
+    2^64-1 and answers over 2^32-1 ids are refused."""
+    r = Reader(body)
+    c = {"namespace": r.string("namespace"), "client": r.varint("client"), "floor": r.varint("floor"), "answers": []}
+    for _ in range(r.count("count", 4)):
+        a = {"sequence": r.varint("sequence"), "list": r.varint("list"), "revision": r.varint("revision"),
+             "inserted": []}
+        if a["list"] == 0 or a["revision"] == 0:
+            raise bad("list" if a["list"] == 0 else "revision")
+        total = 0
+        for _ in range(r.count("runs", 2)):
+            run = {"first": r.varint("first"), "count": r.varint("length")}
+            if run["first"] == 0 or run["count"] == 0 or run["first"] + run["count"] - 1 >= 1 << 64:
+                raise bad("first" if run["first"] == 0 else "length")
+            total += run["count"]
+            if total > (1 << 32) - 1:
+                raise bad("length")
+            a["inserted"].append(run)
+        c["answers"].append(a)
+    return c
+
+
+def read_snapshot_content(content, knows_idempotency=True):
+    """An independent reader of a snapshot's content (SNAPSHOT.md section 3):
+    the meaning as {header, lists, idempotency, trailer}. A reader that does
+    not know type 0x40 (knows_idempotency False) skips it like any extension."""
+    if content[:8] != b"CKSS\r\n\x1a\n" or content[8:10] != b"\x00\x01":
+        raise SnapshotError("bad preamble")
+    pos, meaning, items_left = 10, {"lists": [], "idempotency": []}, 0
+    while True:
+        r = Reader(content[pos:])
+        record_type = r.u8("type")
+        length = r.varint("length")
+        body = r.data[r.pos:r.pos + length]
+        if len(body) != length:
+            raise SnapshotError("truncated")
+        b = Reader(body)
+        if "header" not in meaning:
+            if record_type != 0x01:
+                raise SnapshotError("first record is not HEADER")
+            meaning["header"] = {"createdAt": b.zigzag("createdAt"), "source": b.string("source"),
+                                 "listCount": b.varint("listCount"), "itemCount": b.varint("itemCount"),
+                                 "startLSN": b.varint("startLSN"), "nextListID": b.varint("nextListID")}
+        elif record_type == 0x02:
+            assert items_left == 0
+            l = {"namespace": b.string("namespace"), "id": b.varint("id"), "name": b.string("name"),
+                 "icon": b.string("icon"), "revision": b.varint("revision"), "nextItemID": b.varint("nextItemID"),
+                 "items": []}
+            items_left = b.varint("itemCount")
+            meaning["lists"].append(l)
+        elif record_type == 0x03:
+            assert items_left > 0
+            items_left -= 1
+            meaning["lists"][-1]["items"].append(dec_item_fields(b, {"id": b.varint("id")}))
+        elif record_type == 0x04:
+            assert items_left == 0
+            t = {"listCount": b.varint("listCount"), "itemCount": b.varint("itemCount"), "endLSN": b.varint("endLSN"),
+                 "contentBytes": b.varint("contentBytes"), "crc32": int.from_bytes(body[b.pos:b.pos + 4], "big")}
+            if (t["contentBytes"], t["crc32"]) != (pos, zlib.crc32(content[:pos])):
+                raise SnapshotError("checksum")
+            if (t["listCount"], t["itemCount"]) != (len(meaning["lists"]),
+                                                    sum(len(l["items"]) for l in meaning["lists"])):
+                raise SnapshotError("counts")
+            if pos + r.pos + length != len(content):
+                raise SnapshotError("bytes after the trailer")
+            meaning["trailer"] = t
+            return meaning
+        elif record_type == 0x40 and knows_idempotency:
+            meaning["idempotency"].append(dec_snapshot_idempotency(body))
+        elif not 0x40 <= record_type <= 0x7F:
+            raise SnapshotError("unknown record type %d" % record_type)
+        pos += r.pos + length
 
 
 def gzip_member(content):
@@ -1589,6 +1689,62 @@ GROCERIES = {"namespace": "default", "id": 2, "name": "Groceries", "icon": "Groc
              "nextItemID": 4, "items": [item("Milk", id=1, checked=True), item("Eggs", id=3, price=249)]}
 SNAPSHOT_CONTENT = snapshot_content([GROCERIES], MAY_1, 3)
 SNAPSHOT_FILE = gzip_member(SNAPSHOT_CONTENT)
+
+
+# Protocol/vectors/snapshot/idempotency.*: a server's own snapshot carrying its
+# memory of idempotency keys (SNAPSHOT.md section 3.8). The JSON gives the
+# meaning (header, lists, idempotency, trailer) and `raw`, the content in hex.
+
+IDEMPOTENCY_LISTS = [
+    {"namespace": "default", "id": 1, "name": "Groceries", "icon": "Groceries", "revision": 5, "nextItemID": 4,
+     "items": [item("Milk", id=1, checked=True), item("Eggs", id=2, price=249), item("Bread", id=3)]},
+    {"namespace": "family", "id": 3, "name": "To Do", "icon": "Chores", "revision": 3, "nextItemID": 3,
+     "items": [item("Walk the dog", id=2)]},
+]
+IDEMPOTENCY_CLIENTS = [
+    # Least recently used first. A client whose answers were all forgotten: only its floor.
+    {"namespace": "family", "client": 0x1234, "floor": 3, "answers": []},
+    {"namespace": "default", "client": 7, "floor": 0, "answers": [
+        {"sequence": 1, "list": 1, "revision": 2, "inserted": [{"first": 1, "count": 3}]},
+        {"sequence": 2, "list": 1, "revision": 3, "inserted": []},
+        {"sequence": 4, "list": 1, "revision": 5, "inserted": []},
+    ]},
+    # The largest client id JSON numbers carry exactly; two runs (ids that do not go up by one).
+    {"namespace": "family", "client": (1 << 53) - 1, "floor": 0, "answers": [
+        {"sequence": 1 << 40, "list": 3, "revision": 2, "inserted": [{"first": 2, "count": 1}, {"first": 1, "count": 1}]},
+    ]},
+]
+
+
+def build_snapshot_vectors():
+    """{file name: bytes} of Protocol/vectors/snapshot/ that this script owns."""
+    header = {"createdAt": MAY_1, "source": "checklistd/1.0 vectors", "listCount": 2, "itemCount": 4,
+              "startLSN": 12, "nextListID": 4}
+    content = snapshot_content(IDEMPOTENCY_LISTS, header["createdAt"], header["nextListID"], source=header["source"],
+                               start_lsn=header["startLSN"], end_lsn=12, idempotency=IDEMPOTENCY_CLIENTS)
+    meaning = read_snapshot_content(content)
+    assert meaning["header"] == header and meaning["lists"] == IDEMPOTENCY_LISTS
+    assert meaning["idempotency"] == IDEMPOTENCY_CLIENTS
+    # A reader that does not know the record skips it and reads the same lists.
+    older = read_snapshot_content(content, knows_idempotency=False)
+    assert older["lists"] == IDEMPOTENCY_LISTS and older["idempotency"] == [] and older["trailer"] == meaning["trailer"]
+    # Hostile counts are refused before anything is allocated.
+    for hostile, field in [(string("x") + varint(1) + varint(0) + varint(1 << 40), "count"),
+                           (string("x") + varint(1) + varint(0) + varint(1) + varint(1) + varint(1) + varint(2) +
+                            varint(1 << 30), "runs"),
+                           (string("x") + varint(1) + varint(0) + varint(1) + varint(1) + varint(1) + varint(2) +
+                            varint(1) + varint(1) + varint(1 << 32), "length")]:
+        try:
+            dec_snapshot_idempotency(hostile + b"\x00" * 8)
+            raise AssertionError("hostile record decoded: " + field)
+        except WireError as e:
+            assert e.field == field, (field, e.field)
+    vector = {"description": "A server's own snapshot (Protocol/SNAPSHOT.md) of two lists with its memory of "
+                             "idempotency keys: three IDEMPOTENCY records (0x40, section 3.8) after the lists, "
+                             "least recently used client first. `raw` is the uncompressed content.",
+              "file": "idempotency.ckss.gz", "header": header, "lists": IDEMPOTENCY_LISTS,
+              "idempotency": IDEMPOTENCY_CLIENTS, "trailer": meaning["trailer"], "raw": content.hex()}
+    return {"idempotency.ckss.gz": gzip_member(content), "idempotency.json": render(vector).encode("utf-8")}
 
 
 def build_snapshots():
@@ -1804,6 +1960,11 @@ def main(argv):
         check(v)
     wal_records = check_wal()
     wanted = {v["name"] + ".json": render(v) for v in VECTORS}
+    snapshot_dir = os.path.join(HERE, "snapshot")
+    snapshot_files = build_snapshot_vectors()
+    snapshot_changed = sorted(f for f, data in snapshot_files.items()
+                              if not os.path.exists(os.path.join(snapshot_dir, f)) or
+                              open(os.path.join(snapshot_dir, f), "rb").read() != data)
     existing = {f for f in os.listdir(HERE) if f.endswith(".json")}
     stale = sorted(f for f in existing if f not in wanted)
     changed = sorted(f for f, text in wanted.items()
@@ -1814,15 +1975,20 @@ def main(argv):
             print("stale vector file (not generated):", f)
         for f in changed:
             print("out of date:", f)
-        return 1 if stale or changed else 0
+        for f in snapshot_changed:
+            print("out of date: snapshot/" + f)
+        return 1 if stale or changed or snapshot_changed else 0
     for f in stale:
         os.remove(os.path.join(HERE, f))
     for f in changed:
         with open(os.path.join(HERE, f), "w", encoding="utf-8", newline="\n") as out:
             out.write(wanted[f])
-    print("%d vectors (%d valid, %d malformed); %d written, %d removed; %d log records checked" % (
+    for f in snapshot_changed:
+        with open(os.path.join(snapshot_dir, f), "wb") as out:
+            out.write(snapshot_files[f])
+    print("%d vectors (%d valid, %d malformed) and %d snapshot files; %d written, %d removed; %d log records checked" % (
         len(VECTORS), sum("error" not in v for v in VECTORS), sum("error" in v for v in VECTORS),
-        len(changed), len(stale), wal_records))
+        len(snapshot_files), len(changed) + len(snapshot_changed), len(stale), wal_records))
     return 0
 
 

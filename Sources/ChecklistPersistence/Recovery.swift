@@ -8,6 +8,8 @@ public struct RecoveryReport: Hashable, Sendable {
     public var snapshotTrailer: SnapshotTrailer?
     public var listsRestored: UInt64 = 0
     public var itemsRestored: UInt64 = 0
+    /// Remembered idempotency keys (answers) the snapshot handed over.
+    public var keysRestored: UInt64 = 0
     /// Log segments read.
     public var segmentsScanned = 0
     /// Log records after the snapshot whose changes went to replay.
@@ -26,9 +28,11 @@ public struct RecoveryReport: Hashable, Sendable {
 /// Start-up recovery (Protocol/SNAPSHOT.md section 8): load the newest
 /// snapshot, then replay the log after it.
 public enum Recovery {
-    /// Streams the newest snapshot of `directory` into `sink`, then hands
-    /// every log record after the snapshot's `startLSN`, in LSN order, to
-    /// `replay` (which applies `ReplayRule`).
+    /// Streams the newest snapshot of `directory` into `sink` (lists, items,
+    /// then its remembered idempotency keys), then hands every log record
+    /// after the snapshot's `startLSN`, in LSN order, to `replay` (which
+    /// applies `ReplayRule`): so the keys of replayed changes go on top of
+    /// the snapshot's.
     ///
     /// - A torn tail of the last segment (a crash mid-write) is cut off, the
     ///   file truncated and fsynced, and reported in `tornTail`.
@@ -56,6 +60,7 @@ public enum Recovery {
             report.snapshotTrailer = trailer
             report.listsRestored = counting.lists
             report.itemsRestored = counting.items
+            report.keysRestored = counting.keys
             startLSN = newest.startLSN
             report.lastLSN = startLSN
         }
@@ -128,9 +133,14 @@ private final class CountingSink<Inner: SnapshotRestoreSink>: SnapshotRestoreSin
     let inner: Inner
     var lists: UInt64 = 0
     var items: UInt64 = 0
+    var keys: UInt64 = 0
     init(inner: Inner) { self.inner = inner }
     func restoreHeader(_ header: SnapshotHeader) throws { try inner.restoreHeader(header) }
     func restoreList(_ list: SnapshotList) throws { lists += 1; try inner.restoreList(list) }
     func restoreItem(_ item: Item, in list: ListID) throws { items += 1; try inner.restoreItem(item, in: list) }
+    func restoreIdempotency(_ client: SnapshotIdempotency) throws {
+        keys += UInt64(client.answers.count)
+        try inner.restoreIdempotency(client)
+    }
     func restoreEnd(_ trailer: SnapshotTrailer) throws { try inner.restoreEnd(trailer) }
 }

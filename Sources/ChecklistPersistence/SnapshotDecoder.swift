@@ -37,6 +37,9 @@ public final class SnapshotDecoder {
         case header(SnapshotHeader)
         case list(SnapshotList)
         case item(Item)
+        /// An IDEMPOTENCY record (section 3.8); anywhere between the header
+        /// and the trailer, like every extension record.
+        case idempotency(SnapshotIdempotency)
         /// Feed more compressed bytes, or call `endInput()`.
         case needInput
         /// The trailer matched and the stream ended cleanly.
@@ -243,6 +246,8 @@ public final class SnapshotDecoder {
             return nil
         case .header:
             throw bad("a second HEADER record")
+        case .idempotency:
+            return .idempotency(try read { r throws(ChecklistError) in try SnapshotIdempotency.decode(from: &r) })
         case nil:
             guard SnapshotRecordType.skippable.contains(type) else { throw bad("unknown record type 0x\(String(type, radix: 16))") }
             return nil

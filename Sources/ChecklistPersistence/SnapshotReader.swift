@@ -49,12 +49,14 @@ public final class SnapshotReader {
         }
     }
 
-    /// The next list or item, or nil after the trailer was read and checked.
+    /// The next list, item or extension record this reader knows, or nil
+    /// after the trailer was read and checked.
     public func next() throws(PersistenceError) -> SnapshotRecord? {
         while true {
             switch try decoder.next() {
             case .list(let list): return .list(list)
             case .item(let item): return .item(item)
+            case .idempotency(let client): return .idempotency(client)
             case .end(let trailer):
                 self.trailer = trailer
                 return nil
@@ -79,6 +81,8 @@ public final class SnapshotReader {
             case .item(let item):
                 // The decoder only yields items after their list.
                 try sink.restoreItem(item, in: currentList)
+            case .idempotency(let client):
+                try sink.restoreIdempotency(client)
             }
         }
         guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }

@@ -9,6 +9,9 @@ public enum SnapshotRecordType: UInt8, Sendable {
     case list = 0x02
     case item = 0x03
     case trailer = 0x04
+    /// An extension record (section 3.8): one client's remembered
+    /// idempotency keys. Only a server's own snapshots carry it.
+    case idempotency = 0x40
 
     /// Types a reader may skip without understanding them.
     public static let skippable: ClosedRange<UInt8> = 0x40...0x7F
@@ -169,4 +172,7 @@ public enum SnapshotRecord: Hashable, Sendable {
     case list(SnapshotList)
     /// The next item of the last list.
     case item(Item)
+    /// One client's remembered idempotency keys (an extension record:
+    /// readers that only want lists ignore it).
+    case idempotency(SnapshotIdempotency)
 }

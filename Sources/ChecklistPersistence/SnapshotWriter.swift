@@ -8,7 +8,9 @@ import Glibc
 /// bounded whatever the number of items.
 ///
 /// Call `writeList` then exactly `itemCount` `writeItem`s per list, lists in
-/// ascending id order, then `finish`. Not thread-safe: one thread writes.
+/// ascending id order, then (a server's own snapshot) `writeIdempotency` for
+/// each client of its memory of keys, then `finish`. Not thread-safe: one
+/// thread writes.
 public final class SnapshotWriter {
     /// How to compress.
     public struct Options: Sendable {
@@ -126,6 +128,46 @@ public final class SnapshotWriter {
         itemsLeft -= 1
         items += 1
         try flushIfFull()
+    }
+
+    /// Body bytes past which `writeIdempotency` starts a client's next
+    /// record, so that records stay far below readers' record limit (1 MiB).
+    public static let idempotencyRecordBytes = 64 * 1024
+
+    /// Writes one client's remembered idempotency keys as IDEMPOTENCY
+    /// records (Protocol/SNAPSHOT.md section 3.8): one record, or several in
+    /// a row when its answers take more than `idempotencyRecordBytes`. A
+    /// client without answers still gets a record (its floor). Not inside a
+    /// list's items; the server writes them after the last list.
+    public func writeIdempotency(_ client: SnapshotIdempotency) throws(PersistenceError) {
+        try check(itemsLeft == 0, "idempotency record while list \(lastList?.id.rawValue ?? 0) misses \(itemsLeft) items")
+        var head = WireWriter(capacity: 64)
+        client.encodeHead(into: &head)
+        var batch = WireWriter(capacity: 1024)
+        var batchCount = 0
+        var next = 0
+        repeat {
+            // Take answers until the next one would pass the bound (at least one).
+            batch.reset()
+            batchCount = 0
+            while next < client.answers.count {
+                let before = batch.count
+                SnapshotIdempotency.encode(client.answers[next], into: &batch)
+                // Head, the count (a varint of at most 10 bytes), the answers.
+                if batchCount > 0 && head.count + 10 + batch.count > Self.idempotencyRecordBytes {
+                    batch.bytes.removeSubrange(before...)
+                    break
+                }
+                batchCount += 1
+                next += 1
+            }
+            record(.idempotency) { w in
+                w.bytes.append(contentsOf: head.bytes)
+                w.writeVarint(batchCount)
+                w.bytes.append(contentsOf: batch.bytes)
+            }
+            try flushIfFull()
+        } while next < client.answers.count
     }
 
     /// Writes the trailer, ends the gzip stream and, for a file, fsyncs and

@@ -6,6 +6,7 @@ extension ChecklistServer {
     public func logRecovery(_ report: RecoveryReport, policy: FsyncPolicy) {
         log.info("recovered", ["snapshot": report.snapshot?.path ?? "none",
                                "lists": report.listsRestored, "items": report.itemsRestored,
+                               "keys": report.keysRestored,
                                "logRecords": report.recordsReplayed, "segments": report.segmentsScanned,
                                "tornTailCut": report.tornTail != nil, "nextLSN": report.nextLSN,
                                "snapshotMs": Double(report.snapshotNanoseconds / 1000) / 1000,

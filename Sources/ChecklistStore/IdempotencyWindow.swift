@@ -7,7 +7,8 @@ import ChecklistModel
 /// Lives in `StoreState`, under the store's lock, so that "is this key
 /// answered?" and "apply and remember" are one atomic step; it is fed by
 /// every committed change that carries a key, live or replayed from the log,
-/// so recovery rebuilds it.
+/// and by the IDEMPOTENCY records of the snapshot recovery starts from
+/// (`restore(_:)`), so recovery rebuilds it.
 ///
 /// Bounded three ways (`Limits`): the newest `perClient` answers of each
 /// client, `maxEntries` answers in all (oldest first out), and `maxClients`
@@ -31,32 +32,59 @@ struct IdempotencyWindow: Sendable {
     }
 
     /// The item ids a patch's inserts got, in operation order. A batch's
-    /// inserts get consecutive fresh ids, so this is almost always a range.
+    /// inserts get consecutive fresh ids, so this is almost always one range,
+    /// held in O(1) however many items the patch inserted.
     enum InsertedIDs: Hashable, Sendable {
         case range(first: UInt64, count: Int)
-        case list([ItemID])
+        /// More than one run (ids that do not all go up by one).
+        case runs([ItemIDRun])
 
         init(_ applied: [AppliedOperation]) {
             var ids: [ItemID] = []
             for case .insert(let id, _, _) in applied { ids.append(id) }
-            if zip(ids, ids.dropFirst()).allSatisfy({ $0.rawValue &+ 1 == $1.rawValue }) {
-                self = .range(first: ids.first?.rawValue ?? 0, count: ids.count)
+            self.init(runs: ItemIDRun.runs(of: ids))
+        }
+
+        init(runs: [ItemIDRun]) {
+            if runs.count > 1 {
+                self = .runs(runs)
             } else {
-                self = .list(ids)
+                self = .range(first: runs.first?.first.rawValue ?? 0, count: Int(clamping: runs.first?.count ?? 0))
             }
         }
 
         var count: Int {
             switch self {
             case .range(_, let count): return count
-            case .list(let ids): return ids.count
+            case .runs(let runs):
+                var total = 0
+                for run in runs {
+                    let (sum, overflow) = total.addingReportingOverflow(Int(clamping: run.count))
+                    total = overflow ? Int.max : sum
+                }
+                return total
             }
         }
 
+        /// The `i`-th id, for `i` below `count`.
         subscript(i: Int) -> ItemID {
             switch self {
-            case .range(let first, _): return ItemID(first + UInt64(i))
-            case .list(let ids): return ids[i]
+            case .range(let first, _): return ItemID(first &+ UInt64(i))
+            case .runs(let runs):
+                var rest = UInt64(i)
+                for run in runs {
+                    if rest < run.count { return ItemID(run.first.rawValue &+ rest) }
+                    rest -= run.count
+                }
+                preconditionFailure("inserted id \(i) of \(count)")
+            }
+        }
+
+        /// The ids as runs, in order (none for a patch without inserts).
+        var runs: [ItemIDRun] {
+            switch self {
+            case .range(let first, let count): return count == 0 ? [] : [ItemIDRun(first: ItemID(first), count: UInt64(count))]
+            case .runs(let runs): return runs
             }
         }
     }
@@ -111,14 +139,19 @@ struct IdempotencyWindow: Sendable {
     /// Remembers the answer of a committed change that carries a key.
     mutating func record(_ change: Change) {
         guard let key = change.idempotencyKey, case .patched(let applied) = change.kind else { return }
-        let client = ClientKey(namespace: change.namespace, client: key.client)
+        record(Answer(list: change.list, revision: change.revision, inserted: InsertedIDs(applied)),
+               of: ClientKey(namespace: change.namespace, client: key.client), sequence: key.sequence)
+    }
+
+    /// Remembers `answer` as the client's answer to `sequence`, as its most
+    /// recent, and applies the bounds.
+    mutating func record(_ answer: Answer, of client: ClientKey, sequence: UInt64) {
         clock &+= 1
         var state = clients.removeValue(forKey: client) ?? ClientState()
         state.lastUsed = clock
-        if state.answers.updateValue(Answer(list: change.list, revision: change.revision, inserted: InsertedIDs(applied)),
-                                     forKey: key.sequence) == nil {
-            state.order.append(key.sequence)
-            order.append((client, key.sequence))
+        if state.answers.updateValue(answer, forKey: sequence) == nil {
+            state.order.append(sequence)
+            order.append((client, sequence))
             entryCount += 1
         }
         while state.order.count > limits.perClient, let oldest = state.order.popFirst() {
@@ -138,6 +171,17 @@ struct IdempotencyWindow: Sendable {
         if order.count > 2 * entryCount + 1024 { order.removeAll { clients[$0.0]?.answers[$0.1] == nil } }
     }
 
+    /// Raises `client`'s floor to at least `floor` and makes it the most
+    /// recently used client (restoring a snapshot), keeping what it has.
+    mutating func restoreClient(_ client: ClientKey, floor: UInt64) {
+        clock &+= 1
+        var state = clients.removeValue(forKey: client) ?? ClientState()
+        state.lastUsed = clock
+        state.floor = max(state.floor, floor)
+        clients[client] = state
+        if clients.count > limits.maxClients { forgetLeastRecentlyUsedClients() }
+    }
+
     private mutating func forget(_ sequence: UInt64, of state: inout ClientState) {
         if state.answers.removeValue(forKey: sequence) != nil { entryCount -= 1 }
         state.floor = max(state.floor, sequence)
@@ -150,92 +194,6 @@ struct IdempotencyWindow: Sendable {
         for (client, state) in victims {
             entryCount -= state.answers.count
             clients[client] = nil
-        }
-    }
-}
-
-
-// MARK: Snapshots
-
-/// What the store remembers of answered idempotency keys, as plain values:
-/// for a snapshot, so that a restart from it (the log before it is gone)
-/// still answers retries instead of applying them again.
-public struct IdempotencyMemory: Hashable, Sendable {
-    /// One answered patch.
-    public struct Answer: Hashable, Sendable {
-        public var namespace: Namespace
-        public var key: IdempotencyKey
-        public var list: ListID
-        public var revision: Revision
-        /// The ids the patch's inserts got, in operation order.
-        public var insertedIDs: [ItemID]
-
-        public init(namespace: Namespace, key: IdempotencyKey, list: ListID, revision: Revision, insertedIDs: [ItemID]) {
-            self.namespace = namespace
-            self.key = key
-            self.list = list
-            self.revision = revision
-            self.insertedIDs = insertedIDs
-        }
-    }
-
-    /// A client's highest forgotten sequence number (0: none).
-    public struct Floor: Hashable, Sendable {
-        public var namespace: Namespace
-        public var client: UInt64
-        public var sequence: UInt64
-
-        public init(namespace: Namespace, client: UInt64, sequence: UInt64) {
-            self.namespace = namespace
-            self.client = client
-            self.sequence = sequence
-        }
-    }
-
-    /// Oldest first: restoring them in this order rebuilds the same bounds.
-    public var answers: [Answer]
-    public var floors: [Floor]
-
-    public init(answers: [Answer] = [], floors: [Floor] = []) {
-        self.answers = answers
-        self.floors = floors
-    }
-}
-
-extension IdempotencyWindow {
-    /// The window as plain values, oldest answer first.
-    var memory: IdempotencyMemory {
-        var memory = IdempotencyMemory()
-        var listed = order
-        while let (client, sequence) = listed.popFirst() {
-            guard let answer = clients[client]?.answers[sequence] else { continue }
-            let ids = (0..<answer.inserted.count).map { answer.inserted[$0] }
-            memory.answers.append(IdempotencyMemory.Answer(namespace: client.namespace,
-                                                           key: IdempotencyKey(client: client.client, sequence: sequence),
-                                                           list: answer.list, revision: answer.revision, insertedIDs: ids))
-        }
-        for (client, state) in clients where state.floor > 0 {
-            memory.floors.append(IdempotencyMemory.Floor(namespace: client.namespace, client: client.client, sequence: state.floor))
-        }
-        memory.floors.sort { ($0.namespace.rawValue, $0.client) < ($1.namespace.rawValue, $1.client) }
-        return memory
-    }
-
-    /// Adds `memory` (a snapshot's) to the window: floors first, then the
-    /// answers in order, each like a change that carried its key.
-    mutating func restore(_ memory: IdempotencyMemory) {
-        for floor in memory.floors {
-            let key = ClientKey(namespace: floor.namespace, client: floor.client)
-            var state = clients[key] ?? ClientState()
-            state.floor = max(state.floor, floor.sequence)
-            clients[key] = state
-        }
-        for answer in memory.answers {
-            let inserts = answer.insertedIDs.enumerated().map { i, id in
-                AppliedOperation.insert(id: id, index: UInt64(i), fields: ItemFields(text: ""))
-            }
-            record(Change(namespace: answer.namespace, list: answer.list, revision: answer.revision,
-                          kind: .patched(inserts), idempotencyKey: answer.key))
         }
     }
 }

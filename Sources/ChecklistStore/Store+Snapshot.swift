@@ -19,15 +19,20 @@ extension Store {
     }
 
     /// Takes a consistent cut of the whole store in O(1) under the lock
-    /// (lists are copy-on-write values), also running `underLock` there,
-    /// e.g. to read the log position the cut corresponds to.
+    /// (lists and the memory of idempotency keys are copy-on-write values),
+    /// also running `underLock` there, e.g. to read the log position the cut
+    /// corresponds to. The cut's lists and its `idempotencyMemory` are of
+    /// the same instant: every keyed patch the lists hold is remembered.
     ///
     /// The first change to a list after a cut copies the parts of that
     /// list's storage it touches (its leaf table, then the leaf): a one-time
-    /// cost per list, paid by that change.
+    /// cost per list, paid by that change. Likewise the first keyed patch
+    /// after a cut copies the window's tables (O(clients + remembered keys),
+    /// a few milliseconds at its bounds).
     public func cut<R>(_ underLock: () -> R) -> (StoreCut, R) {
         locked { state in
-            (StoreCut(lists: state.lists, listIDs: state.listIDs, nextListID: ListID(state.nextListID)), underLock())
+            (StoreCut(lists: state.lists, listIDs: state.listIDs, idempotency: state.idempotency,
+                      nextListID: ListID(state.nextListID)), underLock())
         }
     }
 

@@ -1,13 +1,22 @@
 import ChecklistModel
 
-/// A frozen, consistent copy of every list in the store, taken by
-/// `Store.cut(_:)`. Reading it needs no lock and never blocks the store;
-/// the store's later changes do not show in it.
+/// A frozen, consistent copy of every list in the store, and of its memory
+/// of answered idempotency keys, taken by `Store.cut(_:)`. Reading it needs
+/// no lock and never blocks the store; the store's later changes do not
+/// show in it.
 public struct StoreCut: Sendable {
     let lists: [ListID: ListState]
     let listIDs: [Namespace: [ListID]]
+    /// The window of answered keys at the cut (a copy-on-write value).
+    let idempotency: IdempotencyWindow
     /// The store's next list id at the cut.
     public let nextListID: ListID
+
+    /// The store's memory of answered idempotency keys at the cut: exactly
+    /// the keys of the patches the cut's lists hold (and those forgotten
+    /// before), for a snapshot (Protocol/SNAPSHOT.md section 3.8). Built
+    /// here, outside the store's lock.
+    public var idempotencyMemory: IdempotencyMemory { idempotency.memory }
 
     /// Number of lists and rows in the cut.
     public var counts: (lists: Int, items: Int) {

@@ -89,6 +89,8 @@ extension ChecklistDocument {
                 lists.append(List(id: l.id, name: l.name, icon: l.icon, revision: l.revision, nextItemID: l.nextItemID))
             case .item(let item):
                 lists[lists.count - 1].items.append(Entry(id: item.id, fields: item.fields))
+            case .idempotency:
+                break  // a server's memory of keys, not list data
             }
         }
         self.init(lists: lists)

@@ -156,6 +156,8 @@ enum OfflineCommands {
                                                                nextItemID: l.nextItemID))
             case .item(let item):
                 try staging.append(item)
+            case .idempotency:
+                break  // a server's memory of keys, not data to import
             }
         }
         let result = store.importLists(staging, mode: arguments.replace ? .replace : .merge, namespace: arguments.namespace)

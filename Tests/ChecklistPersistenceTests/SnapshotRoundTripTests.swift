@@ -95,6 +95,7 @@ import Testing
             case .header: break
             case .list: lists += 1
             case .item: items += 1
+            case .idempotency: Issue.record("no IDEMPOTENCY record was written")
             case .end:
                 sawEnd = true
                 break loop

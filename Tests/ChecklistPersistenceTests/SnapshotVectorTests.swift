@@ -38,9 +38,41 @@ import Testing
         var file: String
         var header: HeaderJSON
         var lists: [ListJSON]
+        /// IDEMPOTENCY records (section 3.8), in file order; absent in
+        /// snapshots without them.
+        var idempotency: [IdempotencyJSON]?
         var trailer: TrailerJSON
         /// The uncompressed content, hex.
         var raw: String
+    }
+
+    struct RunJSON: Codable, Equatable {
+        var first: UInt64, count: UInt64
+    }
+
+    struct AnswerJSON: Codable, Equatable {
+        var sequence: UInt64, list: UInt64, revision: UInt64, inserted: [RunJSON]
+    }
+
+    struct IdempotencyJSON: Codable, Equatable {
+        var namespace: String, client: UInt64, floor: UInt64, answers: [AnswerJSON]
+
+        init(_ record: SnapshotIdempotency) {
+            namespace = record.namespace.rawValue
+            client = record.client
+            floor = record.floor
+            answers = record.answers.map { a in
+                AnswerJSON(sequence: a.sequence, list: a.list.rawValue, revision: a.revision,
+                           inserted: a.inserted.map { RunJSON(first: $0.first.rawValue, count: $0.count) })
+            }
+        }
+
+        var record: SnapshotIdempotency {
+            SnapshotIdempotency(namespace: Namespace(namespace), client: client, floor: floor, answers: answers.map { a in
+                SnapshotIdempotency.Answer(sequence: a.sequence, list: ListID(a.list), revision: a.revision,
+                                           inserted: a.inserted.map { ItemIDRun(first: ItemID($0.first), count: $0.count) })
+            })
+        }
     }
 
     struct HeaderJSON: Codable, Equatable {
@@ -101,7 +133,8 @@ import Testing
         }
     }
 
-    func encode(header: SnapshotHeader, lists: [ListJSON], endLSN: LSN) throws -> ([UInt8], SnapshotWriter.Summary) {
+    func encode(header: SnapshotHeader, lists: [ListJSON], idempotency: [IdempotencyJSON] = [],
+                endLSN: LSN) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
         let writer = try SnapshotWriter(header: header) { (chunk) throws(PersistenceError) in out.append(contentsOf: chunk) }
         for list in lists {
@@ -109,6 +142,7 @@ import Testing
                                               revision: list.revision, nextItemID: ItemID(list.nextItemID), itemCount: UInt64(list.items.count)))
             for item in list.items { try writer.writeItem(item.item) }
         }
+        for client in idempotency { try writer.writeIdempotency(client.record) }
         let summary = try writer.finish(endLSN: endLSN)
         return (out, summary)
     }
@@ -134,25 +168,50 @@ import Testing
     @Test func demoSnapshotBothWays() throws {
         if Self.writing { try writeVectors() }
         let vector = try load("demo.json", as: SnapshotJSON.self)
+        #expect(vector.idempotency == nil)
+        try checkBothWays(vector)
+    }
+
+    /// `idempotency.json` and `idempotency.ckss.gz` are made by
+    /// Protocol/vectors/generate.py from SNAPSHOT.md alone (its own records,
+    /// CRC and fixed-Huffman gzip): this build reads its IDEMPOTENCY records
+    /// exactly, and writes the same content from the same meaning.
+    @Test func idempotencySnapshotBothWays() throws {
+        let vector = try load("idempotency.json", as: SnapshotJSON.self)
+        let records = try #require(vector.idempotency)
+        #expect(records.count == 3)
+        #expect(records.contains { $0.answers.isEmpty && $0.floor > 0 }, "a client with only a floor")
+        #expect(records.contains { $0.answers.contains { $0.inserted.count > 1 } }, "an answer of several runs")
+        #expect(records.contains { $0.answers.contains { $0.inserted.isEmpty } }, "an answer without inserts")
+        try checkBothWays(vector)
+    }
+
+    /// Decodes the vector's file and compares with its meaning; encodes the
+    /// meaning and compares with its raw content.
+    func checkBothWays(_ vector: SnapshotJSON) throws {
         // Decode the golden file.
         let reader = try SnapshotReader(path: Self.directory + "/" + vector.file)
         #expect(reader.header == vector.header.header)
         var lists: [ListJSON] = []
+        var idempotency: [IdempotencyJSON] = []
         while let record = try reader.next() {
             switch record {
             case .list(let l):
                 lists.append(ListJSON(namespace: l.namespace.rawValue, id: l.id.rawValue, name: l.name, icon: l.icon,
                                       revision: l.revision, nextItemID: l.nextItemID.rawValue, items: []))
             case .item(let item): lists[lists.count - 1].items.append(ItemJSON(item))
+            case .idempotency(let client): idempotency.append(IdempotencyJSON(client))
             }
         }
         #expect(lists == vector.lists)
+        #expect(idempotency == (vector.idempotency ?? []))
         let t = try #require(reader.trailer)
         #expect(TrailerJSON(listCount: t.listCount, itemCount: t.itemCount, endLSN: t.endLSN, contentBytes: t.contentBytes, crc32: t.crc32) == vector.trailer)
         // The file's content is the documented raw bytes.
         #expect(try inflate(readFile(Self.directory + "/" + vector.file)) == Self.unhex(vector.raw))
         // Encode the meaning: the same raw bytes.
-        let (compressed, summary) = try encode(header: vector.header.header, lists: vector.lists, endLSN: vector.trailer.endLSN)
+        let (compressed, summary) = try encode(header: vector.header.header, lists: vector.lists, idempotency: vector.idempotency ?? [],
+                                               endLSN: vector.trailer.endLSN)
         #expect(try inflate(compressed) == Self.unhex(vector.raw))
         #expect(summary.trailer.crc32 == vector.trailer.crc32)
         #expect(CRC32.checksum(Array(Self.unhex(vector.raw).prefix(Int(vector.trailer.contentBytes)))) == vector.trailer.crc32)

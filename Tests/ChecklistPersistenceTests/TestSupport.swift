@@ -63,8 +63,12 @@ final class FakeStore: SnapshotRestoreSink {
     var nextListID: UInt64 = 1
     var replayed: [Change] = []
     var skipped: [Change] = []
+    /// IDEMPOTENCY records restored, in order.
+    var keys: [SnapshotIdempotency] = []
 
     func restoreHeader(_ header: SnapshotHeader) throws { nextListID = header.nextListID.rawValue }
+
+    func restoreIdempotency(_ client: SnapshotIdempotency) throws { keys.append(client) }
 
     func restoreList(_ list: SnapshotList) throws {
         lists[list.id] = List(namespace: list.namespace, name: list.name, icon: list.icon, revision: list.revision,

@@ -182,8 +182,11 @@ import Testing
                                                 idempotencyKey: IdempotencyKey(client: 4, sequence: sequence))
         }
         let memory = store.idempotencyMemory()
-        #expect(memory.answers.count == perClient)
-        #expect(memory.floors == [IdempotencyMemory.Floor(namespace: ns, client: 4, sequence: 2)])
+        #expect(memory.answerCount == perClient)
+        #expect(memory.clients.count == 1)
+        #expect(memory.clients.first?.namespace == ns && memory.clients.first?.client == 4 && memory.clients.first?.floor == 2)
+        #expect(memory.clients.first?.answers.first?.sequence == 3)
+        #expect(memory.clients.first?.answers.last?.inserted == [ItemIDRun(first: ItemID(UInt64(perClient + 2)), count: 1)])
 
         let restored = Store()
         _ = try restored.createList(in: ns, name: "L", icon: "")

@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistSocket
 import ChecklistTesting
+import Foundation
 import Testing
 
 extension LiveSyncIntegration {
@@ -96,16 +97,63 @@ extension LiveSyncIntegration {
             try await offThePool { server.crash() }
             restarted = try await TestServer.launch(["--fsync", "always"], directory: server.directory)
             let b = try await restarted!.connect()
-            guard try await b.lists().contains(where: { $0.id == list.id }) else {
-                withKnownIssue("checklistd did not keep its data across the restart (no durable log)") {
-                    Issue.record("list \(list.id) is gone after the restart")
-                }
-                return
-            }
+            #expect(try await b.lists().contains { $0.id == list.id }, "the durable log keeps the list across the crash")
             let retry = try await b.patch(list.id, idempotencyKey: key, ops: Self.ops)
             #expect(retry == original)
             let page = try await b.page(list.id, limit: 10)
             #expect(page.revision == 2 && page.items.map(\.text) == ["Milk", "Eggs"])
+            await b.close()
+        }
+
+        /// The same when the patch is older than the newest snapshot: replay
+        /// starts after the snapshot, so the key comes back only from the
+        /// snapshot's IDEMPOTENCY records (Protocol/SNAPSHOT.md section 3.8).
+        /// A later patch, in the log after the snapshot, is answered too.
+        @Test func aRetryOfAPatchOlderThanTheNewestSnapshotIsAnsweredAfterARestart() async throws {
+            let arguments = ["--fsync", "always", "--snapshot-after", "3"]
+            let server = try await TestServer.launch(arguments)
+            var restarted: TestServer?
+            defer { (restarted ?? server).stopInBackground() }
+            let old = IdempotencyKey(client: 0xBEEF, sequence: 1)
+            let recent = IdempotencyKey(client: 0xBEEF, sequence: 2)
+            let recentOps: [PatchOperation] = [.insert(tempRef: 3, position: .index(0), fields: ItemFields(text: "Bread"))]
+            let list: ListSummary
+            let original: PatchOK
+            let later: PatchOK
+            do {
+                let a = try await server.connect()
+                list = try await a.createList(name: "Groceries")                       // LSN 1
+                original = try await a.patch(list.id, idempotencyKey: old, ops: Self.ops)  // LSN 2
+                _ = try await a.updateList(list.id, name: "Shopping")                   // LSN 3: the compactor's cue
+                // The background snapshot covers LSN 3, so the keyed patch; recovery replays only what follows it.
+                let seen = try await offThePool {
+                    server.process.waitForStandardError(containing: "event=snapshot ", timeout: .seconds(60))
+                }
+                try #require(seen, "no snapshot was written:\n\(server.process.standardError)")
+                let snapshots = try FileManager.default.contentsOfDirectory(atPath: server.directory.path)
+                    .filter { $0.hasPrefix("snapshot-") && $0.hasSuffix(".ckss.gz") }
+                #expect(snapshots.contains { UInt64($0.dropFirst(9).prefix(16), radix: 16).map { $0 >= 2 } ?? false },
+                        "a snapshot at or after the patch's LSN 2: \(snapshots)")
+                later = try await a.patch(list.id, idempotencyKey: recent, ops: recentOps)  // LSN 4, after the snapshot
+                await a.close()
+            }
+            try await offThePool { server.crash() }
+            let second = try await TestServer.launch(arguments, directory: server.directory)
+            restarted = second
+            let recovered = try await offThePool {
+                second.process.waitForStandardError(containing: "event=recovered ", timeout: .seconds(30))
+            }
+            #expect(recovered)
+            #expect(second.process.standardError.contains(" keys=1 "), "one key restored from the snapshot")
+            let b = try await second.connect()
+            let retry = try await b.patch(list.id, idempotencyKey: old, ops: Self.ops)
+            #expect(retry == original, "the retry of the patch the snapshot holds is answered, not applied")
+            let retryLater = try await b.patch(list.id, idempotencyKey: recent, ops: recentOps)
+            #expect(retryLater == later, "the retry of the patch in the log after the snapshot is answered")
+            let page = try await b.page(list.id, limit: 10)
+            #expect(page.revision == 4)
+            #expect(page.items.map(\.text) == ["Bread", "Milk", "Eggs"])
+            #expect(page.items.map(\.id) == later.ids.map(\.id) + original.ids.map(\.id))
             await b.close()
         }
     }

@@ -94,6 +94,11 @@ public final class ServerStorage: Sendable {
     /// log position that cut corresponds to; the snapshot is written from
     /// the cut, published (fsync, rename, directory fsync) once the log is
     /// durable up to that position, and only then is anything deleted.
+    ///
+    /// After the lists it holds the cut's memory of answered idempotency
+    /// keys, in step with them, so that a restart from this snapshot (whose
+    /// log before it may be gone) still answers retries of the patches it
+    /// holds rather than applying them again.
     @discardableResult
     public func writeSnapshot(source: String = "checklistd") throws -> SnapshotRecord {
         let cutStart = DispatchTime.now().uptimeNanoseconds
@@ -105,6 +110,7 @@ public final class ServerStorage: Sendable {
                                     startLSN: lsn, nextListID: cut.nextListID)
         let written = try directory.writeSnapshot(header: header, log: log, endLSN: { lsn }) { writer in
             try SnapshotExport.write(cut, namespace: nil, to: writer)
+            try SnapshotExport.writeIdempotency(cut.idempotencyMemory, to: writer)
         }
         try directory.prune(keepSnapshots: 2, log: log)
         let record = SnapshotRecord(file: written.file, time: header.createdAt, items: UInt64(counts.items),

@@ -4,7 +4,15 @@ import ChecklistStore
 
 /// Writes lists from a store cut into a snapshot, row by row, copying text
 /// bytes straight from the store's storage.
+///
+/// The memory of answered idempotency keys (`writeIdempotency`) goes only
+/// into the server's own snapshots (`ServerStorage.writeSnapshot`), never
+/// into an export (EXPORT, `checklistd export`): it belongs to the server,
+/// and one namespace's export must not carry other namespaces' keys
+/// (Protocol/SNAPSHOT.md section 3.8).
 public enum SnapshotExport {
+    /// Writes the lists of `namespace` (every list when nil), in id order,
+    /// each with its rows.
     public static func write(_ cut: StoreCut, namespace: Namespace?, to writer: SnapshotWriter) throws {
         try cut.exportLists(in: namespace) { (list, forEachRow) throws in
             let s = list.summary
@@ -22,6 +30,14 @@ public enum SnapshotExport {
                 }
             }
             if let failure { throw failure }
+        }
+    }
+
+    /// Writes `memory` (a cut's, after its lists) as IDEMPOTENCY records,
+    /// client by client, least recently used first.
+    public static func writeIdempotency(_ memory: IdempotencyMemory, to writer: SnapshotWriter) throws {
+        for client in memory.clients {
+            try writer.writeIdempotency(SnapshotIdempotency(client))
         }
     }
 }

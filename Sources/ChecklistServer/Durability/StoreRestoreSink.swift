@@ -3,7 +3,9 @@ import ChecklistPersistence
 import ChecklistStore
 
 /// Loads a snapshot into a `Store`, list by list, one row at a time: a
-/// 10M-row list is never held as an array of items.
+/// 10M-row list is never held as an array of items. Remembered idempotency
+/// keys go into the store's memory record by record (its bounds apply), so
+/// recovery has them before it replays the log after the snapshot.
 final class StoreRestoreSink: SnapshotRestoreSink {
     private let store: Store
     private var current: ListRestorer?
@@ -28,6 +30,12 @@ final class StoreRestoreSink: SnapshotRestoreSink {
         guard var restorer = current.take() else { throw ChecklistError.badField("item", "an item came before any list") }
         try restorer.append(item)
         current = consume restorer
+    }
+
+    func restoreIdempotency(_ client: SnapshotIdempotency) throws {
+        // Independent of the list being built: an extension record may come
+        // anywhere, even between a list's items.
+        store.restoreIdempotency(IdempotencyMemory(clients: [IdempotencyMemory.Client(client)]))
     }
 
     func restoreEnd(_ trailer: SnapshotTrailer) throws {

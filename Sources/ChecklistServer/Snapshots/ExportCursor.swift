@@ -13,6 +13,10 @@ import Foundation
 /// sent (at most about one chunk plus one block). The cut pins the lists'
 /// storage as it was at START: changes made meanwhile copy what they touch.
 ///
+/// It writes lists only, never the server's memory of idempotency keys (an
+/// IDEMPOTENCY record would show one namespace's client other namespaces'
+/// keys; Protocol/SNAPSHOT.md section 3.8).
+///
 /// Owned by the connection's event-loop thread.
 final class ExportCursor {
     /// Rows written between checks of the output.

@@ -80,6 +80,8 @@ final class ImportStream {
                         revision: list.revision, nextItemID: list.nextItemID))
                 case .item(let item):
                     try staging.append(item)
+                case .idempotency:
+                    continue  // the exporting server's memory of keys: not this server's
                 case .needInput:
                     return false
                 case .end:
