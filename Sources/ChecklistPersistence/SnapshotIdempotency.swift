@@ -8,42 +8,10 @@ import ChecklistWire
 ///
 /// A client with many answers may take several records in a row, each
 /// repeating `namespace`, `client` and `floor`; readers add them up in order.
-public struct SnapshotIdempotency: Hashable, Sendable {
-    /// One remembered answer: what a retry of the patch is answered with.
-    public struct Answer: Hashable, Sendable {
-        /// The key's sequence number.
-        public var sequence: UInt64
-        /// The list the patch changed (never 0).
-        public var list: ListID
-        /// The list's revision after the patch (at least 1).
-        public var revision: Revision
-        /// The ids the patch's inserts got, in operation order, as runs.
-        public var inserted: [ItemIDRun]
+public typealias SnapshotIdempotency = IdempotencyMemory.Client
 
-        public init(sequence: UInt64, list: ListID, revision: Revision, inserted: [ItemIDRun]) {
-            self.sequence = sequence
-            self.list = list
-            self.revision = revision
-            self.inserted = inserted
-        }
-    }
-
-    /// The namespace of the client's connection.
-    public var namespace: Namespace
-    /// The client id of the keys.
-    public var client: UInt64
-    /// The highest sequence number forgotten for this client (0: none).
-    public var floor: UInt64
-    /// Oldest first.
-    public var answers: [Answer]
-
-    public init(namespace: Namespace, client: UInt64, floor: UInt64, answers: [Answer]) {
-        self.namespace = namespace
-        self.client = client
-        self.floor = floor
-        self.answers = answers
-    }
-
+// The record's encoding (Protocol/SNAPSHOT.md section 3.8).
+extension IdempotencyMemory.Client {
     /// Most ids one answer's runs may cover in all: a PATCH has at most
     /// `maxBatchOps` (a u32) operations, so it never inserts more.
     public static let maxInsertedPerAnswer = UInt64(UInt32.max)

@@ -37,7 +37,7 @@ public enum SnapshotExport {
     /// client by client, least recently used first.
     public static func writeIdempotency(_ memory: IdempotencyMemory, to writer: SnapshotWriter) throws {
         for client in memory.clients {
-            try writer.writeIdempotency(SnapshotIdempotency(client))
+            try writer.writeIdempotency(client)
         }
     }
 }

@@ -35,7 +35,7 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         // Independent of the list being built: an extension record may come
         // anywhere, even between a list's items.
-        store.restoreIdempotency(IdempotencyMemory(clients: [IdempotencyMemory.Client(client)]))
+        store.restoreIdempotency(IdempotencyMemory(clients: [client]))
     }
 
     func restoreEnd(_ trailer: SnapshotTrailer) throws {

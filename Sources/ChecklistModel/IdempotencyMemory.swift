@@ -1,5 +1,3 @@
-import ChecklistModel
-
 /// What the store remembers of answered idempotency keys (Protocol/SPEC.md
 /// section 9), as plain values, client by client: what a snapshot keeps so
 /// that a restart from it (the log before it is gone) still answers retries
@@ -31,8 +29,11 @@ public struct IdempotencyMemory: Hashable, Sendable {
         }
     }
 
-    /// One client (namespace and client id) and what is remembered of it.
+    /// One client (namespace and client id) and what is remembered of it:
+    /// also what one IDEMPOTENCY snapshot record holds.
     public struct Client: Hashable, Sendable {
+        public typealias Answer = IdempotencyMemory.Answer
+
         public var namespace: Namespace
         public var client: UInt64
         /// The highest sequence number the memory has forgotten for this
