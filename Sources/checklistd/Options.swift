@@ -62,6 +62,9 @@ struct Options {
                              subscriptions are dropped (default 4194304)
       --max-import-bytes B   most uncompressed bytes one IMPORT may carry; its lists are
                              staged in memory (about 1.7 x B) until applied (default 1073741824)
+      --transfer-threads N   threads that make EXPORT chunks and decode and apply IMPORT
+                             chunks, off the event loops: at most N chunks are worked
+                             on at once, the others wait their turn (default 2)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -113,6 +116,7 @@ struct Options {
             case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
             case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)
             case "--max-import-bytes": options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024)
+            case "--transfer-threads": options.configuration.snapshots.workerThreads = try number(arg, Int.self, min: 1)
             case "--tokens": options.tokensFile = try value(arg)
             case "--insecure-bind": options.insecureBind = true
             case "--idle-timeout":

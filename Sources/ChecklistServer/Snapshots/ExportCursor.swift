@@ -13,7 +13,9 @@ import Foundation
 /// sent (at most about one chunk plus one block). The cut pins the lists'
 /// storage as it was at START: changes made meanwhile copy what they touch.
 ///
-/// Owned by the connection's event-loop thread.
+/// Not thread-safe: used by one thread at a time, through the `Exclusive`
+/// that holds it: the connection's event loop, or the transfer worker
+/// working on a chunk (`TransferWorkers`).
 final class ExportCursor {
     /// Rows written between checks of the output.
     private static let rowBatch = 1024
