@@ -37,6 +37,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     private let workers: TransferWorkers
     /// The snapshot request whose answer a transfer worker is making.
     private var transfer: Transfer?
+    /// Set when the connection closes: a transfer job not started yet is skipped.
+    private let closed = CancellationFlag()
     /// The server began shutting down while a transfer's answer was being
     /// made: the goodbye follows that answer.
     private var goodbyeAfterTransfer = false
@@ -188,7 +190,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         let me = loopBound(connection)
         let handle = connection.handle
         let run = transfer.work.run
+        let closed = self.closed
         let queued = workers.submit {
+            guard !closed.isSet else { return }
             let outcome = run()
             // Dropped if the connection closed meanwhile (or the loop
             // stopped): an import's place is freed with its stream.
@@ -288,6 +292,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     func connectionClosed(_ connection: Connection) {
+        closed.set()
         session.connectionClosed()
         transfer = nil
         storage?.waiters.cancel(id: connection.id)

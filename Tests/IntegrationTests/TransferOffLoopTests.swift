@@ -196,16 +196,15 @@ import Testing
             _ = setsockopt(leaving[0].fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
             leaving.removeAll()  // closes them
         }
-        // The places come back once the worker lets go of the streams: ask
-        // again (a bounded number of times) until two imports may begin.
+        // The places come back once the worker lets go of the streams (a
+        // chunk it had begun is finished first): ask until two imports may
+        // begin.
         var importers: [ChecklistConnection] = []
         for _ in 0..<2 {
             let next = try await server.connect()
-            var begun = false
-            for _ in 0..<10_000 where !begun {
-                if case .importOK(let ok) = try await next.send(.import(Import(.begin(mode: .merge)))) {
-                    begun = ok.status == .started
-                }
+            let begun = try await eventually(within: .seconds(60)) {
+                guard case .importOK(let ok) = try await next.send(.import(Import(.begin(mode: .merge)))) else { return false }
+                return ok.status == .started
             }
             #expect(begun, "an import place was not freed")
             importers.append(next)
