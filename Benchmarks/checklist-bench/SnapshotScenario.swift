@@ -8,9 +8,11 @@ import Synchronization
 /// `checklist-bench snapshot`: EXPORT and IMPORT throughput over the
 /// protocol. A snapshot of N items is written to a file here, IMPORTed into
 /// a fresh server, then EXPORTed back; throughput is in MB (10^6 bytes) of
-/// raw records (the snapshot's uncompressed content) per second.
+/// raw records (the snapshot's uncompressed content) per second. Another
+/// connection probes the server throughout: how long its requests wait is
+/// what a transfer costs the other clients.
 enum SnapshotScenario {
-    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "json"]
+    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "server-threads", "probe", "probe-ms", "json"]
 
     static func run(_ args: BenchArguments) async throws {
         try args.check(allowed: options)
@@ -19,6 +21,13 @@ enum SnapshotScenario {
         let textBytes = try args.int("text-bytes", default: 40, min: 8)
         let chunk = try args.int("chunk", default: 1 << 20, min: 1024)
         let window = try args.int("window", default: 4, min: 1)
+        // 1 puts the probe on the transfer's event loop (the server it starts only).
+        let serverThreads = try args.int("server-threads", default: 0, min: 0)
+        let probePause = try args.int("probe-ms", default: 5, min: 0)
+        let probeKind = args.string("probe") ?? "lists"
+        guard let probeRequest = StallProbe.Kind(rawValue: probeKind) else {
+            throw BenchArguments.UsageError(description: "--probe is lists or ping, not '\(probeKind)'")
+        }
 
         // The file to import, written once (not timed).
         let files = try TemporaryDirectory(prefix: "checklist-bench-snapshot")
@@ -26,13 +35,15 @@ enum SnapshotScenario {
         let path = files.appending("bench.ckss.gz")
         let written = try writeSnapshot(to: path, items: items, lists: lists, textBytes: textBytes)
 
-        let target = try BenchTarget(args, extraServerArguments: ["--max-import-bytes", String(written.rawBytes * 2 + (1 << 20))])
+        let target = try BenchTarget(args, extraServerArguments: ["--max-import-bytes", String(written.rawBytes * 2 + (1 << 20))]
+                                     + (serverThreads > 0 ? ["--threads", String(serverThreads)] : []))
         defer { target.stop() }
         let client = try await target.connect()
         // Another client reads LIST_LISTS (which takes the store's lock) every
         // 5 ms throughout: its slowest answer is the longest pause an import
-        // or export makes other clients see.
-        let probe = StallProbe(connection: try await target.connect())
+        // or export makes other clients see. (PING takes no lock: it measures
+        // the event loop alone.)
+        let probe = StallProbe(connection: try await target.connect(), kind: probeRequest, pause: .milliseconds(probePause))
         let probing = Task { await probe.run() }
 
         // IMPORT, streamed from the file.
@@ -43,7 +54,7 @@ enum SnapshotScenario {
             return data.isEmpty ? nil : Array(data)
         }
         let importSeconds = seconds(importStart.duration(to: .now))
-        let importStallMs = await probe.settledMaxMs()
+        let importProbes = await probe.settled()
         try file.close()
         guard imported.items == UInt64(items), imported.lists == UInt64(lists) else {
             throw BenchArguments.UsageError(description: "imported \(imported.lists) lists, \(imported.items) items; expected \(lists), \(items)")
@@ -53,7 +64,7 @@ enum SnapshotScenario {
         let exportStart = ContinuousClock.now
         let exported = try await client.exportSnapshot(chunkBytes: chunk, window: window) { _ in }
         let exportSeconds = seconds(exportStart.duration(to: .now))
-        let exportStallMs = await probe.settledMaxMs()
+        let exportProbes = await probe.settled()
         probing.cancel()
         _ = await probing.value
         guard exported.items == UInt64(items) else {
@@ -72,8 +83,15 @@ enum SnapshotScenario {
         report.add("importMBps", Double(imported.rawBytes) / 1e6 / importSeconds)
         report.add("exportSeconds", exportSeconds)
         report.add("importSeconds", importSeconds)
-        report.add("importMaxStallMs", importStallMs)
-        report.add("exportMaxStallMs", exportStallMs)
+        report.add("probe", probeKind)
+        report.add("importMaxStallMs", importProbes.maxMs)
+        report.add("exportMaxStallMs", exportProbes.maxMs)
+        report.add("importProbeP50Ms", importProbes.quantileMs(0.5))
+        report.add("importProbeP99Ms", importProbes.quantileMs(0.99))
+        report.add("exportProbeP50Ms", exportProbes.quantileMs(0.5))
+        report.add("exportProbeP99Ms", exportProbes.quantileMs(0.99))
+        report.add("importProbes", Int(importProbes.count))
+        report.add("exportProbes", Int(exportProbes.count))
         report.add("importFileBytes", written.compressedBytes)
         report.add("exportChunks", exported.chunks)
         report.add("peakRssBytes", target.serverPeakRssBytes ?? 0)
@@ -110,47 +128,65 @@ enum SnapshotScenario {
         return try writer.finish(endLSN: 0)
     }
 
-    /// A paced loop of LIST_LISTS on its own connection, keeping the
-    /// slowest answer since it was last asked.
+    /// A paced loop of LIST_LISTS (or PING) on its own connection, keeping
+    /// the latencies of its answers since it was last asked.
     final class StallProbe: Sendable {
+        /// The request the probe repeats.
+        enum Kind: String, Sendable {
+            case lists, ping
+        }
+
         struct State {
-            var maxNanos: UInt64 = 0
+            var latencies = LatencyHistogram()
             var completed = 0
             var waiters: [(after: Int, continuation: CheckedContinuation<Void, Never>)] = []
             var stopped = false
         }
 
         let connection: ChecklistConnection
+        let kind: Kind
+        /// Between an answer and the next request.
+        let pause: Duration
         private let state = Mutex(State())
 
-        init(connection: ChecklistConnection) {
+        init(connection: ChecklistConnection, kind: Kind, pause: Duration) {
             self.connection = connection
+            self.kind = kind
+            self.pause = pause
+        }
+
+        /// One request; false once the connection failed.
+        private func ask() async -> Bool {
+            switch kind {
+            case .lists: return (try? await connection.lists()) != nil
+            case .ping: return (try? await connection.ping()) != nil
+            }
         }
 
         func run() async {
             while !Task.isCancelled {
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                guard (try? await connection.lists()) != nil else { break }
+                guard await ask() else { break }
                 let took = DispatchTime.now().uptimeNanoseconds - t0
                 let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-                    s.maxNanos = max(s.maxNanos, took)
+                    s.latencies.record(nanos: took)
                     s.completed += 1
                     let ready = s.waiters.filter { $0.after <= s.completed }.map(\.continuation)
                     s.waiters.removeAll { $0.after <= s.completed }
                     return ready
                 }
                 for c in ready { c.resume() }
-                try? await Task.sleep(for: .milliseconds(5))
+                if pause > .zero { try? await Task.sleep(for: pause) }
             }
             let left = state.withLock { s in defer { s.waiters = []; s.stopped = true }; return s.waiters.map(\.continuation) }
             for c in left { c.resume() }
             await connection.close()
         }
 
-        /// The slowest answer since the last call, once every probe request
-        /// in flight now has been answered (a request held up by the phase
-        /// that just ended counts for it); then starts afresh.
-        func settledMaxMs() async -> Double {
+        /// The latencies since the last call, once every probe request in
+        /// flight now has been answered (a request held up by the phase that
+        /// just ended counts for it); then starts afresh.
+        func settled() async -> LatencyHistogram {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { s -> Bool in
                     if s.stopped { return true }
@@ -159,7 +195,7 @@ enum SnapshotScenario {
                 }
                 if resumeNow { continuation.resume() }
             }
-            return Double(state.withLock { s in defer { s.maxNanos = 0 }; return s.maxNanos }) / 1e6
+            return state.withLock { s in defer { s.latencies = LatencyHistogram() }; return s.latencies }
         }
     }
 

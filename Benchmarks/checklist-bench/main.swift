@@ -13,7 +13,9 @@ scenarios:
             [--mix page=70,patch=20,lists=10] [--pipeline 1] [--lists 10] [--items 1000]
             [--page 50] [--threads N] [--seed 1]; every answer checked; loopback only
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
-            [--chunk 1048576] [--window 4]; MB/s of raw records, ratio, server peak RSS
+            [--chunk 1048576] [--window 4] [--server-threads N] [--probe lists|ping]
+            [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of
+            another connection meanwhile
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
 

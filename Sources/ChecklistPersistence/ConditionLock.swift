@@ -4,12 +4,13 @@ import Glibc
 /// `State`. The write-ahead log and the compression pool need what
 /// `Synchronization.Mutex` lacks: waiting for the state to change (the
 /// flusher waits for records, appenders for durability or buffer space,
-/// workers for blocks), with a timeout.
+/// workers for blocks), with a timeout. `package` so that the server's
+/// transfer workers wait for jobs the same way.
 ///
 /// Locking rule: `state` is read and written only by the closures given to
 /// `withLock`, which run with the mutex held (while waiting, the mutex is
 /// released and no closure runs).
-final class ConditionLock<State>: @unchecked Sendable {
+package final class ConditionLock<State>: @unchecked Sendable {
     // @unchecked Sendable is safe: `state` is only touched with `mutex` held
     // (see the locking rule above), and pthread mutexes and condition
     // variables are made for use from many threads. They live in heap memory
@@ -19,7 +20,7 @@ final class ConditionLock<State>: @unchecked Sendable {
     private var state: State
 
     /// Which condition variable to wait on or signal.
-    enum Condition: Int {
+    package enum Condition: Int {
         /// Work for the worker thread(s): records buffered, a sync asked
         /// for, a block to compress, closing.
         case work = 0
@@ -28,7 +29,7 @@ final class ConditionLock<State>: @unchecked Sendable {
         case progress = 1
     }
 
-    init(_ initial: State) {
+    package init(_ initial: State) {
         state = initial
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -50,7 +51,7 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock held.
-    func withLock<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
@@ -62,7 +63,7 @@ final class ConditionLock<State>: @unchecked Sendable {
     /// `body` with the lock still held and whether `ready` was met.
     /// `ready` runs with the lock held and may update the state (e.g. to
     /// note that a thread is about to sleep).
-    func withLock<T, E: Error>(waitingOn condition: Condition, until ready: (inout State) -> Bool,
+    package func withLock<T, E: Error>(waitingOn condition: Condition, until ready: (inout State) -> Bool,
                                deadline: UInt64? = nil,
                                _ body: (inout State, Bool) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
@@ -83,11 +84,11 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Wakes every thread waiting on `condition`. Cheap when none waits.
-    func broadcast(_ condition: Condition) {
+    package func broadcast(_ condition: Condition) {
         pthread_cond_broadcast(conditions + condition.rawValue)
     }
 
-    func signal(_ condition: Condition) {
+    package func signal(_ condition: Condition) {
         pthread_cond_signal(conditions + condition.rawValue)
     }
 }

@@ -5,6 +5,12 @@ import ChecklistWire
 /// also enforces the per-connection load limits (Protocol/SPEC.md section
 /// 4.1: requests in flight, idle timeout), times every request for STATS and
 /// logs the events of its connection.
+///
+/// The heavy part of an EXPORT or IMPORT chunk runs on a transfer worker
+/// (`TransferWorkers`), not here: meanwhile the connection reads and
+/// dispatches nothing more (`Connection.beginAwaitingAnswer`), so its
+/// answers keep request order, while the loop goes on serving its other
+/// connections.
 /// Runs only on its connection's event-loop thread.
 final class ChecklistConnectionHandler: ConnectionHandler {
     private var session: ConnectionSession
@@ -27,10 +33,32 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     private let storage: ServerStorage?
     private var held = HeldAnswers()
     private var self_: LoopBound<ChecklistConnectionHandler>?
+    /// Where snapshot requests' heavy work goes.
+    private let workers: TransferWorkers
+    /// The snapshot request whose answer a transfer worker is making.
+    private var transfer: Transfer?
+    /// Set when the connection closes: a transfer job not started yet is skipped.
+    private let closed = CancellationFlag()
+    /// The server began shutting down while a transfer's answer was being
+    /// made: the goodbye follows that answer.
+    private var goodbyeAfterTransfer = false
+    /// When the last answer made off the loop was written: the idle timeout
+    /// counts from then too (the client could send nothing while it waited).
+    private var transferAnsweredAt: ContinuousClock.Instant?
+
+    /// A request whose answer is with a transfer worker.
+    private struct Transfer {
+        let work: SnapshotWork
+        let header: FrameHeader
+        let began: ContinuousClock.Instant
+        /// The log's end before the request (`--fsync always`).
+        let logBefore: UInt64?
+    }
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
          policy: ConnectionPolicy, loopIndex: Int, storage: ServerStorage? = nil) {
         self.storage = storage?.policy == .always ? storage : nil
+        workers = dispatcher.snapshots.workers
         session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
         // No answer buffer until there is an answer: an idle connection costs none.
         session.output = WireWriter(capacity: 0)
@@ -60,6 +88,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// when `maxInFlight` requests are in flight. Held-back input is offered
     /// again by the connection once its output drains.
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+        // Not while a transfer's answer is awaited (the connection offers no
+        // input then; `finishTransfer` has it offered again).
+        guard transfer == nil else { return 0 }
         // Answers held for durability count as output owed: they are
         // back-pressure too, and not yet sent.
         let owed = connection.pendingOutputBytes + held.count
@@ -72,6 +103,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         var consumed = 0
         var answered = 0
         var action = ConnectionSession.Action.continue
+        var offLoop: Transfer?
         frames: while session.output.count < budget {
             guard inFlight.count + answered < policy.maxInFlight else {
                 holdAtInFlightLimit(connection)
@@ -93,6 +125,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 let began = ContinuousClock.now
                 let logBefore = storage?.log.lastLSN
                 let (_, next) = session.receive(UnsafeRawBufferPointer(rebasing: rest[..<size]), outputBudget: .max)
+                if let work = session.takeSnapshotWork() {
+                    // Its answer comes from a worker; the requests after it wait.
+                    offLoop = Transfer(work: work, header: header, began: began, logBefore: logBefore)
+                    consumed += size
+                    break frames
+                }
                 let took = ContinuousClock.now - began
                 // The log moved while this request ran: its answer (and all
                 // after it) waits until the log is durable that far. A commit
@@ -117,36 +155,106 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 }
             }
         }
-        if session.output.count > 0 {
-            let bytes = session.output.count
-            if barriers.isEmpty && held.isEmpty {
-                session.output.bytes.withUnsafeBytes { connection.write($0) }
-            } else {
-                session.output.bytes.withUnsafeBytes { held.append($0, barriers: barriers) }
-                releaseHeld(connection)
-            }
-            session.output.reset()
-            inFlight.wrote(bytes: bytes, answers: answered)
-        }
+        sendOutput(barriers: barriers, answers: answered, connection)
         if action == .closeAfterFlush {
             closingByServer = true
             connection.close()
         }
         inputHeldBack = consumed < input.count
+        if let offLoop { startTransfer(offLoop, connection) }
         return consumed
+    }
+
+    /// Hands `session.output` to the connection, or to the held answers when
+    /// some must wait for the log (`barriers`, or earlier answers waiting).
+    private func sendOutput(barriers: [(end: Int, lsn: UInt64)], answers: Int, _ connection: Connection) {
+        guard session.output.count > 0 else { return }
+        let bytes = session.output.count
+        if barriers.isEmpty && held.isEmpty {
+            session.output.bytes.withUnsafeBytes { connection.write($0) }
+        } else {
+            session.output.bytes.withUnsafeBytes { held.append($0, barriers: barriers) }
+            releaseHeld(connection)
+        }
+        session.output.reset()
+        inFlight.wrote(bytes: bytes, answers: answers)
+    }
+
+    // MARK: Transfers
+
+    /// Runs `transfer`'s work on a worker; its answer comes back to this
+    /// loop (`finishTransfer`). Meanwhile the connection reads nothing.
+    private func startTransfer(_ transfer: Transfer, _ connection: Connection) {
+        self.transfer = transfer
+        connection.beginAwaitingAnswer()
+        let me = loopBound(connection)
+        let handle = connection.handle
+        let run = transfer.work.run
+        let closed = self.closed
+        let queued = workers.submit {
+            guard !closed.isSet else { return }
+            let outcome = run()
+            // Dropped if the connection closed meanwhile (or the loop
+            // stopped): an import's place is freed with its stream.
+            handle.execute { connection in me.value.finishTransfer(outcome, connection) }
+        }
+        if !queued {
+            finishTransfer(.failure(ChecklistError(.shuttingDown, "the server is shutting down")), connection)
+        }
+    }
+
+    /// Writes the answer a worker made, then lets the connection read the
+    /// requests behind it again (or close, if the server is stopping).
+    private func finishTransfer(_ outcome: SnapshotWork.Outcome, _ connection: Connection) {
+        guard let transfer else { return }
+        self.transfer = nil
+        defer { connection.endAwaitingAnswer() }
+        guard connection.isOpen else { return }
+        let answerStart = session.output.count
+        session.completeSnapshotWork(transfer.work, outcome)
+        // IMPORT END logged the import: its answer waits until that is durable.
+        var barriers: [(end: Int, lsn: UInt64)] = []
+        if transfer.work.kind == .importEnd, let log = storage?.log, log.lastLSN != transfer.logBefore {
+            barriers.append((session.output.count, log.lastLSN))
+        }
+        let now = ContinuousClock.now
+        record(transfer.header, answerStart: answerStart, took: now - transfer.began, connection)
+        sendOutput(barriers: barriers, answers: 1, connection)
+        transferAnsweredAt = connection.eventLoop.now
+        if goodbyeAfterTransfer {
+            goodbyeAfterTransfer = false
+            sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+        }
+    }
+
+    /// This handler as a loop-bound reference, for work that comes back to
+    /// the loop from another thread. Dropped when the connection closes.
+    private func loopBound(_ connection: Connection) -> LoopBound<ChecklistConnectionHandler> {
+        let me = self_ ?? LoopBound(self, eventLoop: connection.eventLoop)
+        self_ = me
+        return me
     }
 
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
     func connectionShuttingDown(_ connection: Connection) {
         closingByServer = true
+        // A request already read is still being answered: the goodbye follows
+        // its answer (the connection's close waits for it).
+        if transfer != nil {
+            goodbyeAfterTransfer = true
+            return
+        }
         sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
     }
 
     /// The idle timeout (Protocol/SPEC.md section 1): nothing received for
     /// `idleTimeout` and nothing owed to the client.
     func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
-        let quiet = now - connection.lastInputAt
+        // An answer is owed: neither idle nor to be cut off before it is sent
+        // (a revoked token is acted on at the first tick after it).
+        guard transfer == nil else { return }
+        let quiet = now - max(connection.lastInputAt, transferAnsweredAt ?? connection.lastInputAt)
         // A quiet connection keeps no answer buffer (thousands of idle
         // connections should cost no buffer memory); the next answer makes one.
         if quiet >= .seconds(1) && session.output.count == 0 && session.output.bytes.capacity > 0 {
@@ -184,7 +292,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     func connectionClosed(_ connection: Connection) {
-        session.liveSync.connectionClosed()
+        closed.set()
+        session.connectionClosed()
+        transfer = nil
         storage?.waiters.cancel(id: connection.id)
         self_ = nil  // the loop-bound reference to this handler: no cycle left
         if connection.pendingOutputBytes > policy.maxOutputBytes {
@@ -210,8 +320,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // Requests held back (in-flight limit, output budget) may go on now.
         if inputHeldBack { connection.offerInputAgain() }
         guard let lsn = held.waitingFor, connection.isOpen else { return }
-        let me = self_ ?? LoopBound(self, eventLoop: connection.eventLoop)
-        self_ = me
+        let me = loopBound(connection)
         let handle = connection.handle
         storage.waiters.wait(id: connection.id, for: lsn) { _ in
             _ = handle.execute { connection in me.value.releaseHeld(connection) }

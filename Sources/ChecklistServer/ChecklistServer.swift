@@ -15,6 +15,8 @@ public final class ChecklistServer: Sendable {
     private let group: EventLoopGroup
     private let tcp: TCPServer
     private let metricsHTTP: TCPServer?
+    /// The threads that work on EXPORT and IMPORT chunks.
+    private let transferWorkers: TransferWorkers
     /// Event-loop threads serving connections.
     public let threadCount: Int
     /// `RLIMIT_NOFILE` (soft) after raising it at start.
@@ -49,6 +51,7 @@ public final class ChecklistServer: Sendable {
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots)
+        transferWorkers = dispatcher.snapshots.workers
         // A single answer may be as large as a frame: the output limit must hold it.
         let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)
         let policy = ConnectionPolicy(idleTimeout: configuration.idleTimeout, maxInFlight: max(1, configuration.maxInFlight),
@@ -102,13 +105,17 @@ public final class ChecklistServer: Sendable {
     /// `HOST:PORT` of the metrics endpoint, if it is on.
     public var metricsAddress: String? { metricsHTTP?.localAddress }
 
-    /// Stops accepting, lets every connection send what it owes, then stops
-    /// the loops. Blocks; call it off the event loops.
+    /// Stops accepting, lets every connection send what it owes (an EXPORT
+    /// or IMPORT chunk being worked on is finished and answered first), then
+    /// stops the loops and the transfer workers. Blocks; call it off the
+    /// event loops.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) -> TCPServer.ShutdownResult {
         metricsHTTP?.shutdown(timeout: .seconds(1))
         let result = tcp.shutdown(timeout: timeout)
         group.shutdownAndJoin()
+        // After the loops: no connection is left to give a worker a job.
+        transferWorkers.shutdown()
         return result
     }
 }

@@ -63,6 +63,9 @@ struct Options {
       --max-import-bytes B   most uncompressed bytes one IMPORT may carry; its lists are
                              staged in memory (about 1.7 x B) until applied (default 1073741824,
                              at most 4026531840: an import is logged as one record)
+      --transfer-threads N   threads that make EXPORT chunks and decode and apply IMPORT
+                             chunks, off the event loops: at most N chunks are worked
+                             on at once, the others wait their turn (default 2)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -117,6 +120,7 @@ struct Options {
             case "--max-import-bytes":
                 options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024,
                                                                             max: LogRecordFormat.maxImportRawBytes)
+            case "--transfer-threads": options.configuration.snapshots.workerThreads = try number(arg, Int.self, min: 1)
             case "--tokens": options.tokensFile = try value(arg)
             case "--insecure-bind": options.insecureBind = true
             case "--idle-timeout":

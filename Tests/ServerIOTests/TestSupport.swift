@@ -21,6 +21,8 @@ struct LineServerConfig: Sendable {
 /// Observations shared between the loops and the test thread.
 final class ServerEvents: Sendable {
     let closed: Latch
+    /// Counted down when a connection begins awaiting an answer (`LATER`).
+    let awaiting = Latch(count: 1)
     private let state = Mutex(State())
     struct State {
         var opened: [UInt64] = []
@@ -28,6 +30,8 @@ final class ServerEvents: Sendable {
         var peerOf: [UInt64: String] = [:]
         var closed: [UInt64] = []
         var subscribers: [ConnectionHandle] = []
+        /// Connections awaiting the answer to a `LATER`, oldest first.
+        var later: [ConnectionHandle] = []
         var wrongThread = 0
     }
 
@@ -45,12 +49,28 @@ final class ServerEvents: Sendable {
         closed.countDown()
     }
     func subscribe(_ handle: ConnectionHandle) { state.withLock { $0.subscribers.append(handle) } }
+    func awaitingAnswer(_ handle: ConnectionHandle) {
+        state.withLock { $0.later.append(handle) }
+        awaiting.countDown()
+    }
+
+    /// Answers the oldest `LATER`, from the calling thread (as a worker
+    /// would): "LATE" on its loop, then the connection reads again.
+    func answerLater() {
+        let handle = state.withLock { $0.later.removeFirst() }
+        handle.execute { connection in
+            connection.write(Array("LATE\n".utf8))
+            connection.endAwaitingAnswer()
+        }
+    }
     func wrongThread() { state.withLock { $0.wrongThread += 1 } }
     var snapshot: State { state.withLock { $0 } }
 }
 
 /// A line protocol: each "\n"-terminated line is echoed, except the commands
-/// FLOOD, BIG, SUB and CLOSE. Runs on the connection's loop only.
+/// FLOOD, BIG, SUB, LATER (answered "LATE" by `ServerEvents.answerLater`, as
+/// if made off the loop; lines after it wait) and CLOSE. Runs on the
+/// connection's loop only.
 final class LineHandler: ConnectionHandler {
     let config: LineServerConfig
     let events: ServerEvents
@@ -90,6 +110,10 @@ final class LineHandler: ConnectionHandler {
             case "SUB":
                 events.subscribe(connection.handle)
                 connection.write(Array("OK\n".utf8))
+            case "LATER":
+                connection.beginAwaitingAnswer()
+                events.awaitingAnswer(connection.handle)
+                return consumed
             case "CLOSE":
                 connection.write(Array("BYE\n".utf8))
                 connection.close()

@@ -20,6 +20,10 @@ import ChecklistSocket
 /// Closing: `close()` stops reading, sends what is pending (for at most
 /// `closeTimeout`), shuts down our sending side and lingers until the peer
 /// closes (at most `lingerTimeout`); `abort()` closes at once.
+///
+/// Answers made elsewhere: while the handler awaits an answer made off the
+/// loop (`beginAwaitingAnswer`), the connection reads nothing and a graceful
+/// close waits for that answer (`endAwaitingAnswer`).
 public final class Connection {
     /// Unique per server, increasing in accept order.
     public let id: UInt64
@@ -74,6 +78,11 @@ public final class Connection {
     /// Handler calls (and `withOutputBuffer`s) in progress on the stack. While
     /// non-zero, closing does not free buffers or call `connectionClosed`.
     private var callbackDepth = 0
+    /// Answers the handler is having made off the loop (`beginAwaitingAnswer`).
+    private var awaitedAnswers = 0
+    /// A graceful close asked for while answers were awaited: carried out
+    /// when the last one is written, or an abort once this deadline passes.
+    private var deferredCloseDeadline: ContinuousClock.Instant?
     private var closeNotificationPending = false
 
     init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext) {
@@ -105,7 +114,8 @@ public final class Connection {
     /// mark, even if no new bytes arrive.
     public var isOutputBacklogged: Bool { pendingOutputBytes > limits.outputHighWaterMark }
 
-    /// Neither `close()` nor `abort()` has been called and the peer has not
+    /// Neither `close()` nor `abort()` has been called (or a `close()` waits
+    /// for an awaited answer, `beginAwaitingAnswer`) and the peer has not
     /// reset the connection: writes are accepted.
     public var isOpen: Bool {
         if case .open = state { return true }
@@ -180,6 +190,8 @@ public final class Connection {
     /// `close()` with an explicit deadline for the flush (server shutdown).
     func close(deadline: ContinuousClock.Instant) {
         switch state {
+        case .open where awaitedAnswers > 0:
+            deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
         case .open:
             state = .closing(deadline: deadline)
             updateInterest()
@@ -202,6 +214,42 @@ public final class Connection {
         guard isOpen, input.readableCount > 0 else { return }
         redeliverWhenDrained = true
         queueFlush()
+    }
+
+    /// The handler has read a request whose answer is being made off the
+    /// loop (e.g. by a worker thread), and will write it later on the loop,
+    /// then call `endAwaitingAnswer()`. Until then the connection reads
+    /// nothing and offers the handler no input: requests behind it wait in
+    /// the socket's buffers (answers keep their order, memory stays bounded).
+    /// A graceful close asked for meanwhile (`close()`, server shutdown)
+    /// waits, so that the answer can still be written, but not past its
+    /// deadline (the connection is then aborted). `abort()` and the peer's
+    /// reset are not delayed: the handler then learns of the close as usual
+    /// and drops the answer when it comes.
+    public func beginAwaitingAnswer() {
+        eventLoop.assertInEventLoop()
+        awaitedAnswers += 1
+        updateInterest()
+    }
+
+    /// The awaited answer is written (or will never be): reading resumes and
+    /// held input is offered to the handler again, or a graceful close asked
+    /// for meanwhile goes ahead (after the output is sent, as usual).
+    public func endAwaitingAnswer() {
+        eventLoop.assertInEventLoop()
+        precondition(awaitedAnswers > 0, "endAwaitingAnswer without beginAwaitingAnswer")
+        awaitedAnswers -= 1
+        guard awaitedAnswers == 0, isOpen else { return }
+        if let deadline = deferredCloseDeadline {
+            deferredCloseDeadline = nil
+            close(deadline: deadline)
+            return
+        }
+        updateInterest()
+        if input.readableCount > 0 {
+            redeliverWhenDrained = true
+            queueFlush()
+        }
     }
 
     /// Closes now, dropping pending output.
@@ -303,9 +351,10 @@ public final class Connection {
         }
     }
 
-    /// Offers all unconsumed input to the handler.
+    /// Offers all unconsumed input to the handler (not while it awaits an
+    /// answer: `endAwaitingAnswer` offers it then).
     private func deliverInput() {
-        guard isOpen, input.readableCount > 0, let handler else { return }
+        guard isOpen, awaitedAnswers == 0, input.readableCount > 0, let handler else { return }
         callbackDepth += 1
         let available = input.readableCount
         let consumed = handler.connectionReadable(self, input.readable)
@@ -330,7 +379,7 @@ public final class Connection {
 
     private var wantsInput: Bool {
         switch state {
-        case .open: return !isInputClosed && !readPaused
+        case .open: return !isInputClosed && !readPaused && awaitedAnswers == 0
         case .lingering: return !isInputClosed
         case .closing, .closed: return false
         }
@@ -454,6 +503,10 @@ public final class Connection {
         case .closed:
             return
         case .open:
+            if let deadline = deferredCloseDeadline, now >= deadline {
+                abort()  // the awaited answer took longer than the close allows
+                return
+            }
             callHandler { $0.connectionTick(self, now: now) }
         }
         guard callbackDepth == 0, !isClosed else { return }

@@ -31,7 +31,10 @@ public protocol ConnectionHandler: AnyObject {
     func connectionInputClosed(_ connection: Connection)
 
     /// The server is shutting down gracefully; the connection will be closed
-    /// (after its pending output is sent) right after this returns. Default: nothing.
+    /// (after its pending output is sent) right after this returns, or, while
+    /// the handler awaits an answer made off the loop
+    /// (`Connection.beginAwaitingAnswer`), once that answer is written.
+    /// Default: nothing.
     func connectionShuttingDown(_ connection: Connection)
 
     /// Called every `ConnectionLimits.tickInterval` (coarse, ~1 s) while the

@@ -44,6 +44,9 @@ struct ConnectionSession {
     var liveSync: LiveSyncSession
     /// EXPORT and IMPORT, with this connection's running transfers.
     private var snapshots: SnapshotSession
+    /// The heavy part of the last snapshot request, left for a transfer
+    /// worker; the owner takes it with `takeSnapshotWork`.
+    private var snapshotWork: SnapshotWork?
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -58,8 +61,9 @@ struct ConnectionSession {
 
     /// Handles the whole frames at the start of `input`, stopping early once
     /// `output` holds `outputBudget` bytes (back-pressure: the caller offers
-    /// the rest again when its output drained), and returns how many bytes
-    /// it consumed.
+    /// the rest again when its output drained), or after a snapshot request
+    /// whose answer is left to a worker (`takeSnapshotWork`), and returns how
+    /// many bytes it consumed.
     mutating func receive(_ input: UnsafeRawBufferPointer, outputBudget: Int) -> (consumed: Int, action: Action) {
         var consumed = 0
         while output.count < outputBudget {
@@ -74,9 +78,33 @@ struct ConnectionSession {
                 handle(header: header, body: UnsafeRawBufferPointer(rebasing: rest[body]))
                 consumed += frameSize
                 if closeRequested { return (input.count, .closeAfterFlush) }
+                // Later requests wait for that answer: answers keep request order.
+                if snapshotWork != nil { return (consumed, .continue) }
             }
         }
         return (consumed, .continue)
+    }
+
+    /// The work the last request left for a transfer worker (EXPORT START
+    /// or NEXT, IMPORT DATA or END), if any. Its answer is not in `output`:
+    /// run the work off the loop, then hand its outcome to
+    /// `completeSnapshotWork`, and give this session no request before that.
+    mutating func takeSnapshotWork() -> SnapshotWork? {
+        defer { snapshotWork = nil }
+        return snapshotWork
+    }
+
+    /// Appends the answer `outcome` of `work` (taken from
+    /// `takeSnapshotWork`) to `output`.
+    mutating func completeSnapshotWork(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome) {
+        snapshots.complete(work, outcome, into: &output, encoder: &encoder)
+    }
+
+    /// The connection closed: ends its transfers.
+    mutating func connectionClosed() {
+        snapshotWork = nil
+        snapshots.endTransfers()
+        liveSync.connectionClosed()
     }
 
     private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) {
@@ -104,7 +132,8 @@ struct ConnectionSession {
                 return
             }
             if SnapshotSession.handles(request) {
-                snapshots.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
+                snapshotWork = snapshots.handle(request, namespace: namespace, requestID: header.requestID,
+                                                into: &output, encoder: &encoder)
                 return
             }
             dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)

@@ -17,7 +17,9 @@ import Foundation
 /// IDEMPOTENCY record would show one namespace's client other namespaces'
 /// keys; Protocol/SNAPSHOT.md section 3.8).
 ///
-/// Owned by the connection's event-loop thread.
+/// Not thread-safe: used by one thread at a time, through the `Exclusive`
+/// that holds it: the connection's event loop, or the transfer worker
+/// working on a chunk (`TransferWorkers`).
 final class ExportCursor {
     /// Rows written between checks of the output.
     private static let rowBatch = 1024

@@ -8,7 +8,9 @@ import ChecklistWire
 /// `ImportStaging`; END checks the trailer and applies everything at once
 /// (Protocol/SPEC.md section 6.17).
 ///
-/// Owned by the connection's event-loop thread.
+/// Not thread-safe: used by one thread at a time, through the `Exclusive`
+/// that holds it: the connection's event loop, or the transfer worker
+/// working on a chunk (`TransferWorkers`).
 final class ImportStream {
     let mode: ImportMode
     private let namespace: Namespace

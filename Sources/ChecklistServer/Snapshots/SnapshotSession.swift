@@ -10,13 +10,19 @@ import ChecklistWire
 /// Both are pulled by the client, one request per chunk, so the server
 /// holds at most about one chunk per connection however slow the client
 /// is, and the connection's usual back-pressure (section 4.1) applies.
+///
+/// Requests are checked here, on the loop; the heavy part of a chunk
+/// (compressing, decoding, applying) is handed back as a `SnapshotWork`
+/// for a transfer worker, and its outcome comes back to `complete`. The
+/// export's cursor and the import's stream are with the worker meanwhile
+/// (`Exclusive`); the connection sends this session no request until then.
 struct SnapshotSession {
     let transfers: SnapshotTransfers
     let store: Store
     let limits: Limits
     /// The running export and its chunk size.
-    private var export: (cursor: ExportCursor, chunkBytes: Int)?
-    private var importStream: ImportStream?
+    private var export: (cursor: Exclusive<ExportCursor>, chunkBytes: Int)?
+    private var importStream: Exclusive<ImportStream>?
 
     init(transfers: SnapshotTransfers, store: Store, limits: Limits) {
         self.transfers = transfers
@@ -41,15 +47,22 @@ struct SnapshotSession {
         min(Store.defaultMaxImportLists, max(1, (Int(limits.maxFrameBytes) - 64) / 20))
     }
 
+    /// Answers `request` into `out`, or returns the work that will make its
+    /// answer (to be run off the loop, then given to `complete`).
     mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32,
-                         into out: inout WireWriter, encoder: inout FrameEncoder) {
+                         into out: inout WireWriter, encoder: inout FrameEncoder) -> SnapshotWork? {
         do {
             switch request {
             case .export(let m):
-                try handleExport(m.action, namespace: namespace, requestID: requestID, into: &out, encoder: &encoder)
+                return try handleExport(m.action, namespace: namespace, requestID: requestID, into: &out, encoder: &encoder)
             case .import(let m):
-                let answer = try handleImport(m.action, namespace: namespace)
-                encoder.append(answer, requestID: requestID, to: &out)
+                switch try handleImport(m.action, namespace: namespace, requestID: requestID) {
+                case .answer(let answer):
+                    encoder.append(answer, requestID: requestID, to: &out)
+                    return nil
+                case .work(let work):
+                    return work
+                }
             default:
                 throw ChecklistError(.internalError, "\(request.type) is not a snapshot request")
             }
@@ -58,12 +71,45 @@ struct SnapshotSession {
         } catch {
             encoder.append(ErrorMessage(ChecklistError(.internalError, "\(error)")), requestID: requestID, to: &out)
         }
+        return nil
+    }
+
+    /// Writes the answer `outcome` of `work` into `out` and updates the
+    /// running transfers: an export ends with its END chunk or a failure,
+    /// an import with a failed DATA.
+    mutating func complete(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome,
+                           into out: inout WireWriter, encoder: inout FrameEncoder) {
+        switch outcome {
+        case .success(.exportChunk(let frame, let ended)):
+            if ended { export = nil }
+            if out.count == 0 {
+                out.bytes = frame  // the common case: no copy
+            } else {
+                out.bytes.append(contentsOf: frame)
+            }
+        case .success(.importOK(let answer)):
+            encoder.append(answer, requestID: work.requestID, to: &out)
+        case .failure(let error):
+            switch work.kind {
+            case .exportChunk: export = nil
+            case .importData: importStream = nil  // a bad chunk ends the import; nothing was applied
+            case .importEnd: break  // already over
+            }
+            encoder.append(ErrorMessage(error), requestID: work.requestID, to: &out)
+        }
+    }
+
+    /// The connection closed: drops the running export and import (the
+    /// import's place is freed once no worker holds its stream either).
+    mutating func endTransfers() {
+        export = nil
+        importStream = nil
     }
 
     // MARK: EXPORT
 
     private mutating func handleExport(_ action: Export.Action, namespace: Namespace, requestID: UInt32,
-                                       into out: inout WireWriter, encoder: inout FrameEncoder) throws {
+                                       into out: inout WireWriter, encoder: inout FrameEncoder) throws -> SnapshotWork? {
         switch action {
         case .start(let asked, let lists):
             guard export == nil else {
@@ -74,40 +120,56 @@ struct SnapshotSession {
             // At most the server's chunk size, and room in the frame for the other fields.
             var chunkBytes = min(transfers.configuration.exportChunkBytes, Int(limits.maxFrameBytes) - 64)
             if asked > 0 { chunkBytes = min(chunkBytes, Int(clamping: asked)) }
-            export = (cursor, max(1, chunkBytes))
+            export = (Exclusive(cursor), max(1, chunkBytes))
         case .next(let sequence):
             guard let running = export else { throw ChecklistError(.badState, "no export is running on this connection") }
-            guard sequence == running.cursor.nextSequence else {
-                throw ChecklistError.badField("sequence", "expected chunk \(running.cursor.nextSequence), got \(sequence)")
+            let expected = running.cursor.withValue { $0.nextSequence }
+            guard sequence == expected else {
+                throw ChecklistError.badField("sequence", "expected chunk \(expected), got \(sequence)")
             }
         case .cancel:
-            let sequence = export?.cursor.nextSequence ?? 0
+            let sequence = export?.cursor.withValue { $0.nextSequence } ?? 0
             export = nil
             encoder.append(ExportChunk(sequence: sequence, status: .cancelled, listCount: 0, itemCount: 0,
                                        itemsWritten: 0, rawBytes: 0, data: []), requestID: requestID, to: &out)
-            return
+            return nil
         }
-        guard let (cursor, chunkBytes) = export else { return }
-        // Gzip data does not compress: never spend zlib on it again.
-        let compress = encoder.compress
-        encoder.compress = false
-        defer { encoder.compress = compress }
-        do {
-            let header = try cursor.nextChunk(maxBytes: chunkBytes) { header, data in
-                encoder.append(type: .exportChunk, requestID: requestID, to: &out) { w in
-                    ExportChunk.encode(header: header, data: data, into: &w)
+        guard let (cursor, chunkBytes) = export else { return nil }
+        return SnapshotWork(kind: .exportChunk, requestID: requestID) {
+            Self.nextChunk(of: cursor, maxBytes: chunkBytes, requestID: requestID)
+        }
+    }
+
+    /// Makes the export's next chunk and encodes its whole EXPORT_CHUNK
+    /// frame. Runs on a transfer worker.
+    private static func nextChunk(of cursor: Exclusive<ExportCursor>, maxBytes: Int, requestID: UInt32) -> SnapshotWork.Outcome {
+        cursor.withValue { cursor in
+            var frame = WireWriter(capacity: maxBytes + 64)
+            // Gzip data does not compress: never spend zlib on it again.
+            var encoder = FrameEncoder(compress: false)
+            do {
+                let header = try cursor.nextChunk(maxBytes: maxBytes) { header, data in
+                    encoder.append(type: .exportChunk, requestID: requestID, to: &frame) { w in
+                        ExportChunk.encode(header: header, data: data, into: &w)
+                    }
                 }
+                return .success(.exportChunk(frame: frame.bytes, ended: header.status == .end))
+            } catch {
+                return .failure(ChecklistError(.internalError, "the export failed: \(error)"))
             }
-            if header.status == .end { export = nil }
-        } catch {
-            export = nil
-            throw ChecklistError(.internalError, "the export failed: \(error)")
         }
     }
 
     // MARK: IMPORT
 
-    private mutating func handleImport(_ action: Import.Action, namespace: Namespace) throws(ChecklistError) -> ImportOK {
+    /// An IMPORT's answer now, or the work that will make it.
+    private enum ImportStep {
+        case answer(ImportOK)
+        case work(SnapshotWork)
+    }
+
+    private mutating func handleImport(_ action: Import.Action, namespace: Namespace,
+                                       requestID: UInt32) throws(ChecklistError) -> ImportStep {
         switch action {
         case .begin(let mode):
             guard importStream == nil else {
@@ -120,38 +182,63 @@ struct SnapshotSession {
             let snapshotLimits = SnapshotLimits(maxRecordBytes: max(64 << 10, 3 * Int(limits.maxTextBytes) + 1024),
                                                 maxRawBytes: config.maxImportBytes, maxRatio: config.maxImportRatio,
                                                 ratioGraceBytes: config.importRatioGraceBytes)
-            importStream = try ImportStream(store: store, namespace: namespace, mode: mode == .replace ? .replace : .merge,
-                                            limits: snapshotLimits, maxLists: maxImportLists, slot: slot)
-            return ImportOK(status: .started, sequence: 0, rawBytes: 0, lists: 0, items: 0)
+            let stream = try ImportStream(store: store, namespace: namespace, mode: mode == .replace ? .replace : .merge,
+                                          limits: snapshotLimits, maxLists: maxImportLists, slot: slot)
+            importStream = Exclusive(stream)
+            return .answer(ImportOK(status: .started, sequence: 0, rawBytes: 0, lists: 0, items: 0))
         case .data(let sequence, let bytes):
             let stream = try running()
-            do {
-                try stream.receive(sequence: sequence, bytes: bytes)
-            } catch {
-                // A bad chunk ends the import; nothing was applied.
-                importStream = nil
-                throw error
-            }
-            return ImportOK(status: .received, sequence: stream.sequence, rawBytes: stream.rawBytes,
-                            lists: UInt64(stream.staging.listCount), items: UInt64(stream.staging.itemCount))
+            return .work(SnapshotWork(kind: .importData, requestID: requestID) {
+                Self.receive(sequence: sequence, bytes: bytes, into: stream)
+            })
         case .end:
             let stream = try running()
             importStream = nil
-            let staging = try stream.finish()
-            let result = store.importLists(staging, mode: stream.mode, namespace: namespace)
-            let renamed = result.lists.filter { $0.id != $0.sourceID }.map { ImportOK.Renamed(from: $0.sourceID, to: $0.id) }
-            return ImportOK(status: .applied, sequence: stream.sequence, rawBytes: stream.rawBytes,
-                            lists: UInt64(result.lists.count), items: result.itemCount,
-                            deleted: UInt64(result.deleted.count), renamed: renamed)
+            let store = self.store
+            return .work(SnapshotWork(kind: .importEnd, requestID: requestID) {
+                Self.apply(stream, to: store, namespace: namespace)
+            })
         case .cancel:
-            let sequence = importStream?.sequence ?? 0
+            let sequence = importStream?.withValue { $0.sequence } ?? 0
             importStream = nil
-            return ImportOK(status: .cancelled, sequence: sequence, rawBytes: 0, lists: 0, items: 0)
+            return .answer(ImportOK(status: .cancelled, sequence: sequence, rawBytes: 0, lists: 0, items: 0))
         }
     }
 
-    private func running() throws(ChecklistError) -> ImportStream {
+    private func running() throws(ChecklistError) -> Exclusive<ImportStream> {
         guard let importStream else { throw ChecklistError(.badState, "no import is running on this connection") }
         return importStream
+    }
+
+    /// Decodes and stages DATA chunk `sequence`. Runs on a transfer worker.
+    private static func receive(sequence: UInt64, bytes: [UInt8], into stream: Exclusive<ImportStream>) -> SnapshotWork.Outcome {
+        stream.withValue { stream in
+            do throws(ChecklistError) {
+                try stream.receive(sequence: sequence, bytes: bytes)
+            } catch {
+                return .failure(error)
+            }
+            return .success(.importOK(ImportOK(status: .received, sequence: stream.sequence, rawBytes: stream.rawBytes,
+                                               lists: UInt64(stream.staging.listCount),
+                                               items: UInt64(stream.staging.itemCount))))
+        }
+    }
+
+    /// END: checks the snapshot's end and applies its lists at once. Runs
+    /// on a transfer worker; the import's place is freed when it returns.
+    private static func apply(_ stream: Exclusive<ImportStream>, to store: Store, namespace: Namespace) -> SnapshotWork.Outcome {
+        stream.withValue { stream in
+            let staging: ImportStaging
+            do throws(ChecklistError) {
+                staging = try stream.finish()
+            } catch {
+                return .failure(error)
+            }
+            let result = store.importLists(staging, mode: stream.mode, namespace: namespace)
+            let renamed = result.lists.filter { $0.id != $0.sourceID }.map { ImportOK.Renamed(from: $0.sourceID, to: $0.id) }
+            return .success(.importOK(ImportOK(status: .applied, sequence: stream.sequence, rawBytes: stream.rawBytes,
+                                               lists: UInt64(result.lists.count), items: result.itemCount,
+                                               deleted: UInt64(result.deleted.count), renamed: renamed)))
+        }
     }
 }

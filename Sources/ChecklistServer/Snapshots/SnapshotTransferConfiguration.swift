@@ -14,18 +14,25 @@ public struct SnapshotTransferConfiguration: Sendable {
     /// IMPORTs being received at once, server-wide; one more is refused
     /// with `OVERLOADED` so that staged imports cannot exhaust memory.
     public var maxConcurrentImports: Int = 2
+    /// Threads that make export chunks and decode and apply imports, off the
+    /// event loops (`--transfer-threads`): at most this many chunks are
+    /// worked on at once, server-wide; the others wait their turn.
+    public var workerThreads: Int = 2
 
     public init() {}
 }
 
-/// The server-wide side of snapshot transfers: the configuration and the
-/// count of imports being received. Shared by every connection.
+/// The server-wide side of snapshot transfers: the configuration, the
+/// count of imports being received and the worker threads that do the
+/// chunks' heavy work. Shared by every connection.
 final class SnapshotTransfers: Sendable {
     let configuration: SnapshotTransferConfiguration
+    let workers: TransferWorkers
     private let importsRunning = Atomic<Int>(0)
 
     init(configuration: SnapshotTransferConfiguration) {
         self.configuration = configuration
+        workers = TransferWorkers(threads: configuration.workerThreads)
     }
 
     /// Takes one of the import slots, or returns nil when all are taken.
