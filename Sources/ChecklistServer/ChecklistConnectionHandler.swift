@@ -42,6 +42,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// The server began shutting down while a transfer's answer was being
     /// made: the goodbye follows that answer.
     private var goodbyeAfterTransfer = false
+    /// The server began shutting down while answers waited for the log
+    /// (`--fsync always`): the goodbye follows them.
+    private var goodbyeAfterHeld = false
     /// When the last answer made off the loop was written: the idle timeout
     /// counts from then too (the client could send nothing while it waited).
     private var transferAnsweredAt: ContinuousClock.Instant?
@@ -223,7 +226,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         transferAnsweredAt = connection.eventLoop.now
         if goodbyeAfterTransfer {
             goodbyeAfterTransfer = false
-            sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+            sayGoodbye(connection)
         }
     }
 
@@ -243,6 +246,20 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // its answer (the connection's close waits for it).
         if transfer != nil {
             goodbyeAfterTransfer = true
+            return
+        }
+        sayGoodbye(connection)
+    }
+
+    /// Sends the goodbye after every answer owed: at once, or, when answers
+    /// still wait for the log to be durable, once they have gone (the
+    /// connection's close waits for that, up to the shutdown deadline).
+    private func sayGoodbye(_ connection: Connection) {
+        guard held.isEmpty else {
+            if !goodbyeAfterHeld {
+                goodbyeAfterHeld = true
+                connection.beginAwaitingAnswer()
+            }
             return
         }
         sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
@@ -317,6 +334,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     private func releaseHeld(_ connection: Connection) {
         guard let storage else { return }
         held.release(durable: storage.waiters.durable) { connection.write($0) }
+        if goodbyeAfterHeld && held.isEmpty && connection.isOpen {
+            goodbyeAfterHeld = false
+            sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+            connection.endAwaitingAnswer()
+            return
+        }
         // Requests held back (in-flight limit, output budget) may go on now.
         if inputHeldBack { connection.offerInputAgain() }
         guard let lsn = held.waitingFor, connection.isOpen else { return }

@@ -101,8 +101,11 @@ struct LoadTests {
     /// the requests the server read (in order), then ERROR SHUTTING_DOWN with
     /// request id 0, then a clean end of stream (no reset); the load tool
     /// running at the same time sees no wrong answer; the server exits 0.
-    @Test func sigtermUnderLoadAnswersWhatWasReadAndClosesCleanly() async throws {
-        let server = try TestServer.start()
+    /// With `--fsync always` answers wait for the log: the goodbye still
+    /// comes after them.
+    @Test(arguments: [[], ["--fsync", "always"]])
+    func sigtermUnderLoadAnswersWhatWasReadAndClosesCleanly(serverArguments: [String]) async throws {
+        let server = try TestServer.start(serverArguments)
         defer { server.stop() }
         let lists = try await makeLoadLists(on: server, count: 2, items: 1000)
         let load = try BackgroundCommand("checklist-bench", [

@@ -1,6 +1,7 @@
 import ChecklistClient
 @testable import ChecklistServer
 import ChecklistStore
+import ChecklistTesting
 import Synchronization
 import Testing
 

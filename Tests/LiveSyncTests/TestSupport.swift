@@ -1,6 +1,7 @@
 import ChecklistClient
 @testable import ChecklistServer
 import ChecklistSocket
+import ChecklistTesting
 import ChecklistStore
 import Glibc
 
@@ -30,59 +31,6 @@ final class InProcessServer: Sendable {
     }
 
     func stop() { server.shutdown(timeout: .seconds(5)) }
-}
-
-/// A blocking frame-level client whose reads are bounded by a receive
-/// timeout, for a subscriber that must not read (or read exactly).
-final class FrameSocket {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: UInt16) throws {
-        fd = try connectSocket(host: "127.0.0.1", port: port)
-        try setTimeouts(fd, receive: .seconds(20), send: .seconds(20))
-    }
-
-    deinit { closeSocket(fd) }
-
-    func send(_ request: Request, id: UInt32) throws {
-        var w = WireWriter()
-        var encoder = FrameEncoder()
-        request.encode(requestID: id, into: &w, encoder: &encoder)
-        try writeAll(fd, w.bytes)
-    }
-
-    func handshake() throws {
-        try send(.hello(Hello(clientName: "frame-socket")), id: 1)
-        guard case .helloOK = try receive().1 else { throw TestFailure("no HELLO_OK") }
-    }
-
-    func receive() throws -> (FrameHeader, ServerMessage) {
-        while true {
-            let parsed = buffer.withUnsafeBytes { raw -> Result<(FrameHeader, ServerMessage, Int)?, ChecklistError> in
-                switch FrameParser.next(in: raw, maxFrameBytes: .max) {
-                case .needMore: return .success(nil)
-                case .fatal(let e): return .failure(e)
-                case let .frame(header, body, consumed):
-                    return Result { () throws(ChecklistError) in
-                        (header, try ServerMessage.decode(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
-                                                          maxFrameBytes: .max), consumed)
-                    }
-                }
-            }
-            if let (header, message, consumed) = try parsed.get() {
-                buffer.removeFirst(consumed)
-                return (header, message)
-            }
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            let result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
-            switch result {
-            case .bytes(let n): buffer.append(contentsOf: chunk[0..<n])
-            case .endOfFile: throw TestFailure("the server closed the connection")
-            case .wouldBlock: throw TestFailure("timed out waiting for the server")
-            }
-        }
-    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

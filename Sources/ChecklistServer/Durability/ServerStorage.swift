@@ -42,9 +42,18 @@ public final class ServerStorage: Sendable {
     /// - Parameter onFatal: called once, on the log's thread, when a write or
     ///   fsync fails: durability can no longer be promised and the server
     ///   should stop.
-    public init(path: String, policy: FsyncPolicy, store: Store,
-                onReplayed: (Change) -> Void = { _ in },
-                onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
+    public convenience init(path: String, policy: FsyncPolicy, store: Store,
+                            onReplayed: (Change) -> Void = { _ in },
+                            onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
+        try self.init(path: path, policy: policy, store: store, onReplayed: onReplayed,
+                      syncFile: WriteAheadLog.Options().syncFile, onFatal: onFatal)
+    }
+
+    /// As above, with the log's fsync replaced (tests hold it to keep
+    /// answers waiting for durability).
+    init(path: String, policy: FsyncPolicy, store: Store, onReplayed: (Change) -> Void,
+         syncFile: @escaping @Sendable (Int32) -> Int32,
+         onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
         let directory = try DataDirectory(path: path)
         self.directory = directory
         self.policy = policy
@@ -62,7 +71,8 @@ public final class ServerStorage: Sendable {
         log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(
             policy: policy,
             onDurable: { lsn in waiters.durable(lsn) },
-            onFailure: onFatal))
+            onFailure: onFatal,
+            syncFile: syncFile))
     }
 
     /// The consumer for the store's commit fan-out: appends one commit's
