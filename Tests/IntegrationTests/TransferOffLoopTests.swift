@@ -47,6 +47,17 @@ import Testing
         return chunk
     }
 
+    /// A server with one event loop (and `extra` arguments) holding a list
+    /// of 60,000 bulky rows: its export chunks take long to make.
+    static func oneLoopServerWithBulkyList(_ extra: [String] = []) async throws -> TestServer {
+        let server = try TestServer.start(["--threads", "1"] + extra)
+        let file = try bulkySnapshot(items: 60_000)
+        let loader = try await server.connect()
+        try await SnapshotTransferTests.importFile(loader, file)
+        await loader.close()
+        return server
+    }
+
     /// With one event loop, another connection's PINGs are answered while a
     /// chunk of an export is being made. Ordering, not timing: a PONG counts
     /// when it arrived before the first byte of the outstanding chunk's
@@ -55,12 +66,8 @@ import Testing
     /// EXPORT, flushed just before it); later ones are read after the chunk
     /// was written.
     @Test func otherConnectionsAreAnsweredWhileAnExportChunkIsMade() async throws {
-        let server = try TestServer.start(["--threads", "1"])
+        let server = try await Self.oneLoopServerWithBulkyList()
         defer { server.stop() }
-        let file = try Self.bulkySnapshot(items: 60_000)
-        let loader = try await server.connect()
-        try await SnapshotTransferTests.importFile(loader, file)
-        await loader.close()
 
         let port = server.port
         let pongsPerChunk = try await onOwnThread { () throws -> [Int] in
@@ -167,11 +174,10 @@ import Testing
     /// server goes on serving, and the imports' places are freed (one
     /// worker, so the chunks wait in its queue too).
     @Test func connectionsClosedWhileAWorkerHoldsTheirChunkFreeTheirPlaces() async throws {
-        let server = try TestServer.start(["--threads", "1", "--transfer-threads", "1"])
+        let server = try await Self.oneLoopServerWithBulkyList(["--transfer-threads", "1"])
         defer { server.stop() }
         let file = try Self.bulkySnapshot(items: 60_000)
         let loader = try await server.connect()
-        try await SnapshotTransferTests.importFile(loader, file)
 
         let port = server.port
         try await onOwnThread {
@@ -221,12 +227,8 @@ import Testing
     /// (already read) still comes, then the goodbye, then the close; the
     /// server exits 0.
     @Test func shutdownAnswersTheChunkBeingMadeThenSaysGoodbye() async throws {
-        let server = try TestServer.start(["--threads", "1"])
+        let server = try await Self.oneLoopServerWithBulkyList()
         defer { server.stop() }
-        let file = try Self.bulkySnapshot(items: 60_000)
-        let loader = try await server.connect()
-        try await SnapshotTransferTests.importFile(loader, file)
-        await loader.close()
 
         let port = server.port
         let process = server.process
