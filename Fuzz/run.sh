@@ -21,7 +21,7 @@ OUT=${FUZZ_BUILD_DIR:-$PWD/.build/fuzz}
 MODULES=$OUT/modules
 BIN=$OUT/bin
 mkdir -p "$MODULES" "$BIN" "$OUT/artifacts"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$MODULES" -I Sources/CZlib -I Sources/CLinux)
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -package-name checklists -O -g -I "$MODULES" -I Sources/CZlib -I Sources/CLinux)
 
 # One module at a time, bottom layer first, each instrumented for coverage.
 build_module() {
