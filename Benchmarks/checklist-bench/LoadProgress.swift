@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// The live one-line progress display of `load`, on standard error, only
-/// when that is a terminal (so logs and `--json` output stay clean).
+/// when that is a terminal (so logs and `--json` output stay clean); else
+/// a single line when the run begins.
 struct LoadProgress {
     private let enabled = isatty(2) != 0
     private var lastAnswered: UInt64 = 0
@@ -22,6 +23,14 @@ struct LoadProgress {
         let line = "\(phase) \(String(format: "%6.1f", Double(elapsedNanos) / 1e9))s  conns \(open)/\(target)"
             + "  requests \(answered)  \(Int(rate)) req/s  errors \(shared.failures.load(ordering: .relaxed))"
         write("\r\u{1B}[K" + line)
+    }
+
+    /// Says that the run began (connections made), once: when standard
+    /// error is not a terminal, as a plain line a supervising script or test
+    /// can wait for, `checklist-bench: running, OPEN/TARGET connections`.
+    func started(_ shared: LoadShared, target: Int) {
+        guard !enabled else { return }
+        write("checklist-bench: running, \(shared.open.load(ordering: .relaxed))/\(target) connections\n")
     }
 
     /// Clears the line.

@@ -77,6 +77,7 @@ enum LoadScenario {
         let runStart = monotonicNanos()
         shared.runStartNanos.store(runStart, ordering: .releasing)
         shared.set(.running)
+        progress.started(shared, target: connections)
         let runNanos = UInt64(seconds * 1e9)
         // Until the time is up, or until the server has closed every connection.
         while monotonicNanos() - runStart < runNanos && shared.open.load(ordering: .relaxed) > 0 {

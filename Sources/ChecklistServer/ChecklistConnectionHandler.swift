@@ -238,6 +238,13 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         return me
     }
 
+    /// Back-pressure made visible (debug): the client is not taking its
+    /// answers, so its requests wait unread (tests wait for this line).
+    func connectionPausedReading(_ connection: Connection) {
+        policy.log.debug("read_paused", ["conn": connection.id, "peer": connection.peer,
+                                         "pendingBytes": connection.pendingOutputBytes])
+    }
+
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
     func connectionShuttingDown(_ connection: Connection) {

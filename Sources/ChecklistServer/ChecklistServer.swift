@@ -50,7 +50,7 @@ public final class ChecklistServer: Sendable {
         let metrics = ServerMetrics(loops: threads, store: store)
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
-                                           metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots)
+                                           metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log)
         transferWorkers = dispatcher.snapshots.workers
         // A single answer may be as large as a frame: the output limit must hold it.
         let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)

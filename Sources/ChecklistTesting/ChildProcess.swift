@@ -100,6 +100,18 @@ final class ChildProcess: Sendable {
         return status
     }
 
+    /// Waits until the child's stderr, from byte `offset` on, contains
+    /// `text`, or `deadline` passes. Returns whether it did.
+    func waitForStandardError(containing text: String, after offset: Int, until deadline: ContinuousClock.Instant) -> Bool {
+        let needle = Array(text.utf8)
+        return state.wait(until: deadline) { state -> Bool? in
+            let bytes = state.stderr.dropFirst(offset)
+            guard bytes.count >= needle.count else { return nil }
+            return bytes.indices.dropLast(needle.count - 1).contains { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
+                ? true : nil
+        } ?? false
+    }
+
     private static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]
         // Close-on-exec, so a child spawned concurrently by another test does

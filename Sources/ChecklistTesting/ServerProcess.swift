@@ -141,13 +141,7 @@ public final class ServerProcess: Sendable {
     /// on, contains `text` (e.g. the log line a SIGHUP reload writes).
     /// Returns whether it did.
     public func waitForStandardError(containing text: String, after offset: Int = 0, timeout: Duration = .seconds(10)) -> Bool {
-        let needle = Array(text.utf8)
-        return child.state.wait(until: .now + timeout) { state -> Bool? in
-            let bytes = state.stderr.dropFirst(offset)
-            guard bytes.count >= needle.count else { return nil }
-            return bytes.indices.dropLast(needle.count - 1).contains { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
-                ? true : nil
-        } ?? false
+        child.waitForStandardError(containing: text, after: offset, until: .now + timeout)
     }
 
     /// Waits up to `timeout` for the child to exit on its own.

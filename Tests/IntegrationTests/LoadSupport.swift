@@ -47,52 +47,27 @@ func serverStats(_ server: TestServer) async throws -> StatsReport {
     return try await connection.stats()
 }
 
-/// Asks `condition` again and again (yielding between tries) until it holds
-/// or `limit` passes; returns whether it held. For waiting on a server-side
-/// state that has no event to wait for, such as a counter in STATS.
-func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
-/// A command (e.g. `checklist-bench load`) run to completion on a thread of
-/// its own while the test goes on.
+/// A command (e.g. `checklist-bench load`) running while the test goes on;
+/// its waits run on threads of their own, not on the test's concurrency pool.
 final class BackgroundCommand: Sendable {
-    private let outcome = Outcome()
-
-    /// Where the thread leaves the result (a class, so the thread can hold it).
-    private final class Outcome: Sendable {
-        let value = Mutex<Result<ProcessRunner.Result, any Error>?>(nil)
-        /// Signalled once `value` is set.
-        let done = DispatchSemaphore(value: 0)
-    }
+    private let command: RunningCommand
+    private let deadline: ContinuousClock.Instant
 
     init(_ name: String, _ arguments: [String], timeout: Duration = .seconds(90)) throws {
-        let executable = try ProductLocator.path(of: name)
-        let outcome = self.outcome
-        let thread = Thread {
-            let result = Result { try ProcessRunner.run(executable: executable, arguments: arguments, timeout: timeout) }
-            outcome.value.withLock { $0 = result }
-            outcome.done.signal()
-        }
-        thread.start()
+        command = try RunningCommand(executable: try ProductLocator.path(of: name), arguments: arguments)
+        deadline = .now + timeout
     }
 
-    /// Waits for the command to end (it is bounded by its own timeout) and
-    /// returns how it ended.
+    /// Waits until the command writes `text` on stderr (its readiness line).
+    func waitForStandardError(containing text: String) async throws -> Bool {
+        let (command, deadline) = (self.command, self.deadline)
+        return try await onOwnThread { command.waitForStandardError(containing: text, timeout: deadline - .now) }
+    }
+
+    /// Waits for the command to end (within its timeout) and returns how it ended.
     func wait() async throws -> ProcessRunner.Result {
-        let outcome = self.outcome
-        // Wait for the thread's signal on a thread of our own, not on the
-        // test's concurrency pool.
-        return try await onOwnThread {
-            outcome.done.wait()
-            outcome.done.signal()
-            return try outcome.value.withLock { $0 }!.get()
-        }
+        let (command, deadline) = (self.command, self.deadline)
+        return try await onOwnThread { try command.finish(timeout: deadline - .now) }
     }
 }
 
@@ -208,13 +183,3 @@ func rawStats(port: UInt16) throws -> StatsReport {
     return report
 }
 
-/// `eventually` for a plain thread: asks `condition` every 20 ms until it
-/// holds or `limit` passes.
-func eventuallyBlocking(within limit: Duration = .seconds(20), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        usleep(20_000)
-    }
-    return try condition()
-}

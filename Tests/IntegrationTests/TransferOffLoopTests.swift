@@ -174,12 +174,14 @@ import Testing
     /// server goes on serving, and the imports' places are freed (one
     /// worker, so the chunks wait in its queue too).
     @Test func connectionsClosedWhileAWorkerHoldsTheirChunkFreeTheirPlaces() async throws {
-        let server = try await Self.oneLoopServerWithBulkyList(["--transfer-threads", "1"])
+        // Debug logs tell when an import's place is given back.
+        let server = try await Self.oneLoopServerWithBulkyList(["--transfer-threads", "1", "--log-level", "debug"])
         defer { server.stop() }
         let file = try Self.bulkySnapshot(items: 60_000)
         let loader = try await server.connect()
 
         let port = server.port
+        let logged = server.process.standardErrorCount
         try await onOwnThread {
             // Both import places taken, each with a chunk sent, and an export.
             var leaving: [RawConnection] = []
@@ -203,16 +205,18 @@ import Testing
             leaving.removeAll()  // closes them
         }
         // The places come back once the worker lets go of the streams (a
-        // chunk it had begun is finished first): ask until two imports may
-        // begin.
+        // chunk it had begun is finished first): then two imports may begin.
+        let process = server.process
+        #expect(try await onOwnThread {
+            process.waitForStandardError(containing: "importsRunning=0", after: logged, timeout: .seconds(60))
+        }, "an import place was not freed")
         var importers: [ChecklistConnection] = []
         for _ in 0..<2 {
             let next = try await server.connect()
-            let begun = try await eventually(within: .seconds(60)) {
-                guard case .importOK(let ok) = try await next.send(.import(Import(.begin(mode: .merge)))) else { return false }
-                return ok.status == .started
+            guard case .importOK(let ok) = try await next.send(.import(Import(.begin(mode: .merge)))) else {
+                throw TestFailure("IMPORT BEGIN was not answered with IMPORT_OK")
             }
-            #expect(begun, "an import place was not freed")
+            #expect(ok.status == .started)
             importers.append(next)
         }
         // Everything is still served, the store untouched by the dropped imports.

@@ -432,8 +432,10 @@ public final class Connection {
             abort()
             return
         }
+        var pausedNow = false
         if pendingOutputBytes > limits.outputHighWaterMark {
-            if !readPaused { context.counters.readPauses.add(1) }
+            pausedNow = !readPaused
+            if pausedNow { context.counters.readPauses.add(1) }
             readPaused = true
         } else if pendingOutputBytes <= limits.outputLowWaterMark {
             readPaused = false
@@ -443,6 +445,7 @@ public final class Connection {
             return
         }
         updateInterest()
+        if pausedNow { callHandler { $0.connectionPausedReading(self) } }
         if redeliverWhenDrained && pendingOutputBytes <= limits.outputLowWaterMark {
             redeliverWhenDrained = false
             deliverInput()

@@ -24,6 +24,11 @@ public protocol ConnectionHandler: AnyObject {
     /// drains to the low-water mark, even if no new bytes arrive.
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int
 
+    /// The connection stopped reading: its pending output passed the
+    /// high-water mark (STATS `readPauses` counts these). It reads again
+    /// once the output drains to the low-water mark. Default: nothing.
+    func connectionPausedReading(_ connection: Connection)
+
     /// The peer shut down its sending side (read returned end-of-file). No more
     /// input will come, but writing still works. Default: `connection.close()`,
     /// which sends what is pending, then closes. Override to finish work
@@ -49,6 +54,7 @@ public protocol ConnectionHandler: AnyObject {
 extension ConnectionHandler {
     public func connectionActive(_ connection: Connection) {}
     public func connectionInputClosed(_ connection: Connection) { connection.close() }
+    public func connectionPausedReading(_ connection: Connection) {}
     public func connectionShuttingDown(_ connection: Connection) {}
     public func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {}
     public func connectionClosed(_ connection: Connection) {}

@@ -18,8 +18,8 @@ final class RequestDispatcher: Sendable {
     let snapshots: SnapshotTransfers
 
     init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil,
-         snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration()) {
-        self.snapshots = SnapshotTransfers(configuration: snapshots)
+         snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration(), log: ServerLog? = nil) {
+        self.snapshots = SnapshotTransfers(configuration: snapshots, log: log)
         self.store = store
         self.serverName = serverName
         self.limits = limits

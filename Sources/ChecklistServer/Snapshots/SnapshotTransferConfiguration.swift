@@ -29,9 +29,12 @@ final class SnapshotTransfers: Sendable {
     let configuration: SnapshotTransferConfiguration
     let workers: TransferWorkers
     private let importsRunning = Atomic<Int>(0)
+    /// Where the end of each import is told (debug).
+    private let log: ServerLog?
 
-    init(configuration: SnapshotTransferConfiguration) {
+    init(configuration: SnapshotTransferConfiguration, log: ServerLog? = nil) {
         self.configuration = configuration
+        self.log = log
         workers = TransferWorkers(threads: configuration.workerThreads)
     }
 
@@ -49,7 +52,8 @@ final class SnapshotTransfers: Sendable {
     }
 
     fileprivate func releaseImportSlot() {
-        importsRunning.subtract(1, ordering: .acquiringAndReleasing)
+        let running = importsRunning.subtract(1, ordering: .acquiringAndReleasing).newValue
+        log?.debug("import_slot_released", ["importsRunning": running, "maxImports": configuration.maxConcurrentImports])
     }
 }
 
