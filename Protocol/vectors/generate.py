@@ -136,6 +136,24 @@ def enc_item_fields(f):
     return out
 
 
+def enc_op_fields(name, op):
+    """The fields after the item of every operation but INSERT (section 6.8),
+    the same in a PATCH and in an **AppliedOp**."""
+    if name == "SET_TEXT":
+        return string(op["text"])
+    if name == "SET_CHECKED":
+        return boolean(op["checked"])
+    if name == "SET_DUE":
+        return boolean(op["present"]) + (zigzag(op["due"]) if op["present"] else b"")
+    if name == "SET_REMIND":
+        return boolean(op["remind"])
+    if name == "SET_PRICE":
+        return boolean(op["present"]) + (zigzag(op["price"]) if op["present"] else b"")
+    if name == "MOVE":
+        return varint(op["toIndex"])
+    return b""
+
+
 def enc_op(op):
     name = op["op"]
     out = u8(OPCODES[name])
@@ -146,19 +164,7 @@ def enc_op(op):
         elif op["where"] == 1:
             out += enc_item_ref(op["after"])
         return out + enc_item_fields(op)
-    out += enc_item_ref(op["ref"])
-    if name == "SET_TEXT":
-        out += string(op["text"])
-    elif name == "SET_CHECKED":
-        out += boolean(op["checked"])
-    elif name == "SET_DUE":
-        out += boolean(op["present"]) + (zigzag(op["due"]) if op["present"] else b"")
-    elif name == "SET_REMIND":
-        out += boolean(op["remind"])
-    elif name == "SET_PRICE":
-        out += boolean(op["present"]) + (zigzag(op["price"]) if op["present"] else b"")
-    elif name == "MOVE":
-        out += varint(op["toIndex"])
+    out += enc_item_ref(op["ref"]) + enc_op_fields(name, op)
     return out
 
 
@@ -348,23 +354,8 @@ def dec_item_fields(r, into):
     return into
 
 
-def dec_op(r):
-    code = r.u8("opcode")
-    if code not in OPNAMES:
-        raise bad("opcode")
-    op = {"op": OPNAMES[code]}
-    if code == OPCODES["INSERT"]:
-        op["tempRef"] = r.varint("tempRef")
-        op["where"] = r.u8("where")
-        if op["where"] == 0:
-            op["index"] = r.varint("index")
-        elif op["where"] == 1:
-            op["after"] = dec_item_ref(r)
-        elif op["where"] != 2:
-            raise bad("where")
-        return dec_item_fields(r, op)
-    op["ref"] = dec_item_ref(r)
-    name = op["op"]
+def dec_op_fields(r, name, op):
+    """Reads what `enc_op_fields` writes into `op`."""
     if name == "SET_TEXT":
         op["text"] = r.string("text")
     elif name == "SET_CHECKED":
@@ -382,6 +373,25 @@ def dec_op(r):
     elif name == "MOVE":
         op["toIndex"] = r.varint("toIndex")
     return op
+
+
+def dec_op(r):
+    code = r.u8("opcode")
+    if code not in OPNAMES:
+        raise bad("opcode")
+    op = {"op": OPNAMES[code]}
+    if code == OPCODES["INSERT"]:
+        op["tempRef"] = r.varint("tempRef")
+        op["where"] = r.u8("where")
+        if op["where"] == 0:
+            op["index"] = r.varint("index")
+        elif op["where"] == 1:
+            op["after"] = dec_item_ref(r)
+        elif op["where"] != 2:
+            raise bad("where")
+        return dec_item_fields(r, op)
+    op["ref"] = dec_item_ref(r)
+    return dec_op_fields(r, op["op"], op)
 
 
 def dec_hello(r):
@@ -1179,22 +1189,9 @@ def enc_applied_op(op):
     name = op["op"]
     out = u8(OPCODES[name]) + varint(op["id"])
     if name == "INSERT":
-        out += varint(op["index"]) + enc_item_fields(op)
-    elif name == "SET_TEXT":
-        out += string(op["text"])
-    elif name == "SET_CHECKED":
-        out += boolean(op["checked"])
-    elif name == "SET_DUE":
-        out += boolean(op["present"]) + (zigzag(op["due"]) if op["present"] else b"")
-    elif name == "SET_REMIND":
-        out += boolean(op["remind"])
-    elif name == "SET_PRICE":
-        out += boolean(op["present"]) + (zigzag(op["price"]) if op["present"] else b"")
-    elif name == "MOVE":
-        out += varint(op["toIndex"])
-    else:
-        assert name == "DELETE", name
-    return out
+        return out + varint(op["index"]) + enc_item_fields(op)
+    assert name in ("SET_TEXT", "SET_CHECKED", "SET_DUE", "SET_REMIND", "SET_PRICE", "MOVE", "DELETE"), name
+    return out + enc_op_fields(name, op)
 
 
 def dec_applied_op(r):
@@ -1205,24 +1202,8 @@ def dec_applied_op(r):
     name = op["op"]
     if name == "INSERT":
         op["index"] = r.varint("index")
-        dec_item_fields(r, op)
-    elif name == "SET_TEXT":
-        op["text"] = r.string("text")
-    elif name == "SET_CHECKED":
-        op["checked"] = r.boolean("checked")
-    elif name == "SET_DUE":
-        op["present"] = r.boolean("present")
-        if op["present"]:
-            op["due"] = r.zigzag("due")
-    elif name == "SET_REMIND":
-        op["remind"] = r.boolean("remind")
-    elif name == "SET_PRICE":
-        op["present"] = r.boolean("present")
-        if op["present"]:
-            op["price"] = r.zigzag("price")
-    elif name == "MOVE":
-        op["toIndex"] = r.varint("toIndex")
-    return op
+        return dec_item_fields(r, op)
+    return dec_op_fields(r, name, op)
 
 
 def enc_list_change(c):
