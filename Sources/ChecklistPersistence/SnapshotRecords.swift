@@ -136,10 +136,7 @@ public struct SnapshotTrailer: Hashable, Sendable {
         w.writeVarint(itemCount)
         w.writeVarint(endLSN)
         w.writeVarint(contentBytes)
-        w.writeU8(UInt8(truncatingIfNeeded: crc32 >> 24))
-        w.writeU8(UInt8(truncatingIfNeeded: crc32 >> 16))
-        w.writeU8(UInt8(truncatingIfNeeded: crc32 >> 8))
-        w.writeU8(UInt8(truncatingIfNeeded: crc32))
+        w.writeU32BE(crc32)
     }
 
     static func decode(from r: inout WireReader) throws(ChecklistError) -> SnapshotTrailer {
@@ -147,8 +144,7 @@ public struct SnapshotTrailer: Hashable, Sendable {
         let items = try r.readVarint("itemCount")
         let end = try r.readVarint("endLSN")
         let content = try r.readVarint("contentBytes")
-        var crc: UInt32 = 0
-        for _ in 0..<4 { crc = crc << 8 | UInt32(try r.readU8("crc32")) }
+        let crc = try r.readU32BE("crc32")
         return SnapshotTrailer(listCount: lists, itemCount: items, endLSN: end, contentBytes: content, crc32: crc)
     }
 }
