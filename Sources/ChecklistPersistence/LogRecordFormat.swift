@@ -47,13 +47,22 @@ public enum LogRecordFormat {
     /// `lag = lsn - durableLSN` at append time (at least 1) and the content
     /// is `changes`, one commit (`LogRecordContent`).
     public static func appendRecord(lsn: LSN, durable: LSN, changes: [Change], into w: inout WireWriter) {
-        appendFramed(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(changes, into: &w) }
+        let start = w.count
+        w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
+        w.writeVarint(lsn)
+        w.writeVarint(lag(lsn: lsn, durable: durable))
+        LogRecordContent.encode(changes, into: &w)
+        let payloadStart = start + recordHeaderBytes
+        let length = w.count - payloadStart
+        // Imports are bounded by maxImportRawBytes so that this holds.
+        precondition(length <= maxPayloadBytes, "a log record of \(length) bytes does not fit its u32 length")
+        let crc = w.bytes.withUnsafeBytes { CRC32.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
+        w.writeU32BE(UInt32(length), at: start)
+        w.writeU32BE(crc, at: start + 4)
     }
 
-    /// Appends one framed record holding a single change.
-    public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
-        appendFramed(lsn: lsn, durable: durable, into: &w) { w in change.encode(into: &w) }
-    }
+    /// A record's `lag`: how far its LSN is past the durable one (at least 1).
+    static func lag(lsn: LSN, durable: LSN) -> UInt64 { lsn - min(durable, lsn - 1) }
 
     /// Produces the same framed record as `appendRecord(lsn:durable:changes:into:)`
     /// in pieces of about 1 MiB, handed to `emit` in order: the record is
@@ -65,7 +74,7 @@ public enum LogRecordFormat {
                              pieceBytes: Int = LogRecordContent.drainBytes, emit: (UnsafeRawBufferPointer) -> Void) {
         func payload(_ w: inout WireWriter, _ drain: (inout WireWriter) -> Void) {
             w.writeVarint(lsn)
-            w.writeVarint(lsn - min(durable, lsn - 1))
+            w.writeVarint(lag(lsn: lsn, durable: durable))
             LogRecordContent.encode(changes, into: &w, drainAt: pieceBytes, drain: drain)
             drain(&w)
         }
@@ -87,21 +96,6 @@ public enum LogRecordFormat {
             w.reset()
         }
         precondition(written == length, "a record's two encodings differ")
-    }
-
-    private static func appendFramed(lsn: LSN, durable: LSN, into w: inout WireWriter, content: (inout WireWriter) -> Void) {
-        let start = w.count
-        w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
-        w.writeVarint(lsn)
-        w.writeVarint(lsn - min(durable, lsn - 1))
-        content(&w)
-        let payloadStart = start + recordHeaderBytes
-        let length = w.count - payloadStart
-        // Imports are bounded by maxImportRawBytes so that this holds.
-        precondition(length <= maxPayloadBytes, "a log record of \(length) bytes does not fit its u32 length")
-        let crc = w.bytes.withUnsafeBytes { CRC32.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
-        w.writeU32BE(UInt32(length), at: start)
-        w.writeU32BE(crc, at: start + 4)
     }
 }
 

@@ -87,7 +87,7 @@ import Testing
     @Test func logRecordFraming() throws {
         var w = WireWriter()
         let change = everyKindOfChange[0]
-        LogRecordFormat.appendRecord(lsn: 300, durable: 298, change: change, into: &w)
+        LogRecordFormat.appendRecord(lsn: 300, durable: 298, changes: [change], into: &w)
         let payload = Array(w.bytes[8...])
         #expect(Array(w.bytes[0..<4]) == [0, 0, 0, UInt8(payload.count)])
         let crc = CRC32.checksum(payload)
