@@ -34,8 +34,9 @@ build_module() {
 echo "fuzz: building (swiftc -sanitize=fuzzer,address) into $OUT"
 rm -f "$MODULES"/*.o
 build_module ChecklistModel
+build_module ChecklistThreads
 build_module ChecklistWire
-build_module ChecklistPersistence
+build_module ChecklistSnapshot
 
 link() {
     local target=$1; shift
@@ -44,7 +45,7 @@ link() {
 }
 link frame-decoder Fuzz/FrameDecoder/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o"
 link snapshot-reader Fuzz/SnapshotReader/*.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
-    "$MODULES/ChecklistPersistence.o"
+    "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o"
 
 # Seeds. Frames: every golden vector, prefixed with the byte that selects a
 # 4 MiB maxFrameBytes (65536 for the zlib bomb), plus one stream of all the

@@ -1,6 +1,6 @@
 import ChecklistClient
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistTesting
 import Foundation
 import Synchronization

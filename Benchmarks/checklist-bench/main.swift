@@ -1,3 +1,4 @@
+import ChecklistSnapshot
 import Foundation
 
 let usage = """

@@ -1,7 +1,7 @@
 import ChecklistModel
-import ChecklistPersistence
 import CZlib
 #if canImport(Glibc)
+import ChecklistSnapshot
 import Glibc
 #endif
 

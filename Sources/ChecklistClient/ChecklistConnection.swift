@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistSocket
+import ChecklistThreads
 import ChecklistWire
 
 /// One TCP connection to a `checklistd` server, speaking protocol v1.
@@ -81,9 +82,16 @@ public final class ChecklistConnection: Sendable {
                                compression: Bool = true, timeout: Duration = .seconds(10),
                                requestTimeout: Duration? = nil) async throws -> ChecklistConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let fd = try await DetachedThread.run { () throws(ClientError) in
-            try TCPConnect.connect(host: host, port: port, deadline: deadline)
+        let connected: Result<Int32, ClientError>
+        do {
+            // Off the cooperative pool: the connect blocks until `deadline`.
+            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) in
+                try TCPConnect.connect(host: host, port: port, deadline: deadline)
+            }, name: "checklist-connect")
+        } catch {
+            throw ClientError(.connectionFailed, error.description)
         }
+        let fd = try connected.get()
         let core = ConnectionCore(fd: fd)
         do {
             try core.startReader()

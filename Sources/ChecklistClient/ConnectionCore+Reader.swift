@@ -1,13 +1,18 @@
 import ChecklistModel
 import ChecklistSocket
+import ChecklistThreads
 import ChecklistWire
 
 extension ConnectionCore {
     /// Starts the thread that reads, decodes and dispatches every frame the
     /// server sends, until the socket closes.
     func startReader() throws(ClientError) {
-        try DetachedThread.start { [self] in
-            readLoop()
+        do throws(ThreadStartError) {
+            try NativeThread.start(name: "checklist-reader", blockedSignals: []) { [self] in
+                readLoop()
+            }.detach()
+        } catch {
+            throw ClientError(.connectionFailed, error.description)
         }
     }
 

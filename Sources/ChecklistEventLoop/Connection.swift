@@ -44,17 +44,17 @@ public final class Connection {
     /// it from their maximum frame size.
     public var maxInputBytes: Int
 
-    let fd: Int32
-    let limits: ConnectionLimits
+    package let fd: Int32
+    package let limits: ConnectionLimits
     private let context: ServerLoopContext
-    var handler: (any ConnectionHandler)?
+    package var handler: (any ConnectionHandler)?
 
     private var input = InputBuffer()
     /// Bytes `[outputSent..<output.count]` are pending.
     private var output: [UInt8] = []
     private var outputSent = 0
 
-    enum State {
+    package enum State {
         case open
         /// `close()` was called: flushing output, not reading.
         case closing(deadline: ContinuousClock.Instant)
@@ -85,7 +85,7 @@ public final class Connection {
     private var deferredCloseDeadline: ContinuousClock.Instant?
     private var closeNotificationPending = false
 
-    init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext) {
+    package init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext) {
         self.fd = fd
         self.id = id
         self.peer = peer
@@ -188,7 +188,7 @@ public final class Connection {
     }
 
     /// `close()` with an explicit deadline for the flush (server shutdown).
-    func close(deadline: ContinuousClock.Instant) {
+    package func close(deadline: ContinuousClock.Instant) {
         switch state {
         case .open where awaitedAnswers > 0:
             deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
@@ -281,7 +281,7 @@ public final class Connection {
     // MARK: Handler calls
 
     /// Calls the handler, deferring a close it causes until it returns.
-    func callHandler(_ body: (any ConnectionHandler) -> Void) {
+    package func callHandler(_ body: (any ConnectionHandler) -> Void) {
         guard let handler else { return }
         callbackDepth += 1
         body(handler)
@@ -295,7 +295,7 @@ public final class Connection {
 
     // MARK: Events (loop thread)
 
-    func handleEvents(_ events: UInt32) {
+    package func handleEvents(_ events: UInt32) {
         if events & EpollMask.error != 0 {
             abort()
             return
@@ -393,7 +393,7 @@ public final class Connection {
     }
 
     /// The loop's end-of-batch flush.
-    func flushScheduled() {
+    package func flushScheduled() {
         flushQueued = false
         flush()
     }
@@ -498,7 +498,7 @@ public final class Connection {
     // MARK: Tick (loop thread)
 
     /// Enforces close deadlines, tells the handler, and returns idle buffers.
-    func tick(now: ContinuousClock.Instant) {
+    package func tick(now: ContinuousClock.Instant) {
         switch state {
         case .closing(let deadline), .lingering(let deadline):
             if now >= deadline { abort() }
@@ -523,7 +523,7 @@ public final class Connection {
 }
 
 extension Connection: Selectable {
-    func loopWillClose() { abort() }
+    package func loopWillClose() { abort() }
 }
 
 extension Connection: CustomStringConvertible {

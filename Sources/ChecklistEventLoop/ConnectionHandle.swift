@@ -8,7 +8,7 @@ public struct ConnectionHandle: Sendable, Hashable, CustomStringConvertible {
     private let bound: LoopBound<Connection>
     public let id: UInt64
 
-    init(connection: Connection) {
+    package init(connection: Connection) {
         self.bound = LoopBound(connection, eventLoop: connection.eventLoop)
         self.id = connection.id
     }

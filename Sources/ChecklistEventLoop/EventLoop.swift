@@ -3,10 +3,11 @@ import Glibc
 #endif
 import CLinux
 import ChecklistSocket
+import ChecklistThreads
 import Synchronization
 
 /// Something registered with a loop's epoll set. Called on the loop thread only.
-protocol Selectable: AnyObject {
+package protocol Selectable: AnyObject {
     /// The descriptor became ready; `events` is the epoll mask.
     func handleEvents(_ events: UInt32)
     /// The loop is stopping: release the descriptor now.
@@ -118,24 +119,24 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         return accepted
     }
 
-    func makeTimerID() -> UInt64 {
+    package func makeTimerID() -> UInt64 {
         nextTimerID.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     // MARK: Loop-thread-only API
 
     /// The loop-confined state. Loop thread only (asserted in debug).
-    var loopState: LoopState {
+    package var loopState: LoopState {
         assertInEventLoop()
         return _state
     }
 
     /// The time taken after the last `epoll_wait` returned; cheap "now" for
     /// timestamps that need no better than event-batch precision.
-    var now: ContinuousClock.Instant { loopState.now }
+    package var now: ContinuousClock.Instant { loopState.now }
 
     /// Registers `fd` with `interest`; events go to `handler`. Loop thread only.
-    func register(_ fd: Int32, interest: UInt32, handler: any Selectable) throws(SocketError) {
+    package func register(_ fd: Int32, interest: UInt32, handler: any Selectable) throws(SocketError) {
         let state = loopState
         state.nextGeneration &+= 1
         let generation = state.nextGeneration
@@ -147,13 +148,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     /// Changes the interest mask of a registered `fd`. Loop thread only.
-    func reregister(_ fd: Int32, interest: UInt32) throws(SocketError) {
+    package func reregister(_ fd: Int32, interest: UInt32) throws(SocketError) {
         guard let registration = loopState.registrations[Int(fd)] else { return }
         try selector.modify(fd, interest: interest, token: Self.token(fd, registration.generation))
     }
 
     /// Removes `fd` from the epoll set; call before closing it. Loop thread only.
-    func deregister(_ fd: Int32) {
+    package func deregister(_ fd: Int32) {
         let state = loopState
         guard Int(fd) < state.registrations.count, state.registrations[Int(fd)] != nil else { return }
         selector.remove(fd)
@@ -161,7 +162,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     /// Queues `connection` for the end-of-iteration flush. Loop thread only.
-    func scheduleFlush(_ connection: Connection) {
+    package func scheduleFlush(_ connection: Connection) {
         loopState.dirty.append(connection)
     }
 
@@ -250,19 +251,19 @@ private struct TaskQueue {
 }
 
 /// State owned by a loop thread. Not Sendable, never shared.
-final class LoopState {
-    struct Registration {
-        var generation: UInt32
-        var handler: any Selectable
+package final class LoopState {
+    package struct Registration {
+        package var generation: UInt32
+        package var handler: any Selectable
     }
 
     /// Indexed by descriptor number.
-    var registrations: [Registration?] = []
-    var nextGeneration: UInt32 = 0
+    package var registrations: [Registration?] = []
+    package var nextGeneration: UInt32 = 0
     var timers: [LoopTimer] = []
     /// Connections written to since the last flush.
-    var dirty: [Connection] = []
+    package var dirty: [Connection] = []
     /// Reused task array, so draining the queue allocates nothing once warm.
-    var spareTasks: [@Sendable () -> Void] = []
-    var now: ContinuousClock.Instant = .now
+    package var spareTasks: [@Sendable () -> Void] = []
+    package var now: ContinuousClock.Instant = .now
 }

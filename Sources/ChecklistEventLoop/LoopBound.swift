@@ -25,7 +25,7 @@ public struct LoopBound<Value>: @unchecked Sendable {
     /// promises that, from now on, only `eventLoop` touches the value. The
     /// hand-over happens through `execute`, whose queue lock orders the
     /// builder's writes before the loop's reads.
-    init(handingOver value: Value, to eventLoop: EventLoop) {
+    package init(handingOver value: Value, to eventLoop: EventLoop) {
         self.eventLoop = eventLoop
         self._value = value
     }

@@ -3,12 +3,12 @@ import ChecklistSocket
 /// A server's state on one loop: the connections that loop owns, the tick
 /// timer, and the shutdown bookkeeping. Loop thread only (it is reached
 /// through a `LoopBound`); not Sendable.
-final class ServerLoopContext {
-    let loop: EventLoop
-    let limits: ConnectionLimits
-    let counters: ServerCounters
+package final class ServerLoopContext {
+    package let loop: EventLoop
+    package let limits: ConnectionLimits
+    package let counters: ServerCounters
     /// This loop's byte counters.
-    let traffic: ServerCounters.Traffic
+    package let traffic: ServerCounters.Traffic
     private let makeHandler: @Sendable (Connection) -> any ConnectionHandler
     private var connections: [UInt64: Connection] = [:]
     private var tickTimer: UInt64?
@@ -16,7 +16,7 @@ final class ServerLoopContext {
     /// Called once when shutting down and the last connection has closed.
     private var onDrained: (() -> Void)?
 
-    init(loop: EventLoop, limits: ConnectionLimits, counters: ServerCounters,
+    package init(loop: EventLoop, limits: ConnectionLimits, counters: ServerCounters,
          makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
         self.loop = loop
         self.limits = limits
@@ -25,16 +25,16 @@ final class ServerLoopContext {
         self.makeHandler = makeHandler
     }
 
-    var connectionCount: Int { connections.count }
+    package var connectionCount: Int { connections.count }
 
-    func start() {
+    package func start() {
         let interval = limits.tickInterval
         tickTimer = loop.addTimer(after: interval, repeating: interval) { [self] in tick() }
     }
 
     /// Takes over an accepted descriptor (already counted by the acceptor):
     /// registers it, makes its handler, and tells the handler it is active.
-    func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool) {
+    package func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool) {
         guard !shuttingDown else {
             closeSocket(fd)
             uncount(overLimit: overLimit)
@@ -55,7 +55,7 @@ final class ServerLoopContext {
     }
 
     /// Bookkeeping when a connection's descriptor has been closed.
-    func connectionDidClose(_ connection: Connection) {
+    package func connectionDidClose(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         uncount(overLimit: connection.isOverConnectionLimit)
         if shuttingDown && connections.isEmpty { drained() }
@@ -80,7 +80,7 @@ final class ServerLoopContext {
     /// Graceful shutdown of this loop's connections: each handler is told,
     /// then its connection is closed after its output is sent (by `deadline`).
     /// `onDrained` runs once no connection is left.
-    func beginShutdown(deadline: ContinuousClock.Instant, onDrained: @escaping () -> Void) {
+    package func beginShutdown(deadline: ContinuousClock.Instant, onDrained: @escaping () -> Void) {
         guard !shuttingDown else { return }
         shuttingDown = true
         self.onDrained = onDrained
@@ -92,7 +92,7 @@ final class ServerLoopContext {
     }
 
     /// Aborts every connection left; returns how many there were.
-    func abortAll() -> Int {
+    package func abortAll() -> Int {
         let remaining = Array(connections.values)
         for connection in remaining { connection.abort() }
         return remaining.count

@@ -21,35 +21,35 @@ public struct ServerStatistics: Sendable, Hashable {
 /// The live counters: relaxed atomics, cheap to bump from any loop. The
 /// per-byte counters are kept per loop (each loop adds only to its own, so
 /// hot counters never bounce between cores) and summed by `snapshot`.
-final class ServerCounters: Sendable {
-    let connectionsOpen = Atomic<Int>(0)
-    let connectionsTotal = Atomic<UInt64>(0)
-    let connectionsRejected = Atomic<UInt64>(0)
+package final class ServerCounters: Sendable {
+    package let connectionsOpen = Atomic<Int>(0)
+    package let connectionsTotal = Atomic<UInt64>(0)
+    package let connectionsRejected = Atomic<UInt64>(0)
     /// Over-limit connections still being turned away (bounded separately).
-    let rejectionsInFlight = Atomic<Int>(0)
-    let droppedForOutput = Counter()
-    let readPauses = Counter()
+    package let rejectionsInFlight = Atomic<Int>(0)
+    package let droppedForOutput = Counter()
+    package let readPauses = Counter()
     /// Indexed by `EventLoop.index`.
-    let traffic: [Traffic]
+    package let traffic: [Traffic]
 
-    init(loops: Int) {
+    package init(loops: Int) {
         traffic = (0..<loops).map { _ in Traffic() }
     }
 
     /// Bytes moved by one loop.
-    final class Traffic: Sendable {
-        let bytesIn = Counter()
-        let bytesOut = Counter()
+    package final class Traffic: Sendable {
+        package let bytesIn = Counter()
+        package let bytesOut = Counter()
     }
 
     /// A monotonically increasing relaxed counter.
-    final class Counter: Sendable {
+    package final class Counter: Sendable {
         private let value = Atomic<UInt64>(0)
-        func add(_ amount: Int) { value.wrappingAdd(UInt64(amount), ordering: .relaxed) }
-        func load() -> UInt64 { value.load(ordering: .relaxed) }
+        package func add(_ amount: Int) { value.wrappingAdd(UInt64(amount), ordering: .relaxed) }
+        package func load() -> UInt64 { value.load(ordering: .relaxed) }
     }
 
-    func snapshot() -> ServerStatistics {
+    package func snapshot() -> ServerStatistics {
         ServerStatistics(
             connectionsOpen: connectionsOpen.load(ordering: .relaxed),
             connectionsTotal: connectionsTotal.load(ordering: .relaxed),

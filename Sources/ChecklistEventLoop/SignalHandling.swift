@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLinux
 import ChecklistSocket
+import ChecklistThreads
 import Synchronization
 
 // Process signals for a server executable.
@@ -76,7 +77,7 @@ public final class SignalWatcher: Sendable {
 
     /// Sends `signal` to the watcher thread itself (test hook: a process-wide
     /// `kill` could land on a thread that does not block it).
-    func deliverToWatcher(_ signal: Int32) {
+    package func deliverToWatcher(_ signal: Int32) {
         guard let running = thread.withLock({ $0 }) else { return }
         _ = pthread_kill(running.handle, signal)
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ChecklistSocket
+import ChecklistThreads
 import Synchronization
 
 /// A TCP server on an `EventLoopGroup`: it listens, spreads accepted

@@ -1,3 +1,5 @@
+import ChecklistSnapshot
+import ChecklistThreads
 import ChecklistModel
 import ChecklistWire
 

@@ -1,10 +1,7 @@
+import ChecklistSnapshot
+import ChecklistThreads
 import ChecklistModel
 import ChecklistWire
-
-/// A log sequence number: the position of a record in the write-ahead log.
-/// The first record ever appended is 1; every record takes the next number.
-/// 0 means "no record".
-public typealias LSN = UInt64
 
 /// The on-disk layout of write-ahead log segments and records
 /// (Protocol/SNAPSHOT.md section 6). Pure: no I/O.

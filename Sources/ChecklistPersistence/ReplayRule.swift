@@ -1,3 +1,5 @@
+import ChecklistSnapshot
+import ChecklistThreads
 import ChecklistModel
 
 /// How a change replayed from the log meets the state restored from a

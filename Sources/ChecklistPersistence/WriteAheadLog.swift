@@ -1,3 +1,5 @@
+import ChecklistSnapshot
+import ChecklistThreads
 import ChecklistModel
 import ChecklistWire
 import Glibc
@@ -55,7 +57,7 @@ public final class WriteAheadLog: Sendable {
     public let options: Options
     private let shared: LogShared
     /// The flusher thread until `close()` joins it.
-    private let thread: Mutex<pthread_t?>
+    private let thread: Mutex<NativeThread?>
 
     /// Opens the log in `directory` to append records from `nextLSN` on
     /// (`RecoveryReport.nextLSN`; 1 for a new directory). Starts a new
@@ -75,7 +77,7 @@ public final class WriteAheadLog: Sendable {
                                            written: nextLSN - 1, durable: nextLSN - 1, segments: segments))
         let flusher = LogFlusher(shared: shared, directory: directory, options: options, fd: fd,
                                  segmentFirstLSN: nextLSN, segmentBytes: LogRecordFormat.segmentHeaderBytes)
-        thread = Mutex(startThread { var f = flusher; f.run() })
+        thread = Mutex(NativeThread.spawn(name: "checklist-wal") { var f = flusher; f.run() })
     }
 
     deinit {
@@ -188,11 +190,11 @@ public final class WriteAheadLog: Sendable {
     public func close() throws(PersistenceError) {
         shared.lock.withLock { s in s.closing = true }
         shared.lock.signal(.work)
-        let handle: pthread_t? = thread.withLock { t in
+        let flusherThread: NativeThread? = thread.withLock { t in
             defer { t = nil }
             return t
         }
-        if let handle { pthread_join(handle, nil) }
+        flusherThread?.join()
         if let failure = failure { throw Self.failed(failure) }
     }
 

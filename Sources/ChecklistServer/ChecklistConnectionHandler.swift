@@ -1,4 +1,6 @@
+import ChecklistEventLoop
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
 
 /// Connects one socket to its protocol session: bytes in, frames out. It

@@ -1,4 +1,5 @@
 import ChecklistPersistence
+import ChecklistSnapshot
 
 // The log lines of the durable side: what recovery did, each snapshot.
 extension ChecklistServer {

@@ -1,3 +1,4 @@
+import ChecklistEventLoop
 import ChecklistSocket
 
 // The server's start and stop lines, and the file-descriptor limit it needs.

@@ -1,3 +1,4 @@
+import ChecklistThreads
 import Glibc
 
 /// Compresses a snapshot's uncompressed blocks into gzip, in order.
@@ -76,20 +77,20 @@ final class CompressionPool: Sendable {
     }
 
     private let lock: ConditionLock<State>
-    private let threads: [pthread_t]
+    private let threads: [NativeThread]
     private let maxInFlight: Int
 
     init(level: Int32, threads count: Int) {
         let lock = ConditionLock(State())
         self.lock = lock
         maxInFlight = count + 1
-        threads = (0..<count).map { _ in startThread { CompressionPool.work(lock: lock, level: level) } }
+        threads = (0..<count).map { n in NativeThread.spawn(name: "checklist-gzip-\(n)") { CompressionPool.work(lock: lock, level: level) } }
     }
 
     deinit {
         lock.withLock { $0.closing = true }
         lock.broadcast(.work)
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
     }
 
     /// Queues `block` if fewer than `maxInFlight` blocks are waiting to be

@@ -1,14 +1,14 @@
 import Glibc
 
-/// Thin wrappers over the POSIX file calls this module makes. Every failure
+/// Thin wrappers over the POSIX file calls of the snapshot and log modules. Every failure
 /// becomes a `PersistenceError(.io)` naming the call, the file and `errno`.
-enum POSIXFile {
-    static func error(_ call: String, _ path: String, _ code: Int32 = errno) -> PersistenceError {
+package enum POSIXFile {
+    package static func error(_ call: String, _ path: String, _ code: Int32 = errno) -> PersistenceError {
         PersistenceError(.io, "\(call) failed: \(String(cString: strerror(code))) (errno \(code))", file: path, errno: code)
     }
 
     /// Opens `path`, retrying on EINTR. `O_CLOEXEC` is always added.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(PersistenceError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(PersistenceError) -> Int32 {
         while true {
             let fd = path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) }
             if fd >= 0 { return fd }
@@ -17,7 +17,7 @@ enum POSIXFile {
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(PersistenceError) {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(PersistenceError) {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -28,7 +28,7 @@ enum POSIXFile {
     }
 
     /// Writes all of `bytes[range]`.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>? = nil, path: String) throws(PersistenceError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>? = nil, path: String) throws(PersistenceError) {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(PersistenceError) in
                 try writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[range ?? 0..<raw.count]), path: path)
@@ -38,7 +38,7 @@ enum POSIXFile {
     }
 
     /// Reads up to `buffer.count` bytes; 0 at end of file.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(PersistenceError) -> Int {
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(PersistenceError) -> Int {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -46,35 +46,35 @@ enum POSIXFile {
         }
     }
 
-    static func fsync(_ fd: Int32, path: String) throws(PersistenceError) {
+    package static func fsync(_ fd: Int32, path: String) throws(PersistenceError) {
         if Glibc.fsync(fd) != 0 { throw error("fsync", path) }
     }
 
     /// Makes the directory's entries (created, renamed, removed files) durable.
-    static func fsyncDirectory(_ path: String) throws(PersistenceError) {
+    package static func fsyncDirectory(_ path: String) throws(PersistenceError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { Glibc.close(fd) }
         try fsync(fd, path: path)
     }
 
-    static func truncate(_ path: String, to length: UInt64) throws(PersistenceError) {
+    package static func truncate(_ path: String, to length: UInt64) throws(PersistenceError) {
         let fd = try open(path, O_WRONLY)
         defer { Glibc.close(fd) }
         if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
         try fsync(fd, path: path)
     }
 
-    static func unlink(_ path: String) throws(PersistenceError) {
+    package static func unlink(_ path: String) throws(PersistenceError) {
         if path.withCString({ Glibc.unlink($0) }) != 0 && errno != ENOENT { throw error("unlink", path) }
     }
 
-    static func rename(_ from: String, _ to: String) throws(PersistenceError) {
+    package static func rename(_ from: String, _ to: String) throws(PersistenceError) {
         let rc = from.withCString { f in to.withCString { t in Glibc.rename(f, t) } }
         if rc != 0 { throw error("rename to \(to)", from) }
     }
 
     /// Creates `path` (and missing parents) as directories.
-    static func makeDirectories(_ path: String) throws(PersistenceError) {
+    package static func makeDirectories(_ path: String) throws(PersistenceError) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for part in path.split(separator: "/") {
             prefix += part
@@ -86,7 +86,7 @@ enum POSIXFile {
     }
 
     /// The names in a directory, without `.` and `..`.
-    static func listDirectory(_ path: String) throws(PersistenceError) -> [String] {
+    package static func listDirectory(_ path: String) throws(PersistenceError) -> [String] {
         guard let dir = path.withCString({ opendir($0) }) else { throw error("opendir", path) }
         defer { closedir(dir) }
         var names: [String] = []
@@ -99,24 +99,24 @@ enum POSIXFile {
         return names
     }
 
-    static func fileSize(_ fd: Int32, path: String) throws(PersistenceError) -> UInt64 {
+    package static func fileSize(_ fd: Int32, path: String) throws(PersistenceError) -> UInt64 {
         var st = stat()
         if fstat(fd, &st) != 0 { throw error("fstat", path) }
         return UInt64(st.st_size)
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         path.withCString { access($0, F_OK) } == 0
     }
 }
 
 /// A file mapped read-only for scanning. Unmapped by `close()` or deinit.
-final class MappedFile {
-    let path: String
+package final class MappedFile {
+    package let path: String
     private let base: UnsafeMutableRawPointer?
-    let count: Int
+    package let count: Int
 
-    init(path: String) throws(PersistenceError) {
+    package init(path: String) throws(PersistenceError) {
         self.path = path
         let fd = try POSIXFile.open(path, O_RDONLY)
         defer { Glibc.close(fd) }
@@ -133,7 +133,7 @@ final class MappedFile {
     }
 
     /// Calls `body` with the file's bytes; they must not escape it.
-    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    package func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 

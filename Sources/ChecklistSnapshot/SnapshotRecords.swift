@@ -1,6 +1,11 @@
 import ChecklistModel
 import ChecklistWire
 
+/// A log sequence number: the position of a record in the write-ahead log.
+/// The first record ever appended is 1; every record takes the next number.
+/// 0 means "no record". A snapshot names the log positions it covers.
+public typealias LSN = UInt64
+
 /// The record types of a snapshot (Protocol/SNAPSHOT.md section 3).
 /// Types 0x40-0x7F are optional extensions that readers skip when they do
 /// not know them; any other unknown type is an error.

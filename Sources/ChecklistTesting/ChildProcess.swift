@@ -1,5 +1,6 @@
-import CLinux  // eventfd, pipe2 (through ChecklistSocket's dependency)
+import CLinux  // pipe2
 import ChecklistSocket
+import ChecklistThreads
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -67,15 +68,11 @@ final class ChildProcess: Sendable {
         Self.startReaper(pid: pid, state: state)
         Self.startDrain(stdout: stdout.read, stderr: stderr.read, state: state)
         if let stdin, let standardInput {
-            Thread.detachNewThread {
-                // write(2), not the socket helpers' send(2): this is a pipe. If
-                // the child exits without reading, the SIGPIPE that write raises
-                // is aimed at this thread: blocked here, it cannot kill the
-                // test process, and write fails with EPIPE instead.
-                var pipeSignal = sigset_t()
-                sigemptyset(&pipeSignal)
-                sigaddset(&pipeSignal, SIGPIPE)
-                pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            // write(2), not the socket helpers' send(2): this is a pipe. If
+            // the child exits without reading, the SIGPIPE that write raises
+            // is aimed at this thread: blocked there, it cannot kill the
+            // test process, and write fails with EPIPE instead.
+            NativeThread.spawn(name: "child-stdin", blockedSignals: [SIGPIPE]) {
                 var offset = 0
                 standardInput.withUnsafeBytes { bytes in
                     while offset < bytes.count {
@@ -84,7 +81,7 @@ final class ChildProcess: Sendable {
                     }
                 }
                 closeSocket(stdin.write)
-            }
+            }.detach()
         }
     }
 
@@ -161,7 +158,7 @@ final class ChildProcess: Sendable {
     }
 
     private static func startDrain(stdout: Int32, stderr: Int32, state: ChildState) {
-        Thread.detachNewThread {
+        NativeThread.spawn(name: "child-output", blockedSignals: []) {
             var open = [stdout, stderr]
             var chunk = [UInt8](repeating: 0, count: 65536)
             while !open.isEmpty {
@@ -179,11 +176,11 @@ final class ChildProcess: Sendable {
             closeSocket(stdout)
             closeSocket(stderr)
             state.update { $0.outputEnded = true }
-        }
+        }.detach()
     }
 
     private static func startReaper(pid: pid_t, state: ChildState) {
-        Thread.detachNewThread {
+        NativeThread.spawn(name: "child-reaper", blockedSignals: []) {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 {
                 if errno != EINTR {  // ECHILD: reaped elsewhere; report it as signal 127
@@ -192,12 +189,12 @@ final class ChildProcess: Sendable {
                 }
             }
             state.update { $0.status = ExitStatus(waitStatus: status) }
-        }
+        }.detach()
     }
 }
 
-/// What the background threads learn about a child, under a Mutex; waiters
-/// block in `poll` on an eventfd that every change makes readable.
+/// What the background threads learn about a child, under a
+/// `ConditionLock`; every change wakes the waiters.
 final class ChildState: Sendable {
     struct State {
         var stdout: [UInt8] = []
@@ -206,23 +203,14 @@ final class ChildState: Sendable {
         var outputEnded = false
         var peakResidentBytes: Int?
     }
-    private let state = Mutex(State())
-    private let changed: Int32
+    private let state = ConditionLock(State())
     private static let keep = 8 << 20
-
-    init() {
-        changed = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        precondition(changed >= 0, "eventfd failed: errno \(errno)")
-    }
-
-    deinit { closeSocket(changed) }
 
     var snapshot: State { state.withLock { $0 } }
 
     func update(_ body: (inout State) -> Void) {
         state.withLock { body(&$0) }
-        var one: UInt64 = 1
-        _ = write(changed, &one, 8)
+        state.broadcast(.progress)
     }
 
     func append(_ bytes: ArraySlice<UInt8>, toStandardError: Bool) {
@@ -243,17 +231,10 @@ final class ChildState: Sendable {
 
     /// Waits until `condition` returns non-nil or `deadline` passes.
     func wait<T>(until deadline: ContinuousClock.Instant, _ condition: (State) -> T?) -> T? {
-        while true {
-            if let result = state.withLock({ condition($0) }) { return result }
-            let left = deadline - .now
-            if left <= .zero { return nil }
-            // Capped at 100 ms: with two waiters, one may consume the other's wake-up.
-            let milliseconds = min(100, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            var pfd = pollfd(fd: changed, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, Int32(milliseconds)) > 0 {
-                var value: UInt64 = 0
-                _ = read(changed, &value, 8)
-            }
-        }
+        var result: T?
+        return state.withLock(waitingOn: .progress, until: { state in
+            result = condition(state)
+            return result != nil
+        }, deadline: deadline) { _, _ in result }
     }
 }

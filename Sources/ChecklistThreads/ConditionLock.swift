@@ -1,11 +1,11 @@
 import Glibc
 
 /// A pthread mutex with two condition variables guarding a value of type
-/// `State`. The write-ahead log and the compression pool need what
-/// `Synchronization.Mutex` lacks: waiting for the state to change (the
-/// flusher waits for records, appenders for durability or buffer space,
-/// workers for blocks), with a timeout. `package` so that the server's
-/// transfer workers wait for jobs the same way.
+/// `State`: the package's one way to wait, with a deadline, for shared state
+/// to change, which `Synchronization.Mutex` cannot do. The write-ahead log's
+/// flusher waits for records and its appenders for durability or buffer
+/// space, compression and transfer workers wait for jobs, `Latch` for its
+/// count, and the test harness for a child process's output.
 ///
 /// Locking rule: `state` is read and written only by the closures given to
 /// `withLock`, which run with the mutex held (while waiting, the mutex is
@@ -58,11 +58,24 @@ package final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Takes the lock, waits on `condition` until `ready(state)` is true
-    /// (checked before the first wait and after every wake-up) or, with a
-    /// `deadline` in CLOCK_MONOTONIC nanoseconds, until it passes; then runs
+    /// (checked before the first wait and after every wake-up) or until
+    /// `deadline` passes; then runs
     /// `body` with the lock still held and whether `ready` was met.
     /// `ready` runs with the lock held and may update the state (e.g. to
     /// note that a thread is about to sleep).
+    package func withLock<T, E: Error>(waitingOn condition: Condition, until ready: (inout State) -> Bool,
+                               deadline: ContinuousClock.Instant,
+                               _ body: (inout State, Bool) throws(E) -> T) throws(E) -> T {
+        // Condition variables wait on CLOCK_MONOTONIC; the clock's instant is
+        // turned into the same span from now on that clock.
+        let left = max(.zero, deadline - .now)
+        let (seconds, attoseconds) = left.components
+        let nanoseconds = UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        return try withLock(waitingOn: condition, until: ready, deadline: monotonicNanoseconds() &+ nanoseconds, body)
+    }
+
+    /// The same, with the deadline in CLOCK_MONOTONIC nanoseconds
+    /// (`monotonicNanoseconds()`), or none to wait as long as it takes.
     package func withLock<T, E: Error>(waitingOn condition: Condition, until ready: (inout State) -> Bool,
                                deadline: UInt64? = nil,
                                _ body: (inout State, Bool) throws(E) -> T) throws(E) -> T {
@@ -88,31 +101,15 @@ package final class ConditionLock<State>: @unchecked Sendable {
         pthread_cond_broadcast(conditions + condition.rawValue)
     }
 
+    /// Wakes one thread waiting on `condition`.
     package func signal(_ condition: Condition) {
         pthread_cond_signal(conditions + condition.rawValue)
     }
 }
 
 /// Nanoseconds of CLOCK_MONOTONIC.
-func monotonicNanoseconds() -> UInt64 {
+package func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
-/// Starts a joinable thread running `body`.
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { arg in
-        let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    precondition(rc == 0, "pthread_create failed: \(rc)")
-    return thread
 }

@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 
 // A document as a snapshot (Protocol/SNAPSHOT.md), and back.
 extension ChecklistDocument {

@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 
 /// Converts a snapshot arriving in pieces (a file, or EXPORT chunks) to the
 /// JSON document, streaming: memory stays bounded whatever its size.

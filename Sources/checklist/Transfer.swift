@@ -1,5 +1,5 @@
 import ChecklistClient
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistTransfer
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ChecklistClient
 #if canImport(Glibc)
+import ChecklistSnapshot
 import Glibc
 #endif
 

@@ -1,6 +1,7 @@
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistServer
+import ChecklistSnapshot
 import ChecklistStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import ChecklistEventLoop
 import ChecklistServer
 import ChecklistStore
 import Foundation

@@ -1,5 +1,5 @@
 import ChecklistSocket
-@testable import ChecklistServer
+@testable import ChecklistEventLoop
 import Glibc
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
-@testable import ChecklistServer
+@testable import ChecklistEventLoop
+import ChecklistThreads
 import Glibc
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import ChecklistSocket
-@testable import ChecklistServer
+@testable import ChecklistEventLoop
+import ChecklistThreads
 import Glibc
 import Synchronization
 import Testing

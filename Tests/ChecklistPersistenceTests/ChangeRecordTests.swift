@@ -1,4 +1,6 @@
 import ChecklistModel
+import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import ChecklistWire
 import Testing
 @testable import ChecklistPersistence

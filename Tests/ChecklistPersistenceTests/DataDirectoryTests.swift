@@ -1,4 +1,6 @@
 import ChecklistModel
+import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import Foundation
 import Testing
 @testable import ChecklistPersistence
@@ -177,8 +179,8 @@ import Testing
         let dir = TempDirectory("bad-snap")
         defer { dir.remove() }
         let data = try DataDirectory(path: dir.path)
-        let store = SnapshotRoundTripTests.sampleStore(items: 100)
-        let (file, _) = try data.writeSnapshot(header: SnapshotRoundTripTests.header(for: store, startLSN: 0), endLSN: { 0 }) { try store.write(to: $0) }
+        let store = SnapshotSamples.store(items: 100)
+        let (file, _) = try data.writeSnapshot(header: SnapshotSamples.header(for: store, startLSN: 0), endLSN: { 0 }) { try store.write(to: $0) }
         var bytes = readFile(file.path)
         bytes.removeLast(20)
         writeFile(file.path, bytes)
@@ -202,7 +204,7 @@ import Testing
         defer { data.close() }
         struct Boom: Error {}
         #expect(throws: Boom.self) {
-            try data.writeSnapshot(header: SnapshotRoundTripTests.header(for: FakeStore()), endLSN: { 0 }) { _ in throw Boom() }
+            try data.writeSnapshot(header: SnapshotSamples.header(for: FakeStore()), endLSN: { 0 }) { _ in throw Boom() }
         }
         #expect(try data.snapshots().isEmpty)
         #expect(dir.files() == ["LOCK"])
@@ -223,12 +225,4 @@ import Testing
         #expect(try ReplayRule.decide(delete, currentRevision: 5) == .apply)
         #expect(try ReplayRule.decide(delete, currentRevision: nil) == .skip)
     }
-}
-
-/// More random history on top of `store`'s current state (without applying it).
-func continueHistory(of store: FakeStore, count: Int, seed: UInt64) -> [Change] {
-    let scratch = FakeStore()
-    scratch.lists = store.lists
-    scratch.nextListID = store.nextListID
-    return randomHistory(count: count, lists: 5, seed: seed, store: scratch)
 }

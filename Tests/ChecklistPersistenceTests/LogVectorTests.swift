@@ -1,4 +1,6 @@
 import ChecklistModel
+import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import ChecklistWire
 import Foundation
 import Testing
@@ -159,23 +161,23 @@ import Testing
         ]
     }()
 
-    static let path = SnapshotVectorTests.directory + "/wal-0000000000000001.log"
+    static let path = VectorFiles.directory + "/wal-0000000000000001.log"
     static let durableBefore: [LSN] = [0, 1, 1, 1, 3, 5, 5, 6, 8] // durable LSN when each record was appended
 
     @Test func segmentBothWays() throws {
-        if SnapshotVectorTests.writing { try writeVectors() }
-        let vector = try JSONDecoder().decode(SegmentJSON.self, from: Data(readFile(SnapshotVectorTests.directory + "/wal.json")))
+        if VectorFiles.writing { try writeVectors() }
+        let vector = try JSONDecoder().decode(SegmentJSON.self, from: Data(readFile(VectorFiles.directory + "/wal.json")))
         let bytes = readFile(Self.path)
         // Encode the meaning: the same bytes.
         var w = WireWriter()
         LogRecordFormat.writeSegmentHeader(firstLSN: 1, into: &w)
-        #expect(SnapshotVectorTests.hex(w.bytes) == vector.header)
+        #expect(VectorFiles.hex(w.bytes) == vector.header)
         for record in vector.records {
             #expect(w.count == record.offset)
             let start = w.count
             LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.lsn - record.lag,
                                          changes: record.changes.map(\.change), into: &w)
-            #expect(SnapshotVectorTests.hex(Array(w.bytes[start...])) == record.hex)
+            #expect(VectorFiles.hex(Array(w.bytes[start...])) == record.hex)
         }
         #expect(w.bytes == bytes)
         // Decode the file: the same changes, a group's sharing its LSN.
@@ -246,14 +248,14 @@ import Testing
     func writeVectors() throws {
         var w = WireWriter()
         LogRecordFormat.writeSegmentHeader(firstLSN: 1, into: &w)
-        let header = SnapshotVectorTests.hex(w.bytes)
+        let header = VectorFiles.hex(w.bytes)
         var records: [RecordJSON] = []
         for (i, commit) in Self.commits.enumerated() {
             let lsn = LSN(i + 1)
             let start = w.count
             LogRecordFormat.appendRecord(lsn: lsn, durable: Self.durableBefore[i], changes: commit, into: &w)
             records.append(RecordJSON(offset: start, lsn: lsn, lag: lsn - Self.durableBefore[i], changes: commit.map(ChangeJSON.init),
-                                      hex: SnapshotVectorTests.hex(Array(w.bytes[start...]))))
+                                      hex: VectorFiles.hex(Array(w.bytes[start...]))))
         }
         writeFile(Self.path, w.bytes)
         let vector = SegmentJSON(description: "A log segment (Protocol/SNAPSHOT.md section 6) holding one record of every change kind "
@@ -262,6 +264,6 @@ import Testing
                                  file: "wal-0000000000000001.log", header: header, records: records)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(vector).write(to: URL(fileURLWithPath: SnapshotVectorTests.directory + "/wal.json"))
+        try encoder.encode(vector).write(to: URL(fileURLWithPath: VectorFiles.directory + "/wal.json"))
     }
 }

@@ -1,4 +1,6 @@
 import ChecklistModel
+import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import Foundation
 import Glibc
 import Testing

@@ -1,30 +1,29 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import Foundation
-import Synchronization
 
 /// A fresh directory under /tmp, removed by `remove()`.
-struct TempDirectory {
-    let path: String
+package struct TempDirectory {
+    package let path: String
 
-    init(_ name: String = "persist") {
+    package init(_ name: String = "persist") {
         path = NSTemporaryDirectory() + "checklist-\(name)-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    package func remove() { try? FileManager.default.removeItem(atPath: path) }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
-    func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    package func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 }
 
-func readFile(_ path: String) -> [UInt8] { Array(FileManager.default.contents(atPath: path) ?? Data()) }
+package func readFile(_ path: String) -> [UInt8] { Array(FileManager.default.contents(atPath: path) ?? Data()) }
 
-func writeFile(_ path: String, _ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes)) }
+package func writeFile(_ path: String, _ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes)) }
 
 /// One change of every kind and every operation, with edge values.
-let everyKindOfChange: [Change] = [
+package let everyKindOfChange: [Change] = [
     Change(namespace: .default, list: ListID(1), revision: 1, kind: .listCreated(name: "Groceries", icon: "Groceries")),
     Change(namespace: Namespace("tenant-ü"), list: ListID(UInt64.max), revision: UInt64.max,
            kind: .listUpdated(name: "Birthdays 🎂", icon: "")),
@@ -49,37 +48,39 @@ let everyKindOfChange: [Change] = [
 
 /// A reference store that applies `Change`s and restores snapshots: the
 /// model the tests compare against.
-final class FakeStore: SnapshotRestoreSink {
-    struct List: Hashable {
-        var namespace: Namespace
-        var name: String
-        var icon: String
-        var revision: Revision
-        var nextItemID: UInt64
-        var items: [Item]
+package final class FakeStore: SnapshotRestoreSink {
+    package init() {}
+
+    package struct List: Hashable {
+        package var namespace: Namespace
+        package var name: String
+        package var icon: String
+        package var revision: Revision
+        package var nextItemID: UInt64
+        package var items: [Item]
     }
 
-    var lists: [ListID: List] = [:]
-    var nextListID: UInt64 = 1
-    var replayed: [Change] = []
-    var skipped: [Change] = []
+    package var lists: [ListID: List] = [:]
+    package var nextListID: UInt64 = 1
+    package var replayed: [Change] = []
+    package var skipped: [Change] = []
     /// IDEMPOTENCY records restored, in order.
-    var keys: [SnapshotIdempotency] = []
+    package var keys: [SnapshotIdempotency] = []
 
-    func restoreHeader(_ header: SnapshotHeader) throws { nextListID = header.nextListID.rawValue }
+    package func restoreHeader(_ header: SnapshotHeader) throws { nextListID = header.nextListID.rawValue }
 
-    func restoreIdempotency(_ client: SnapshotIdempotency) throws { keys.append(client) }
+    package func restoreIdempotency(_ client: SnapshotIdempotency) throws { keys.append(client) }
 
-    func restoreList(_ list: SnapshotList) throws {
+    package func restoreList(_ list: SnapshotList) throws {
         lists[list.id] = List(namespace: list.namespace, name: list.name, icon: list.icon, revision: list.revision,
                               nextItemID: list.nextItemID.rawValue, items: [])
         nextListID = max(nextListID, list.id.rawValue + 1)
     }
 
-    func restoreItem(_ item: Item, in list: ListID) throws { lists[list]!.items.append(item) }
+    package func restoreItem(_ item: Item, in list: ListID) throws { lists[list]!.items.append(item) }
 
     /// Applies `change` as the store's apply path would have.
-    func apply(_ change: Change) {
+    package func apply(_ change: Change) {
         switch change.kind {
         case let .listCreated(name, icon):
             lists[change.list] = List(namespace: change.namespace, name: name, icon: icon, revision: change.revision, nextItemID: 1, items: [])
@@ -120,20 +121,12 @@ final class FakeStore: SnapshotRestoreSink {
         lists[change.list]!.revision = change.revision
     }
 
-    /// The replay sink a server would use: `ReplayRule`, then apply.
-    func replay(_ change: Change) throws {
-        switch try ReplayRule.decide(change, currentRevision: lists[change.list]?.revision) {
-        case .apply: apply(change); replayed.append(change)
-        case .skip: skipped.append(change)
-        }
-    }
-
     /// Writes every list, in id order, to `writer`.
-    func write(to writer: SnapshotWriter) throws {
+    package func write(to writer: SnapshotWriter) throws {
         for id in lists.keys.sorted() { try write(list: id, to: writer) }
     }
 
-    func write(list id: ListID, to writer: SnapshotWriter) throws {
+    package func write(list id: ListID, to writer: SnapshotWriter) throws {
         guard let list = lists[id] else { return }
         try writer.writeList(SnapshotList(namespace: list.namespace, id: id, name: list.name, icon: list.icon,
                                           revision: list.revision, nextItemID: ItemID(list.nextItemID),
@@ -141,14 +134,14 @@ final class FakeStore: SnapshotRestoreSink {
         for item in list.items { try writer.writeItem(item) }
     }
 
-    var itemCount: Int { lists.values.reduce(0) { $0 + $1.items.count } }
+    package var itemCount: Int { lists.values.reduce(0) { $0 + $1.items.count } }
 }
 
 /// Deterministic pseudo-random numbers for reproducible workloads.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+package struct SplitMix64: RandomNumberGenerator {
+    package var state: UInt64
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -159,7 +152,7 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// Generates a plausible history of changes over a few lists, applying each
 /// to `store` as it goes.
-func randomHistory(count: Int, lists listCount: Int = 3, seed: UInt64 = 7, store: FakeStore) -> [Change] {
+package func randomHistory(count: Int, lists listCount: Int = 3, seed: UInt64 = 7, store: FakeStore) -> [Change] {
     var rng = SplitMix64(seed: seed)
     let words = ["Walk the dog", "Brush my teeth", "Learn iOS development", "Soccer practice", "Eat ice cream", "Milk", "Eggs"]
     var changes: [Change] = []
@@ -212,17 +205,100 @@ func randomHistory(count: Int, lists listCount: Int = 3, seed: UInt64 = 7, store
     return changes
 }
 
-/// Counts calls, thread-safely.
-final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-    func increment() { value.add(1, ordering: .relaxed) }
-    var count: Int { value.load(ordering: .relaxed) }
+/// Sample content for snapshot tests: a header, a store, idempotency keys.
+package enum SnapshotSamples {
+    package static func header(for store: FakeStore, startLSN: LSN = 42) -> SnapshotHeader {
+        SnapshotHeader(createdAt: 1_700_000_000, source: "tests", listCount: UInt64(store.lists.count),
+                       itemCount: UInt64(store.itemCount), startLSN: startLSN, nextListID: ListID(store.nextListID))
+    }
+
+    /// A store with several lists, edge-case items and a few thousand rows.
+    package static func store(items: Int = 3000) -> FakeStore {
+        let store = FakeStore()
+        _ = randomHistory(count: 400, lists: 4, store: store)
+        store.apply(Change(namespace: Namespace("other"), list: ListID(store.nextListID), revision: 1,
+                           kind: .listCreated(name: "Empty", icon: "")))
+        let big = ListID(store.nextListID)
+        store.apply(Change(namespace: .default, list: big, revision: 1, kind: .listCreated(name: "Big", icon: "Trips")))
+        var ops: [AppliedOperation] = [
+            .insert(id: ItemID(1), index: 0, fields: ItemFields(text: String(repeating: "long text ", count: 300), due: Int64.min, price: Int64.max)),
+            .insert(id: ItemID(2), index: 1, fields: ItemFields(text: "Ünïcödé ✓ 🎉", checked: true, due: -1, remind: true, price: 0)),
+        ]
+        for i in 3...UInt64(items) { ops.append(.insert(id: ItemID(i), index: i - 1, fields: ItemFields(text: "Item \(i)", checked: i % 3 == 0))) }
+        store.apply(Change(namespace: .default, list: big, revision: 2, kind: .patched(ops)))
+        return store
+    }
+
+    package static func answer(_ sequence: UInt64, list: UInt64 = 1, revision: UInt64? = nil, inserted: [ItemIDRun] = []) -> SnapshotIdempotency.Answer {
+        SnapshotIdempotency.Answer(sequence: sequence, list: ListID(list), revision: revision ?? sequence + 1, inserted: inserted)
+    }
+
+    /// A few clients, one with only a floor, one with a multi-run answer.
+    package static let clients: [SnapshotIdempotency] = [
+        SnapshotIdempotency(namespace: Namespace("family"), client: 0x1234, floor: 3, answers: []),
+        SnapshotIdempotency(namespace: .default, client: 7, floor: 0, answers: [
+            answer(1, inserted: [ItemIDRun(first: ItemID(1), count: 1000)]),
+            answer(2),
+            answer(9, list: 2, inserted: [ItemIDRun(first: ItemID(9), count: 2), ItemIDRun(first: ItemID(3), count: 1)]),
+        ]),
+        SnapshotIdempotency(namespace: Namespace("tenant-ü"), client: UInt64.max, floor: UInt64.max - 1,
+                            answers: [answer(UInt64.max, list: UInt64.max, revision: UInt64.max,
+                                             inserted: [ItemIDRun(first: ItemID(UInt64.max), count: 1)])]),
+    ]
 }
 
-/// A value shared between threads.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
-    var value: Value { mutex.withLock { $0 } }
+/// More random history on top of `store`'s current state (without applying it).
+package func continueHistory(of store: FakeStore, count: Int, seed: UInt64) -> [Change] {
+    let scratch = FakeStore()
+    scratch.lists = store.lists
+    scratch.nextListID = store.nextListID
+    return randomHistory(count: count, lists: 5, seed: seed, store: scratch)
+}
+
+/// Where the golden vectors of Protocol/vectors/snapshot live, and their hex.
+package enum VectorFiles {
+    package static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path + "/Protocol/vectors/snapshot"
+    }()
+
+    package static var writing: Bool { ProcessInfo.processInfo.environment["CHECKLIST_WRITE_VECTORS"] == "1" }
+
+    package static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    package static func unhex(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = s.startIndex
+        while i < s.endIndex {
+            let j = s.index(i, offsetBy: 2)
+            out.append(UInt8(s[i..<j], radix: 16)!)
+            i = j
+        }
+        return out
+    }
+}
+
+/// Runs a tool, returning its exit status and standard output.
+package func run(_ tool: String, _ arguments: [String], input: [UInt8]? = nil) throws -> (status: Int32, output: [UInt8]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    let inPipe = Pipe()
+    if input != nil { process.standardInput = inPipe }
+    try process.run()
+    if let input {
+        // Feed on another thread so a full output pipe cannot deadlock us.
+        let handle = inPipe.fileHandleForWriting
+        let data = Data(input)
+        Thread.detachNewThread {
+            handle.write(data)
+            try? handle.close()
+        }
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, Array(output))
 }

@@ -1,8 +1,9 @@
 import ChecklistModel
+@testable import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import ChecklistWire
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 /// Compresses `raw` into one gzip member.
 func gzip(_ raw: [UInt8], level: Int32 = 6) throws -> [UInt8] {
@@ -98,9 +99,9 @@ struct RawSnapshot {
     /// Cut at every byte: always TRUNCATED_SNAPSHOT, never a partial success.
     @Test(arguments: [1, 2])
     func truncatedSnapshot(threads: Int) throws {
-        let store = SnapshotRoundTripTests.sampleStore(items: 50)
+        let store = SnapshotSamples.store(items: 50)
         var bytes: [UInt8] = []
-        let writer = try SnapshotWriter(header: SnapshotRoundTripTests.header(for: store),
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store),
                                         options: .init(blockBytes: 256, compressionThreads: threads)) { (chunk) throws(PersistenceError) in
             bytes.append(contentsOf: chunk)
         }

@@ -1,33 +1,17 @@
 import ChecklistModel
+@testable import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import ChecklistWire
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 /// IDEMPOTENCY records (Protocol/SNAPSHOT.md section 3.8): written after the
-/// lists, read back exactly, bounded when hostile, and handed to recovery's
-/// sink before the log is replayed.
+/// lists, read back exactly, and bounded when hostile. (That recovery hands
+/// them to its sink before the log is replayed: ChecklistPersistenceTests.)
 @Suite struct SnapshotIdempotencyTests {
-    static func answer(_ sequence: UInt64, list: UInt64 = 1, revision: UInt64? = nil, inserted: [ItemIDRun] = []) -> SnapshotIdempotency.Answer {
-        SnapshotIdempotency.Answer(sequence: sequence, list: ListID(list), revision: revision ?? sequence + 1, inserted: inserted)
-    }
-
-    /// A few clients, one with only a floor, one with a multi-run answer.
-    static let clients: [SnapshotIdempotency] = [
-        SnapshotIdempotency(namespace: Namespace("family"), client: 0x1234, floor: 3, answers: []),
-        SnapshotIdempotency(namespace: .default, client: 7, floor: 0, answers: [
-            answer(1, inserted: [ItemIDRun(first: ItemID(1), count: 1000)]),
-            answer(2),
-            answer(9, list: 2, inserted: [ItemIDRun(first: ItemID(9), count: 2), ItemIDRun(first: ItemID(3), count: 1)]),
-        ]),
-        SnapshotIdempotency(namespace: Namespace("tenant-ü"), client: UInt64.max, floor: UInt64.max - 1,
-                            answers: [answer(UInt64.max, list: UInt64.max, revision: UInt64.max,
-                                             inserted: [ItemIDRun(first: ItemID(UInt64.max), count: 1)])]),
-    ]
-
     func write(_ store: FakeStore, keys: [SnapshotIdempotency], options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
-        let writer = try SnapshotWriter(header: SnapshotRoundTripTests.header(for: store), options: options) { (chunk) throws(PersistenceError) in
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in
             out.append(contentsOf: chunk)
         }
         try store.write(to: writer)
@@ -64,21 +48,21 @@ import Testing
 
     @Test(arguments: [SnapshotWriter.Options(), .init(level: 0, blockBytes: 512, compressionThreads: 1)])
     func recordsRoundTripThroughWriterAndReader(options: SnapshotWriter.Options) throws {
-        let store = SnapshotRoundTripTests.sampleStore(items: 200)
-        let (bytes, summary) = try write(store, keys: Self.clients, options: options)
+        let store = SnapshotSamples.store(items: 200)
+        let (bytes, summary) = try write(store, keys: SnapshotSamples.clients, options: options)
         let records = try records(in: bytes)
         // The lists come first, whole; the records after them, as written.
         let firstKey = try #require(records.firstIndex { if case .idempotency = $0 { true } else { false } })
         #expect(records[..<firstKey].allSatisfy { if case .idempotency = $0 { false } else { true } })
         let keys = records[firstKey...].compactMap { if case .idempotency(let c) = $0 { c } else { nil } }
-        #expect(keys == Self.clients)
+        #expect(keys == SnapshotSamples.clients)
         #expect(keys.count == records.count - firstKey)
         // They count towards the content's bytes and CRC, not its lists or items.
         #expect(summary.trailer.listCount == UInt64(store.lists.count))
         #expect(summary.trailer.itemCount == UInt64(store.itemCount))
         let (restored, _, trailer) = try SnapshotRoundTripTests().readFromMemory(bytes)
         #expect(restored.lists == store.lists)
-        #expect(restored.keys == Self.clients)
+        #expect(restored.keys == SnapshotSamples.clients)
         #expect(trailer == summary.trailer)
     }
 
@@ -86,9 +70,9 @@ import Testing
     /// into several records in a row, each under the bound, each repeating
     /// the client and its floor; together they are the client's answers.
     @Test func aBigClientIsSplitIntoRecordsUnderTheBound() throws {
-        let answers = (1...20_000).map { Self.answer(UInt64($0), list: 1_000_000, inserted: [ItemIDRun(first: ItemID(UInt64($0) * 1000), count: 300)]) }
+        let answers = (1...20_000).map { SnapshotSamples.answer(UInt64($0), list: 1_000_000, inserted: [ItemIDRun(first: ItemID(UInt64($0) * 1000), count: 300)]) }
         let big = SnapshotIdempotency(namespace: Namespace("big"), client: 99, floor: 5, answers: answers)
-        let small = SnapshotIdempotency(namespace: Namespace("big"), client: 100, floor: 0, answers: [Self.answer(1)])
+        let small = SnapshotIdempotency(namespace: Namespace("big"), client: 100, floor: 0, answers: [SnapshotSamples.answer(1)])
         let (bytes, _) = try write(FakeStore(), keys: [big, small])
         let keys = try records(in: bytes).compactMap { if case .idempotency(let c) = $0 { c } else { nil } }
         #expect(keys.count > 2)
@@ -102,15 +86,15 @@ import Testing
     }
 
     @Test func aRecordInsideAListsItemsIsRefusedByTheWriter() throws {
-        let writer = try SnapshotWriter(header: SnapshotRoundTripTests.header(for: FakeStore())) { (_) throws(PersistenceError) in }
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(PersistenceError) in }
         try writer.writeList(SnapshotList(namespace: .default, id: ListID(1), name: "L", icon: "", revision: 1,
                                           nextItemID: ItemID(2), itemCount: 1))
-        #expect(throws: PersistenceError.self) { try writer.writeIdempotency(Self.clients[0]) }
+        #expect(throws: PersistenceError.self) { try writer.writeIdempotency(SnapshotSamples.clients[0]) }
     }
 
     /// An older snapshot, without the record, loads as before: no keys.
     @Test func aSnapshotWithoutTheRecordRestoresNoKeys() throws {
-        let (bytes, _) = try write(SnapshotRoundTripTests.sampleStore(items: 20), keys: [])
+        let (bytes, _) = try write(SnapshotSamples.store(items: 20), keys: [])
         let (restored, _, _) = try SnapshotRoundTripTests().readFromMemory(bytes)
         #expect(restored.keys.isEmpty)
         #expect(!restored.lists.isEmpty)
@@ -192,40 +176,5 @@ import Testing
         })
         let keys = try records(in: try gzip(bytes)).compactMap { if case .idempotency(let c) = $0 { c } else { nil } }
         #expect(keys.first?.answers.first?.inserted.map(\.count) == [UInt64(UInt32.max) - 1, 1])
-    }
-
-    // MARK: recovery
-
-    /// Recovery hands the snapshot's keys to the sink before it replays the
-    /// first log record after the snapshot.
-    @Test func recoveryRestoresKeysBeforeItReplaysTheLog() throws {
-        let dir = TempDirectory("keys-recovery")
-        defer { dir.remove() }
-        let live = FakeStore()
-        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .no))
-        for c in randomHistory(count: 30, store: FakeStore()) { live.apply(c); try log.append(c) }
-        let data = try DataDirectory(path: dir.path)
-        let startLSN = log.lastLSN
-        let header = SnapshotRoundTripTests.header(for: live, startLSN: startLSN)
-        try data.writeSnapshot(header: header, log: log, endLSN: { startLSN }) { writer in
-            try live.write(to: writer)
-            for client in Self.clients { try writer.writeIdempotency(client) }
-        }
-        for c in continueHistory(of: live, count: 10, seed: 3) { live.apply(c); try log.append(c) }
-        try log.close()
-        data.close()
-
-        let again = try DataDirectory(path: dir.path)
-        defer { again.close() }
-        let restored = FakeStore()
-        var keysAtFirstReplay: [SnapshotIdempotency]?
-        let report = try Recovery.run(directory: again, sink: restored) { change in
-            if keysAtFirstReplay == nil { keysAtFirstReplay = restored.keys }
-            try restored.replay(change)
-        }
-        #expect(keysAtFirstReplay == Self.clients)
-        #expect(report.recordsReplayed == 10)
-        #expect(report.keysRestored == UInt64(Self.clients.reduce(0) { $0 + $1.answers.count }))
-        #expect(restored.lists == live.lists)
     }
 }

@@ -1,34 +1,13 @@
 import ChecklistModel
+import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 @Suite struct SnapshotRoundTripTests {
-    static func header(for store: FakeStore, startLSN: LSN = 42) -> SnapshotHeader {
-        SnapshotHeader(createdAt: 1_700_000_000, source: "tests", listCount: UInt64(store.lists.count),
-                       itemCount: UInt64(store.itemCount), startLSN: startLSN, nextListID: ListID(store.nextListID))
-    }
-
-    /// A store with several lists, edge-case items and a few thousand rows.
-    static func sampleStore(items: Int = 3000) -> FakeStore {
-        let store = FakeStore()
-        _ = randomHistory(count: 400, lists: 4, store: store)
-        store.apply(Change(namespace: Namespace("other"), list: ListID(store.nextListID), revision: 1,
-                           kind: .listCreated(name: "Empty", icon: "")))
-        let big = ListID(store.nextListID)
-        store.apply(Change(namespace: .default, list: big, revision: 1, kind: .listCreated(name: "Big", icon: "Trips")))
-        var ops: [AppliedOperation] = [
-            .insert(id: ItemID(1), index: 0, fields: ItemFields(text: String(repeating: "long text ", count: 300), due: Int64.min, price: Int64.max)),
-            .insert(id: ItemID(2), index: 1, fields: ItemFields(text: "Ünïcödé ✓ 🎉", checked: true, due: -1, remind: true, price: 0)),
-        ]
-        for i in 3...UInt64(items) { ops.append(.insert(id: ItemID(i), index: i - 1, fields: ItemFields(text: "Item \(i)", checked: i % 3 == 0))) }
-        store.apply(Change(namespace: .default, list: big, revision: 2, kind: .patched(ops)))
-        return store
-    }
-
     func writeToMemory(_ store: FakeStore, options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
-        let writer = try SnapshotWriter(header: Self.header(for: store), options: options) { (chunk) throws(PersistenceError) in
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in
             precondition(chunk.count <= 64 * 1024 || options.compressionThreads > 1)
             out.append(contentsOf: chunk)
         }
@@ -53,12 +32,12 @@ import Testing
     @Test(arguments: [SnapshotWriter.Options(), .init(level: 9, compressionThreads: 1), .init(level: 0, blockBytes: 4096, compressionThreads: 1),
                       .init(blockBytes: 8 * 1024, compressionThreads: 2), .init(level: 6, blockBytes: 4096, compressionThreads: 3)])
     func roundTrip(options: SnapshotWriter.Options) throws {
-        let store = Self.sampleStore()
+        let store = SnapshotSamples.store()
         let (bytes, summary) = try writeToMemory(store, options: options)
         let (copy, header, trailer) = try readFromMemory(bytes)
         #expect(copy.lists == store.lists)
         #expect(copy.nextListID == store.nextListID)
-        #expect(header == Self.header(for: store))
+        #expect(header == SnapshotSamples.header(for: store))
         #expect(trailer == summary.trailer)
         #expect(trailer.endLSN == 77)
         #expect(trailer.listCount == UInt64(store.lists.count))
@@ -79,7 +58,7 @@ import Testing
     /// down to one byte at a time.
     @Test(arguments: [1, 7, 4096])
     func decoderAcceptsAnyChunking(chunk: Int) throws {
-        let store = Self.sampleStore(items: 300)
+        let store = SnapshotSamples.store(items: 300)
         let (bytes, _) = try writeToMemory(store, options: .init(blockBytes: 2048, compressionThreads: 2))
         let decoder = try SnapshotDecoder(name: "chunks")
         var offset = 0
@@ -109,10 +88,10 @@ import Testing
     @Test func fileRoundTripIsAcceptedByGzip() throws {
         let dir = TempDirectory("gzip")
         defer { dir.remove() }
-        let store = Self.sampleStore()
+        let store = SnapshotSamples.store()
         for threads in [1, 2] {
             let path = dir.file("export-\(threads).ckss.gz")
-            let writer = try SnapshotWriter(path: path, header: Self.header(for: store),
+            let writer = try SnapshotWriter(path: path, header: SnapshotSamples.header(for: store),
                                             options: .init(blockBytes: 16 * 1024, compressionThreads: threads))
             try store.write(to: writer)
             let summary = try writer.finish(endLSN: 0)
@@ -140,7 +119,7 @@ import Testing
         guard FileManager.default.isExecutableFile(atPath: "/bin/gzip") else { return }
         let dir = TempDirectory("gzip-in")
         defer { dir.remove() }
-        let store = Self.sampleStore(items: 500)
+        let store = SnapshotSamples.store(items: 500)
         let (bytes, _) = try writeToMemory(store)
         let raw = try run("/bin/gzip", ["-dc"], input: bytes).output
         writeFile(dir.file("raw"), raw)
@@ -150,7 +129,7 @@ import Testing
     }
 
     @Test func writerRefusesMisuse() throws {
-        let writer = try SnapshotWriter(header: Self.header(for: FakeStore())) { (_) throws(PersistenceError) in }
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(PersistenceError) in }
         let list = SnapshotList(namespace: .default, id: ListID(5), name: "A", icon: "", revision: 1, nextItemID: ItemID(1), itemCount: 1)
         #expect { try writer.writeItem(Item(id: ItemID(1), fields: ItemFields(text: "x"))) } throws: { ($0 as? PersistenceError)?.code == .misuse }
         try writer.writeList(list)
@@ -164,29 +143,4 @@ import Testing
         try writer.finish(endLSN: 0)
         #expect { try writer.finish(endLSN: 0) } throws: { ($0 as? PersistenceError)?.code == .misuse }
     }
-}
-
-/// Runs a tool, returning its exit status and standard output.
-func run(_ tool: String, _ arguments: [String], input: [UInt8]? = nil) throws -> (status: Int32, output: [UInt8]) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    let inPipe = Pipe()
-    if input != nil { process.standardInput = inPipe }
-    try process.run()
-    if let input {
-        // Feed on another thread so a full output pipe cannot deadlock us.
-        let handle = inPipe.fileHandleForWriting
-        let data = Data(input)
-        Thread.detachNewThread {
-            handle.write(data)
-            try? handle.close()
-        }
-    }
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, Array(output))
 }

@@ -1,8 +1,9 @@
 import ChecklistModel
+@testable import ChecklistSnapshot
+import ChecklistSnapshotFixtures
 import ChecklistWire
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 /// Golden files in Protocol/vectors/snapshot, checked both ways: decode the
 /// file and compare with its JSON meaning; encode the meaning and compare
@@ -10,13 +11,8 @@ import Testing
 /// they are never compared). Regenerate with
 /// `CHECKLIST_WRITE_VECTORS=1 swift test --filter SnapshotVectorTests`.
 @Suite(.serialized) struct SnapshotVectorTests {
-    static let directory: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path + "/Protocol/vectors/snapshot"
-    }()
-
-    static var writing: Bool { ProcessInfo.processInfo.environment["CHECKLIST_WRITE_VECTORS"] == "1" }
+    static var directory: String { VectorFiles.directory }
+    static var writing: Bool { VectorFiles.writing }
 
     // MARK: meaning, as JSON
 
@@ -147,17 +143,8 @@ import Testing
         return (out, summary)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-    static func unhex(_ s: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var i = s.startIndex
-        while i < s.endIndex {
-            let j = s.index(i, offsetBy: 2)
-            out.append(UInt8(s[i..<j], radix: 16)!)
-            i = j
-        }
-        return out
-    }
+    static func hex(_ bytes: [UInt8]) -> String { VectorFiles.hex(bytes) }
+    static func unhex(_ s: String) -> [UInt8] { VectorFiles.unhex(s) }
 
     func load<T: Decodable>(_ name: String, as: T.Type) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(readFile(Self.directory + "/" + name)))

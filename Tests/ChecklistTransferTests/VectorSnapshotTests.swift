@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import Foundation
 import Testing
 

@@ -55,7 +55,7 @@ import Testing
         let server = try TokenServer.start()
         defer { server.stop() }
         let port = server.port
-        try await BlockingWork.run {
+        try await BlockingWork.run(throttled: true) {
             func connect(_ token: String) throws -> ProbeConnection {
                 let c = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
                 try c.handshake(token: token)
@@ -111,7 +111,7 @@ import Testing
 
         // Bob's token is removed, carol's added; alice's stays.
         let carolToken = "carol-0d9e8f7a6b5c4d3e2f1a"
-        try await BlockingWork.run {
+        try await BlockingWork.run(throttled: true) {
             let silentBob = try ProbeConnection(host: "127.0.0.1", port: server.port, timeout: .seconds(10))
             try silentBob.handshake(token: TokenServer.bob)
             try server.reload("\(TokenServer.alice) alice\n\(carolToken) carol\n")
@@ -129,14 +129,14 @@ import Testing
         #expect(try await carol.lists().isEmpty)
 
         // A file that does not parse keeps the tokens in use.
-        try await BlockingWork.run { try server.reload("this line has three words\n", expecting: "cannot reload") }
+        try await BlockingWork.run(throttled: true) { try server.reload("this line has three words\n", expecting: "cannot reload") }
         #expect(!server.process.standardError.contains("three words"), "the log must not echo the file")
         _ = try await carol.ping()
         let carolAgain = try await server.connect(token: carolToken)
         await carolAgain.close()
 
         // Moving alice's token to another namespace revokes her connection too.
-        try await BlockingWork.run { try server.reload("\(TokenServer.alice) mallory\n") }
+        try await BlockingWork.run(throttled: true) { try server.reload("\(TokenServer.alice) mallory\n") }
         let moved = await clientError { _ = try await alice.lists() }
         #expect(moved?.wireCode == .notAuthenticated || moved?.code == .connectionClosed, "\(String(describing: moved))")
         let mallory = try await server.connect(token: TokenServer.alice)

@@ -1,4 +1,5 @@
 import ChecklistConformance
+import ChecklistTesting
 import Foundation
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
     /// blocking socket work, so it runs off the cooperative pool.
     private func runCase(_ id: String) async throws {
         let testCase = try #require(Catalogue.named(id))
-        let (result, serverAlive) = try await BlockingWork.run { () throws -> (ConformanceRunner.Result, Bool) in
+        let (result, serverAlive) = try await BlockingWork.run(throttled: true) { () throws -> (ConformanceRunner.Result, Bool) in
             let server = try TokenServer.start()
             defer { server.stop() }
             let result = ConformanceRunner.run(testCase, against: server.target)

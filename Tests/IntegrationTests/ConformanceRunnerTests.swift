@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct ConformanceRunnerTests {
     func runner(_ arguments: [String]) async throws -> ProcessRunner.Result {
         let executable = try ProductLocator.path(of: "checklist-conformance")
-        return try await BlockingWork.run {
+        return try await BlockingWork.run(throttled: true) {
             try ProcessRunner.run(executable: executable, arguments: arguments, timeout: .seconds(240))
         }
     }
@@ -60,7 +60,7 @@ import Testing
             _ = try c.receive()
         }
         let target = server.target
-        let result = try await BlockingWork.run { ConformanceRunner.run(sneaky, against: target) }
+        let result = try await BlockingWork.run(throttled: true) { ConformanceRunner.run(sneaky, against: target) }
         #expect(result.status == .failed && (result.detail ?? "").contains("the stored data changed"), "\(result.line)")
     }
 
@@ -73,7 +73,7 @@ import Testing
             try ctx.expectOutcome(on: c, requestID: 9)
         }
         let target = server.target
-        let result = try await BlockingWork.run { ConformanceRunner.run(wrong, against: target) }
+        let result = try await BlockingWork.run(throttled: true) { ConformanceRunner.run(wrong, against: target) }
         #expect(result.status == .failed && (result.detail ?? "").contains("field flags"), "\(result.line)")
     }
 }

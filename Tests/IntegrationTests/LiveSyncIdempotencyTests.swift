@@ -94,7 +94,7 @@ extension LiveSyncIntegration {
                 original = try await a.patch(list.id, idempotencyKey: key, ops: Self.ops)
                 await a.close()
             }
-            try await offThePool { server.crash() }
+            try await BlockingWork.run { server.crash() }
             restarted = try await TestServer.launch(["--fsync", "always"], directory: server.directory)
             let b = try await restarted!.connect()
             #expect(try await b.lists().contains { $0.id == list.id }, "the durable log keeps the list across the crash")
@@ -126,7 +126,7 @@ extension LiveSyncIntegration {
                 original = try await a.patch(list.id, idempotencyKey: old, ops: Self.ops)  // LSN 2
                 _ = try await a.updateList(list.id, name: "Shopping")                   // LSN 3: the compactor's cue
                 // The background snapshot covers LSN 3, so the keyed patch; recovery replays only what follows it.
-                let seen = try await offThePool {
+                let seen = try await BlockingWork.run {
                     server.process.waitForStandardError(containing: "event=snapshot ", timeout: .seconds(60))
                 }
                 try #require(seen, "no snapshot was written:\n\(server.process.standardError)")
@@ -137,10 +137,10 @@ extension LiveSyncIntegration {
                 later = try await a.patch(list.id, idempotencyKey: recent, ops: recentOps)  // LSN 4, after the snapshot
                 await a.close()
             }
-            try await offThePool { server.crash() }
+            try await BlockingWork.run { server.crash() }
             let second = try await TestServer.launch(arguments, directory: server.directory)
             restarted = second
-            let recovered = try await offThePool {
+            let recovered = try await BlockingWork.run {
                 second.process.waitForStandardError(containing: "event=recovered ", timeout: .seconds(30))
             }
             #expect(recovered)

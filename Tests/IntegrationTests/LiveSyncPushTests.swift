@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistTesting
 import Testing
 
 extension LiveSyncIntegration {
@@ -92,7 +93,7 @@ extension LiveSyncIntegration {
             try await a.patch(list.id, ops: [.toggle(.id(added.ids[0].id))])
             await a.close()
             let cli = CLI(server: "127.0.0.1:\(server.port)")
-            let output = try await offThePool { try cli.run("watch", "Groceries", "--from", "1", "--count", "2", "--json") }
+            let output = try await BlockingWork.run { try cli.run("watch", "Groceries", "--from", "1", "--count", "2", "--json") }
             #expect(output.status == 0, "\(output.stderr)")
             let lines = output.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 2)

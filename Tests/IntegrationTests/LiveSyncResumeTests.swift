@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistTesting
 import Testing
 
 extension LiveSyncIntegration {
@@ -83,7 +84,7 @@ extension LiveSyncIntegration {
                 }
                 await a.close()
             }
-            try await offThePool { server.crash() }
+            try await BlockingWork.run { server.crash() }
             restarted = try await TestServer.launch(["--fsync", "always"], directory: server.directory)
             let b = try await restarted!.connect(name: "B")
             try await b.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "after"))])

@@ -210,7 +210,7 @@ extension TestServer {
     /// readiness line, which must not hold one of the few threads that every
     /// async test shares (their handshakes would wait behind it).
     static func launch(_ arguments: [String] = [], directory: TemporaryDirectory? = nil) async throws -> TestServer {
-        try await offThePool { try TestServer.start(arguments, directory: directory) }
+        try await BlockingWork.run { try TestServer.start(arguments, directory: directory) }
     }
 
     /// `stop` (which waits for the process to exit) on a thread of its own.
@@ -219,10 +219,3 @@ extension TestServer {
     }
 }
 
-/// Runs blocking `work` (waiting for a process, a blocking socket) on a
-/// thread of its own rather than on the async tests' shared threads.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}

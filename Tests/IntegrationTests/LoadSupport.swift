@@ -61,13 +61,13 @@ final class BackgroundCommand: Sendable {
     /// Waits until the command writes `text` on stderr (its readiness line).
     func waitForStandardError(containing text: String) async throws -> Bool {
         let (command, deadline) = (self.command, self.deadline)
-        return try await onOwnThread { command.waitForStandardError(containing: text, timeout: deadline - .now) }
+        return try await BlockingWork.run { command.waitForStandardError(containing: text, timeout: deadline - .now) }
     }
 
     /// Waits for the command to end (within its timeout) and returns how it ended.
     func wait() async throws -> ProcessRunner.Result {
         let (command, deadline) = (self.command, self.deadline)
-        return try await onOwnThread { try command.finish(timeout: deadline - .now) }
+        return try await BlockingWork.run { try command.finish(timeout: deadline - .now) }
     }
 }
 
@@ -160,16 +160,6 @@ extension RawConnection {
     /// Sends our FIN, so a server lingering after its own close finishes at once.
     func finish() {
         try? shutdownSocket(fd, .write)
-    }
-}
-
-/// Runs `body` on a thread of its own and awaits its result, so that
-/// blocking socket reads (each bounded by a receive timeout) do not hold one
-/// of the few cooperative threads that every test in the process shares.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
     }
 }
 

@@ -120,7 +120,7 @@ struct LoadTests {
         let burst = 300
         let port = server.port
         let process = server.process
-        let problems = try await onOwnThread { () throws -> [String] in
+        let problems = try await BlockingWork.run { () throws -> [String] in
             let raws = try (0..<20).map { _ in try RawConnection(port: port) }
             for raw in raws {
                 try raw.handshake()
@@ -163,8 +163,8 @@ struct LoadTests {
             return problems
         }
         #expect(problems.isEmpty, "\(problems.prefix(5))")
-        #expect(try await onOwnThread { process.waitForExit(timeout: .seconds(20)) } == .exited(0))
-        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=info event=stop ", timeout: .seconds(20)) })
+        #expect(try await BlockingWork.run { process.waitForExit(timeout: .seconds(20)) } == .exited(0))
+        #expect(try await BlockingWork.run { server.process.waitForStandardError(containing: "level=info event=stop ", timeout: .seconds(20)) })
         #expect(server.process.standardError.contains("graceful=true"))
 
         let report = try benchJSON(try await load.wait())

@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistConformance
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ import Testing
         // The fuzzing is blocking socket work: off the cooperative pool. It
         // returns what went wrong rather than recording it from its thread.
         let port = server.port
-        let outcome = try await BlockingWork.run { () throws -> FuzzOutcome in
+        let outcome = try await BlockingWork.run(throttled: true) { () throws -> FuzzOutcome in
             try Self.fuzz(port: port, connections: connections, seed: seed)
         }
         print("network fuzz: \(connections) connections, \(outcome.frames) frames, \(outcome.answers) answers (seed \(seed))")

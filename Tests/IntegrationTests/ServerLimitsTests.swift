@@ -24,7 +24,7 @@ struct ServerLimitsTests {
         let port = server.port
         let process = server.process
         let requests = 300
-        let seen = try await onOwnThread { () throws -> (paused: Bool, pagesHandled: UInt64, wrong: [String]) in
+        let seen = try await BlockingWork.run { () throws -> (paused: Bool, pagesHandled: UInt64, wrong: [String]) in
             let raw = try RawConnection(port: port, timeout: .seconds(30))
             try raw.plainHandshake()
             try raw.send(bytes: Self.frames(2..<UInt32(2 + requests)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
@@ -48,7 +48,7 @@ struct ServerLimitsTests {
         let server = try TestServer.start(["--max-in-flight", "4"])
         defer { server.stop() }
         let port = server.port
-        let wrong = try await onOwnThread { () throws -> [UInt32] in
+        let wrong = try await BlockingWork.run { () throws -> [UInt32] in
             let raw = try RawConnection(port: port)
             try raw.handshake()
             try raw.send(bytes: Self.frames(2..<UInt32(2002)) { id in .ping(Ping(data: [UInt8(id & 0xFF)])) })
@@ -73,7 +73,7 @@ struct ServerLimitsTests {
         defer { server.stop() }
         let list = try #require(try await makeLoadLists(on: server, count: 1, items: 10).first)
         let port = server.port
-        let wrong = try await onOwnThread { () throws -> [String] in
+        let wrong = try await BlockingWork.run { () throws -> [String] in
             let raw = try RawConnection(port: port)
             try raw.handshake()
             try raw.send(bytes: Self.frames(2..<UInt32(302)) { id in
@@ -102,7 +102,7 @@ struct ServerLimitsTests {
         let server = try TestServer.start(["--idle-timeout", "1"])
         defer { server.stop() }
         let port = server.port
-        let (id, error, cleanEnd) = try await onOwnThread { () throws -> (UInt32, ChecklistError, Bool) in
+        let (id, error, cleanEnd) = try await BlockingWork.run { () throws -> (UInt32, ChecklistError, Bool) in
             let raw = try RawConnection(port: port)
             defer { raw.finish() }
             try raw.handshake()
@@ -114,7 +114,7 @@ struct ServerLimitsTests {
         let stats = try await serverStats(server)
         #expect(stats.connectionsIdleClosed >= 1)
         #expect(stats.errors.contains { $0.code == .limitExceeded })
-        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=info event=idle_timeout", timeout: .seconds(20)) })
+        #expect(try await BlockingWork.run { server.process.waitForStandardError(containing: "level=info event=idle_timeout", timeout: .seconds(20)) })
     }
 
     /// `--idle-timeout 1` also ends a connection whose client stopped
@@ -126,7 +126,7 @@ struct ServerLimitsTests {
         let list = try await makeWideList(on: server)
         let port = server.port
         let process = server.process
-        let (closedIdle, closed) = try await onOwnThread { () throws -> (Bool, Bool) in
+        let (closedIdle, closed) = try await BlockingWork.run { () throws -> (Bool, Bool) in
             let raw = try RawConnection(port: port, timeout: .seconds(30))
             try raw.plainHandshake()
             try raw.send(bytes: Self.frames(2..<UInt32(302)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
@@ -149,7 +149,7 @@ struct ServerLimitsTests {
         defer { server.stop() }
         let port = server.port
         let first = try await server.connect()
-        let (id, error, stats) = try await onOwnThread { () throws -> (UInt32, ChecklistError, StatsReport) in
+        let (id, error, stats) = try await BlockingWork.run { () throws -> (UInt32, ChecklistError, StatsReport) in
             let second = try RawConnection(port: port)
             defer { second.finish() }
             try second.handshake()
@@ -163,7 +163,7 @@ struct ServerLimitsTests {
         #expect(id == 0 && error.code == .limitExceeded && error.field == "connections")
         #expect(stats.connectionsRejected >= 1)
         #expect(stats.connectionsOpen == 2)
-        #expect(try await onOwnThread { server.process.waitForStandardError(containing: "level=warn event=connection_limit", timeout: .seconds(20)) })
+        #expect(try await BlockingWork.run { server.process.waitForStandardError(containing: "level=warn event=connection_limit", timeout: .seconds(20)) })
         await first.close()
     }
 
@@ -223,7 +223,7 @@ struct ServerLimitsTests {
             "-c", "ulimit -n 300 && exec \"$0\" --host 127.0.0.1 --port 0 --data-dir \"$1\"", daemon, directory.path,
         ])
         defer { process.stop() }
-        #expect(try await onOwnThread { process.waitForStandardError(containing: "level=warn event=fd_limit ", timeout: .seconds(20)) })
+        #expect(try await BlockingWork.run { process.waitForStandardError(containing: "level=warn event=fd_limit ", timeout: .seconds(20)) })
         let line = try #require(process.standardError.split(separator: "\n").first { $0.contains("event=fd_limit") })
         #expect(line.contains(" soft=300 ") && line.contains(" needed=10256 "))
 
@@ -231,7 +231,7 @@ struct ServerLimitsTests {
         try raw.send(bytes: [0, 0, 0, 3, 1, 2, 3])
         let (id, error) = try raw.receiveError()
         #expect(id == 0 && error.code == .malformedFrame)
-        #expect(try await onOwnThread { process.waitForStandardError(containing: "reason=MALFORMED_FRAME", timeout: .seconds(20)) })
+        #expect(try await BlockingWork.run { process.waitForStandardError(containing: "reason=MALFORMED_FRAME", timeout: .seconds(20)) })
         #expect(process.standardError.contains("level=warn event=connection_error"))
     }
 

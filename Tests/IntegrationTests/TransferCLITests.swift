@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistTesting
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 import ChecklistClient
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistSocket
 import ChecklistTesting
 import ChecklistWire
@@ -70,7 +70,7 @@ import Testing
         defer { server.stop() }
 
         let port = server.port
-        let pongsPerChunk = try await onOwnThread { () throws -> [Int] in
+        let pongsPerChunk = try await BlockingWork.run { () throws -> [Int] in
             let exporter = try RawConnection(port: port)
             let pinger = try RawConnection(port: port)
             try exporter.handshake()
@@ -115,7 +115,7 @@ import Testing
         defer { server.stop() }
         let file = try Self.bulkySnapshot(items: 20_000)
         let port = server.port
-        let answers = try await onOwnThread { () throws -> ([UInt32], [Int], [ImportOK.Status], [ExportChunk.Status]) in
+        let answers = try await BlockingWork.run { () throws -> ([UInt32], [Int], [ImportOK.Status], [ExportChunk.Status]) in
             let raw = try RawConnection(port: port)
             try raw.handshake()
             let third = file.count / 3
@@ -182,7 +182,7 @@ import Testing
 
         let port = server.port
         let logged = server.process.standardErrorCount
-        try await onOwnThread {
+        try await BlockingWork.run {
             // Both import places taken, each with a chunk sent, and an export.
             var leaving: [RawConnection] = []
             for _ in 0..<2 {
@@ -207,7 +207,7 @@ import Testing
         // The places come back once the worker lets go of the streams (a
         // chunk it had begun is finished first): then two imports may begin.
         let process = server.process
-        #expect(try await onOwnThread {
+        #expect(try await BlockingWork.run {
             process.waitForStandardError(containing: "importsRunning=0", after: logged, timeout: .seconds(60))
         }, "an import place was not freed")
         var importers: [ChecklistConnection] = []
@@ -236,7 +236,7 @@ import Testing
 
         let port = server.port
         let process = server.process
-        let chunk = try await onOwnThread { () throws -> ExportChunk in
+        let chunk = try await BlockingWork.run { () throws -> ExportChunk in
             let raw = try RawConnection(port: port)
             try raw.handshake()
             // One write: once PING's answer is here, START has been read

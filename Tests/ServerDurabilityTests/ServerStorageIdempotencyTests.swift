@@ -1,6 +1,6 @@
 import ChecklistModel
-import ChecklistPersistence
 import ChecklistServer
+import ChecklistSnapshot
 import ChecklistStore
 import Foundation
 import Testing

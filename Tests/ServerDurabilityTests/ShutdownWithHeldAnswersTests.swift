@@ -1,8 +1,8 @@
 import ChecklistModel
-import ChecklistPersistence
 @testable import ChecklistServer
 import ChecklistStore
 import ChecklistTesting
+import ChecklistThreads
 import ChecklistWire
 import Foundation
 import Glibc

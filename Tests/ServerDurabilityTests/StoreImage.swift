@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistStore
 import Foundation
 

@@ -1,4 +1,5 @@
-import ChecklistPersistence
+import ChecklistSnapshot
+import ChecklistThreads
 import Synchronization
 
 /// Writes a snapshot in the background whenever the log has grown by

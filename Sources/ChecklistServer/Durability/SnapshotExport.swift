@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistStore
 
 /// Writes lists from a store cut into a snapshot, row by row, copying text

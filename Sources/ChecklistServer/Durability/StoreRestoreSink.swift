@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistStore
 
 /// Loads a snapshot into a `Store`, list by list, one row at a time: a

@@ -1,3 +1,4 @@
+import ChecklistEventLoop
 /// A minimal HTTP/1.x responder for Prometheus scrapes: one request per
 /// connection, `GET /metrics` (or `GET /`) answered with the figures of
 /// STATS in the text exposition format, then the connection is closed.

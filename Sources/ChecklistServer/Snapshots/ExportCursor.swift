@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+import ChecklistSnapshot
 import ChecklistStore
 import ChecklistWire
 import Foundation

@@ -1,4 +1,4 @@
-import ChecklistPersistence
+import ChecklistThreads
 
 /// The threads that do the heavy part of EXPORT and IMPORT requests
 /// (compressing an export chunk, inflating and decoding an import chunk,

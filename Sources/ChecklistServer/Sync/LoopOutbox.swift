@@ -1,3 +1,4 @@
+import ChecklistEventLoop
 import ChecklistModel
 import Synchronization
 
