@@ -5,7 +5,7 @@ import ChecklistSnapshot
 import Glibc
 #endif
 
-// libFuzzer target: the snapshot reader (ChecklistPersistence), fed the way
+// libFuzzer target: the snapshot reader (ChecklistSnapshot), fed the way
 // IMPORT and recovery feed it: in chunks, through its input closure.
 //
 // The first input byte picks a mode and the chunk size:

@@ -1,3 +1,15 @@
+// ChecklistEventLoop: the epoll loops, connections, timers, signal handling
+// and the TCP server. It knows no protocol and no store (as swift-nio keeps
+// NIOPosix apart from any protocol): a server plugs its protocol in as a
+// `ConnectionHandler` per connection.
+//
+// TLS, later: it belongs between the socket and the handler. `Connection`
+// reads into its `InputBuffer` and writes its output queue with plain
+// read/send; a TLS layer would take the place of those two calls (ciphertext
+// in from the socket, plaintext out to the handler's `connectionReadable`,
+// and the reverse for writes, plus the handshake's own reads and writes), so
+// that the frame parser and every handler stay as they are.
+
 /// Protocol logic for one connection. A `TCPServer` makes one handler per
 /// connection (with its `handlerFactory`) and calls it only on that
 /// connection's event loop thread, never re-entrantly for the same connection

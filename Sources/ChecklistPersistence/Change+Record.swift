@@ -1,5 +1,3 @@
-import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistModel
 import ChecklistWire
 

@@ -1,5 +1,4 @@
 import ChecklistSnapshot
-import ChecklistThreads
 import Glibc
 import Synchronization
 

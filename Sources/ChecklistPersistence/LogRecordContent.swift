@@ -1,6 +1,5 @@
-import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
 
 /// What a log record holds after its LSN and lag: the changes of one commit

@@ -1,6 +1,5 @@
-import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
 
 /// The on-disk layout of write-ahead log segments and records

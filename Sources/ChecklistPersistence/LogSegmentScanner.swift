@@ -1,6 +1,5 @@
-import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
 
 /// A damaged end of the last log segment that recovery cut off: a record the

@@ -1,5 +1,4 @@
 import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistWire
 import Glibc
 

@@ -1,6 +1,6 @@
+import ChecklistModel
 import ChecklistSnapshot
 import ChecklistThreads
-import ChecklistModel
 
 /// What recovery found and did.
 public struct RecoveryReport: Hashable, Sendable {

@@ -1,6 +1,5 @@
-import ChecklistSnapshot
-import ChecklistThreads
 import ChecklistModel
+import ChecklistSnapshot
 
 /// How a change replayed from the log meets the state restored from a
 /// snapshot (Protocol/SNAPSHOT.md section 8).

@@ -1,6 +1,6 @@
+import ChecklistModel
 import ChecklistSnapshot
 import ChecklistThreads
-import ChecklistModel
 import ChecklistWire
 import Glibc
 import Synchronization
