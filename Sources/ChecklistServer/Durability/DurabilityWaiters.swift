@@ -27,6 +27,8 @@ public final class DurabilityWaiters: Sendable {
 
     private let state = Mutex(State())
     private let durablePosition = Atomic<UInt64>(0)
+    /// Whether any commit failed: until one does, `state(of:)` is one atomic load.
+    private let anyFailed = Atomic<Bool>(false)
 
     public init() {}
 
@@ -38,12 +40,16 @@ public final class DurabilityWaiters: Sendable {
         // Read before the failures: a position is never both, and a failed one
         // is recorded before the durable position passes it.
         let durableNow = durablePosition.load(ordering: .acquiring)
-        if state.withLock({ s in s.failed.contains { $0.contains(position) } }) { return .failed }
+        if anyFailed.load(ordering: .acquiring),
+           state.withLock({ s in s.failed.contains { $0.contains(position) } }) { return .failed }
         return position <= durableNow ? .durable : .pending
     }
 
-    /// Registers (or updates) `waiter` as waiting for `position`. If that is
-    /// already settled, wakes it at once.
+    /// Registers (or updates) `waiter` as waiting for `position`, the last
+    /// position it holds an answer for. If that is already settled, wakes it
+    /// at once. (A failure of an earlier position reported just before the
+    /// registration wakes it only once `position` settles: late, never
+    /// wrongly, since the waiter checks each answer it holds.)
     public func wait(waiter: UInt64, for position: UInt64, wake: @escaping Wake) {
         state.withLock { $0.waiting[waiter] = Waiter(position: position, wake: wake) }
         // The storage may have settled `position` before the registration.
@@ -64,6 +70,7 @@ public final class DurabilityWaiters: Sendable {
     /// durable position passes them.
     public func failed(_ positions: ClosedRange<UInt64>) {
         state.withLock { $0.failed.append(positions) }
+        anyFailed.store(true, ordering: .releasing)
         wakeSettled(failed: positions)
     }
 
