@@ -101,6 +101,26 @@ struct StorageSeamTests {
         try service.shutdown(timeout: .seconds(5))
     }
 
+    @Test func whatARestartRecoveredIsDurableAtOnce() throws {
+        let directory = try TemporaryDirectory(prefix: "checklist-seam-recovered")
+        defer { directory.remove() }
+        func open() throws -> (Store, DataDirectoryStorage) {
+            try ChecklistService.openStore { store, _ in
+                try DataDirectoryStorage(path: directory.path, policy: .always, store: store) { error in
+                    Issue.record("the log failed: \(error)")
+                }
+            }
+        }
+        let (store, first) = try open()
+        _ = try store.createList(in: .default, name: "L", icon: "")
+        try first.close()
+        let (_, second) = try open()
+        defer { try? second.close() }
+        #expect(second.lastPosition == 1)
+        // A retry answered from memory waits for this: it must not wait for an fsync that never comes.
+        #expect(second.commitState(of: second.lastPosition) == .durable)
+    }
+
     @Test func heldAnswersGoUpToTheFirstFailedCommitAndNoFurther() {
         var held = HeldAnswers()
         let answers: [UInt8] = [1, 1, 2, 2, 3, 3]

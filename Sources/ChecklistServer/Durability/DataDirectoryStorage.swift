@@ -21,7 +21,7 @@ public final class DataDirectoryStorage: ServerStorage {
     /// Log records after which the compactor writes a snapshot.
     public let snapshotAfter: UInt64
     /// Connections holding answers until the log is durable.
-    private let waiters = DurabilityWaiters()
+    private let waiters: DurabilityWaiters
     private let store: Store
     private let lastSnapshot: Mutex<SnapshotRecord?>
     /// Started by `startUpkeep`, stopped by `close`.
@@ -75,7 +75,9 @@ public final class DataDirectoryStorage: ServerStorage {
                 onReplayed(change)
             }
         }
-        let waiters = self.waiters
+        // What was recovered is on disk: durable from the start.
+        let waiters = DurabilityWaiters(durable: recovery.lastLSN)
+        self.waiters = waiters
         lastSnapshot = Mutex(nil)
         log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(
             policy: policy,

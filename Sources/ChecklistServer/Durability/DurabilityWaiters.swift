@@ -30,7 +30,11 @@ public final class DurabilityWaiters: Sendable {
     /// Whether any commit failed: until one does, `state(of:)` is one atomic load.
     private let anyFailed = Atomic<Bool>(false)
 
-    public init() {}
+    /// - Parameter durable: the position known durable at start (what a
+    ///   restart recovered), so that waiting for it ends at once.
+    public init(durable: UInt64 = 0) {
+        durablePosition.store(durable, ordering: .relaxed)
+    }
 
     /// The highest position known durable.
     public var durable: UInt64 { durablePosition.load(ordering: .acquiring) }
