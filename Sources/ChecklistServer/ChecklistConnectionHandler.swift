@@ -29,10 +29,10 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.
     private var closingByServer = false
-    /// With `--fsync always`: the log whose durability answers wait for,
-    /// the answers waiting, and how this handler is reached from the log's
-    /// thread when they may go.
-    private let storage: ServerStorage?
+    /// With `--fsync always`: the storage whose durability answers wait for,
+    /// the answers waiting, and how this handler is reached from the
+    /// storage's thread when they may go.
+    private let storage: (any ServerStorage)?
     private var held = HeldAnswers()
     private var self_: LoopBound<ChecklistConnectionHandler>?
     /// Where snapshot requests' heavy work goes.
@@ -61,8 +61,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
-         policy: ConnectionPolicy, loopIndex: Int, storage: ServerStorage? = nil) {
-        self.storage = storage?.policy == .always ? storage : nil
+         policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil) {
+        self.storage = storage?.answersWaitForDurability == true ? storage : nil
         workers = dispatcher.snapshots.workers
         session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
         // No answer buffer until there is an answer: an idle connection costs none.
@@ -128,7 +128,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             case .frame(let header, _, let size):
                 let answerStart = session.output.count
                 let began = ContinuousClock.now
-                let logBefore = storage?.log.lastLSN
+                let logBefore = storage?.lastPosition
                 let (_, next) = session.receive(UnsafeRawBufferPointer(rebasing: rest[..<size]), outputBudget: .max)
                 if let work = session.takeSnapshotWork() {
                     // Its answer comes from a worker; the requests after it wait.
@@ -140,15 +140,15 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 // The log moved while this request ran: its answer (and all
                 // after it) waits until the log is durable that far. A commit
                 // of another connection meanwhile only makes it wait longer.
-                if let log = storage?.log, log.lastLSN != logBefore {
-                    barriers.append((session.output.count, log.lastLSN))
-                } else if let log = storage?.log, header.type == .patch, log.lastLSN > log.durableLSN,
+                if let storage, storage.lastPosition != logBefore {
+                    barriers.append((session.output.count, storage.lastPosition))
+                } else if let storage, header.type == .patch, storage.commitState(of: storage.lastPosition) != .durable,
                           session.output.count > answerStart + 4,
                           session.output.bytes[answerStart + 4] == MessageType.patchOK.rawValue {
                     // A PATCH_OK that logged nothing answers a retry from the
                     // idempotency memory: the original's change (at or before
                     // the log's end) may not be durable yet, so wait for it too.
-                    barriers.append((session.output.count, log.lastLSN))
+                    barriers.append((session.output.count, storage.lastPosition))
                 }
                 record(header, answerStart: answerStart, took: took, connection)
                 consumed += size
@@ -219,8 +219,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         session.completeSnapshotWork(transfer.work, outcome)
         // IMPORT END logged the import: its answer waits until that is durable.
         var barriers: [(end: Int, lsn: UInt64)] = []
-        if transfer.work.kind == .importEnd, let log = storage?.log, log.lastLSN != transfer.logBefore {
-            barriers.append((session.output.count, log.lastLSN))
+        if transfer.work.kind == .importEnd, let storage, storage.lastPosition != transfer.logBefore {
+            barriers.append((session.output.count, storage.lastPosition))
         }
         let now = ContinuousClock.now
         record(transfer.header, answerStart: answerStart, took: now - transfer.began, connection)
@@ -321,7 +321,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         closed.set()
         session.connectionClosed()
         transfer = nil
-        storage?.waiters.cancel(id: connection.id)
+        storage?.cancelNotification(waiter: connection.id)
         self_ = nil  // the loop-bound reference to this handler: no cycle left
         if connection.pendingOutputBytes > policy.maxOutputBytes {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
@@ -342,7 +342,13 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// still wait, asks to be woken on this loop when the log gets there.
     private func releaseHeld(_ connection: Connection) {
         guard let storage else { return }
-        held.release(durable: storage.waiters.durable) { connection.write($0) }
+        guard held.release(storage.commitState(of:), { connection.write($0) }) else {
+            // A commit whose answer is held failed: that answer must never
+            // be sent, nor any after it (the client retries).
+            closingByServer = true
+            connection.abort()
+            return
+        }
         if goodbyeAfterHeld && held.isEmpty && connection.isOpen {
             goodbyeAfterHeld = false
             sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
@@ -354,7 +360,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         guard let lsn = held.waitingFor, connection.isOpen else { return }
         let me = loopBound(connection)
         let handle = connection.handle
-        storage.waiters.wait(id: connection.id, for: lsn) { _ in
+        storage.notify(waiter: connection.id, at: lsn) {
             _ = handle.execute { connection in me.value.releaseHeld(connection) }
         }
     }

@@ -25,18 +25,22 @@ public final class ChecklistServer: Sendable {
 
     /// Live sync, when the server was given a hub.
     public let liveSync: SubscriptionHub?
-    /// The durable side (log, snapshots), when the server has one.
-    public let storage: ServerStorage?
+    /// Where the data is kept (log, snapshots), when the server has it kept.
+    public let storage: (any ServerStorage)?
 
     /// Starts serving; listening when it returns.
     ///
     /// - Parameter liveSync: the hub the store's `onCommit` publishes to
     ///   (see `CommitFanout`); without one, SUBSCRIBE and CHANGES_SINCE are
     ///   answered `BAD_STATE`.
-    ///   - storage: the write-ahead log the store's commits go to; with
-    ///     `--fsync always` answers to changes are held until it is durable.
+    ///   - storage: where the store's commits go; when it says so
+    ///     (`--fsync always`), answers to changes are held until they are
+    ///     durable. Its status is reported by STATS and /metrics.
+    ///
+    /// `ChecklistService` makes the store, its storage and live sync in the
+    /// right order and starts the server over them.
     public init(configuration: ServerConfiguration, store: Store, liveSync: SubscriptionHub? = nil,
-                storage: ServerStorage? = nil) throws {
+                storage: (any ServerStorage)? = nil) throws {
         self.configuration = configuration
         self.store = store
         self.liveSync = liveSync
@@ -80,6 +84,7 @@ public final class ChecklistServer: Sendable {
         self.tcp = tcp
         metrics.setConnectionStatisticsProvider { tcp.statistics }
         if let liveSync { metrics.setSyncStatusProvider { liveSync.syncStatus } }
+        if let storage { metrics.setDurabilityStatusProvider { storage.status } }
         if let metricsPort = configuration.metricsPort {
             // Scrapes are rare and short: a few at a time is plenty.
             let httpLimits = ConnectionLimits(maxConnections: 16, maxInputBytes: MetricsHTTPHandler.maxRequestBytes,

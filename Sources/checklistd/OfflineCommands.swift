@@ -93,14 +93,12 @@ enum OfflineCommands {
 
     /// Locks and recovers the data directory into a new store whose commits
     /// go to its log.
-    private static func open(_ path: String) throws -> (Store, ServerStorage) {
-        let fanout = CommitFanout()
-        let store = Store(limits: .default, onCommitGroup: fanout.onCommitGroup)
-        let storage = try ServerStorage(path: path, policy: .always, store: store) { error in
-            fail("the write-ahead log failed: \(error)")
+    private static func open(_ path: String) throws -> (Store, DataDirectoryStorage) {
+        try ChecklistService.openStore { store, _ in
+            try DataDirectoryStorage(path: path, policy: .always, store: store) { error in
+                fail("the write-ahead log failed: \(error)")
+            }
         }
-        fanout.add(storage.append)
-        return (store, storage)
     }
 
     private static func export(_ arguments: Arguments) throws -> String {

@@ -1,6 +1,5 @@
 import ChecklistEventLoop
 import ChecklistServer
-import ChecklistStore
 import Foundation
 
 // `checklistd export|import ...` (offline, OfflineCommands.swift) run and exit here.
@@ -27,37 +26,13 @@ do {
         if signal == SIGHUP { AccessSetup.reload(accessControl) } else { stop.signal() }
     }
     ignoreBrokenPipeSignal()
-    try FileManager.default.createDirectory(atPath: options.configuration.dataDirectory, withIntermediateDirectories: true)
-    // Every committed change goes to the consumers of the fan-out, in
-    // commit order: first the write-ahead log, then live sync.
-    let liveSync = SubscriptionHub(configuration: options.configuration.liveSync,
-                                   maxFrameBytes: options.configuration.limits.maxFrameBytes)
-    let fanout = CommitFanout()
-    let store = Store(limits: options.configuration.limits, onCommitGroup: fanout.onCommitGroup)
-    let fatal = ServerLog(level: options.configuration.logLevel)
-    // The changes replayed from the log go to live sync's retained feed:
-    // a client catching up after a restart is not told to refetch.
-    let storage = try ServerStorage(path: options.configuration.dataDirectory, policy: options.fsync, store: store,
-                                    onReplayed: liveSync.retain) { error in
-        // Durability can no longer be promised: stop rather than acknowledge
-        // changes that may not survive.
-        fatal.error("log_failed", ["error": "\(error)"])
-        exit(1)
-    }
-    fanout.add(storage.append)
-    fanout.addEach(liveSync.publish)
-    if options.seedDemo {
-        try DemoData.seedIfEmpty(store)
-    }
     var configuration = options.configuration
     configuration.accessControl = accessControl
-    let server = try ChecklistServer(configuration: configuration, store: store, liveSync: liveSync, storage: storage)
-    server.logStart()
-    server.logRecovery(storage.recovery, policy: options.fsync)
-    server.metrics.setDurabilityStatusProvider { storage.status }
-    let compactor = Compactor(storage: storage, changes: options.snapshotAfter) { result in
-        server.logSnapshot(result)
-    }
+    let storage = StorageOpener.dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
+                                              snapshotAfter: options.snapshotAfter)
+    let service = try ChecklistService(ServiceOptions(configuration: configuration, storage: storage,
+                                                      seedDemo: options.seedDemo) { _ in exit(1) })
+    let server = service.server
     if let metrics = server.metricsAddress {
         // Before the readiness line, so whoever waits for that one has this too.
         FileHandle.standardOutput.write(Data("checklistd: metrics on http://\(metrics)/metrics\n".utf8))
@@ -65,11 +40,7 @@ do {
     // The readiness line tests and scripts wait for; written unbuffered.
     FileHandle.standardOutput.write(Data("checklistd: listening on \(server.localAddress)\n".utf8))
     stop.wait()
-    server.log.info("stopping", ["connections": server.metrics.report().connectionsOpen])
-    let result = server.shutdown()
-    compactor.stop()
-    try storage.close()
-    server.logStop(result)
+    try service.shutdown()
     signals.stop()
     exit(0)
 } catch {

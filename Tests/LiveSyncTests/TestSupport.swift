@@ -5,32 +5,29 @@ import ChecklistTesting
 import ChecklistStore
 import Glibc
 
-/// A `ChecklistServer` in this process on 127.0.0.1 port 0, its store's
-/// commits fanned out to a `SubscriptionHub` exactly as `checklistd` wires it.
+/// A `ChecklistService` in this process on 127.0.0.1 port 0, its data in
+/// memory only, its store's commits going to live sync as in `checklistd`.
 final class InProcessServer: Sendable {
-    let hub: SubscriptionHub
-    let store: Store
-    let server: ChecklistServer
+    let service: ChecklistService
+    var hub: SubscriptionHub { service.liveSync }
+    var store: Store { service.store }
+    var server: ChecklistServer { service.server }
 
     init(liveSync: LiveSyncConfiguration = LiveSyncConfiguration(), threads: Int = 2) throws {
-        hub = SubscriptionHub(configuration: liveSync)
-        let fanout = CommitFanout()
-        store = Store(onCommitGroup: fanout.onCommitGroup)
-        fanout.addEach(hub.publish)
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = threads
         configuration.logLevel = .error
         configuration.liveSync = liveSync
-        server = try ChecklistServer(configuration: configuration, store: store, liveSync: hub)
+        service = try ChecklistService(ServiceOptions(configuration: configuration, storage: nil))
     }
 
     func connect() async throws -> ChecklistConnection {
         try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: "live-sync-test")
     }
 
-    func stop() { server.shutdown(timeout: .seconds(5)) }
+    func stop() { _ = try? service.shutdown(timeout: .seconds(5)) }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

@@ -15,15 +15,14 @@ import Testing
     /// A store with its storage on `path`, as `checklistd` opens them.
     final class Server {
         let store: Store
-        let storage: ServerStorage
+        let storage: DataDirectoryStorage
 
         init(path: String) throws {
-            let fanout = CommitFanout()
-            store = Store(onCommitGroup: fanout.onCommitGroup)
-            storage = try ServerStorage(path: path, policy: .always, store: store) { error in
-                Issue.record("the log failed: \(error)")
+            (store, storage) = try ChecklistService.openStore { store, _ in
+                try DataDirectoryStorage(path: path, policy: .always, store: store) { error in
+                    Issue.record("the log failed: \(error)")
+                }
             }
-            fanout.add(storage.append)
         }
     }
 

@@ -40,20 +40,21 @@ struct ShutdownWithHeldAnswersTests {
         let directory = try TemporaryDirectory(prefix: "checklist-held-shutdown")
         defer { directory.remove() }
         let gate = FsyncGate()
-        let fanout = CommitFanout()
-        let store = Store(onCommitGroup: fanout.onCommitGroup)
-        let storage = try ServerStorage(path: directory.path, policy: .always, store: store, onReplayed: { _ in },
-                                        syncFile: gate.syncFile) { error in Issue.record("the log failed: \(error)") }
-        fanout.add(storage.append)
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = 1  // both connections on one loop: see the witness below
         configuration.logLevel = .error
-        let server = try ChecklistServer(configuration: configuration, store: store, storage: storage)
-        let list = try store.createList(in: .default, name: "L", icon: "")
+        let service = try ChecklistService(ServiceOptions(
+            configuration: configuration,
+            storage: .dataDirectory(directory.path, fsync: .always, syncFile: gate.syncFile)) { error in
+                Issue.record("the log failed: \(error)")
+            })
+        let server = service.server
+        let list = try service.store.createList(in: .default, name: "L", icon: "")
 
         let shutdown = Mutex<NativeThread?>(nil)
+        let shutdownFailure = Mutex<(any Error)?>(nil)
         try {
             let writer = try FrameSocket(port: server.port)
             let witness = try FrameSocket(port: server.port)
@@ -65,7 +66,11 @@ struct ShutdownWithHeldAnswersTests {
             // The patch is logged and its answer held: the log waits in fsync.
             #expect(gate.waitForAnFsync())
 
-            shutdown.withLock { $0 = NativeThread.spawn(name: "shutdown") { _ = server.shutdown(timeout: .seconds(20)) } }
+            shutdown.withLock {
+                $0 = NativeThread.spawn(name: "shutdown") {
+                    do { try service.shutdown(timeout: .seconds(20)) } catch { shutdownFailure.withLock { $0 = error } }
+                }
+            }
             // The loop tells all its connections at once: once the witness has
             // its goodbye, the writer's connection has been told too.
             let (goodbyeHeader, goodbye) = try witness.receive()
@@ -89,6 +94,7 @@ struct ShutdownWithHeldAnswersTests {
             }
         }()  // the sockets close here, so the server's lingering closes end
         shutdown.withLock { $0 }?.join()
-        try storage.close()
+        // The shutdown closed the storage too: the log flushed and closed.
+        #expect(shutdownFailure.withLock { $0 } == nil)
     }
 }

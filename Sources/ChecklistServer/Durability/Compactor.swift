@@ -5,7 +5,7 @@ import Synchronization
 /// Writes a snapshot in the background whenever the log has grown by
 /// `changes` records since the last one, so recovery stays short and old
 /// log segments go. Requests keep being served meanwhile (see
-/// `ServerStorage.writeSnapshot`).
+/// `DataDirectoryStorage.writeSnapshot`).
 public final class Compactor: Sendable {
     private let thread: Mutex<NativeThread?> = Mutex(nil)
     /// Opened by `stop()`.
@@ -14,8 +14,8 @@ public final class Compactor: Sendable {
     /// Starts checking once a second.
     ///
     /// - Parameter report: told about every snapshot written or failed.
-    public init(storage: ServerStorage, changes: UInt64,
-                report: @escaping @Sendable (Result<ServerStorage.SnapshotRecord, any Error>) -> Void) {
+    public init(storage: DataDirectoryStorage, changes: UInt64,
+                report: @escaping @Sendable (Result<DataDirectoryStorage.SnapshotRecord, any Error>) -> Void) {
         let stopLatch = self.stopLatch
         thread.withLock {
             $0 = NativeThread.spawn(name: "checklist-compactor") {

@@ -1,44 +1,95 @@
 import Synchronization
 
-/// The connections whose answers wait for the log to become durable
-/// (`--fsync always`), and the wake-up when it does: the log's flusher
-/// calls `durable(_:)` after each fsync, and every connection waiting for
-/// no more than that is woken on its own event loop.
-final class DurabilityWaiters: Sendable {
-    /// Wakes one connection on its loop, with the durable LSN.
-    typealias Wake = @Sendable (UInt64) -> Void
+/// The connections whose answers wait for their commits to become durable,
+/// and the wake-up when they do (or fail): the storage calls `durable(_:)`
+/// as its durable position advances (the log's flusher, after each fsync)
+/// and `failed(_:)` for commits that will never be durable; every
+/// connection waiting for a position so settled is woken (on the storage's
+/// thread; the wake hands the work to the connection's loop).
+///
+/// The bookkeeping half of a `ServerStorage`'s `commitState`, `notify` and
+/// `cancelNotification`.
+public final class DurabilityWaiters: Sendable {
+    /// Wakes one waiter; it then asks `state(of:)` for what it holds.
+    public typealias Wake = @Sendable () -> Void
 
     private struct Waiter {
-        var lsn: UInt64
+        var position: UInt64
         var wake: Wake
     }
 
-    private let waiting = Mutex<[UInt64: Waiter]>([:])
-    private let durableLSN = Atomic<UInt64>(0)
-
-    /// The highest LSN known durable.
-    var durable: UInt64 { durableLSN.load(ordering: .acquiring) }
-
-    /// Registers (or updates) connection `id` as waiting for `lsn`. If the
-    /// log is already that far, wakes it at once.
-    func wait(id: UInt64, for lsn: UInt64, wake: @escaping Wake) {
-        waiting.withLock { $0[id] = Waiter(lsn: lsn, wake: wake) }
-        // The flusher may have passed `lsn` before the registration.
-        let now = durableLSN.load(ordering: .acquiring)
-        if now >= lsn { durable(now) }
+    private struct State {
+        var waiting: [UInt64: Waiter] = [:]
+        /// Positions that failed, as closed ranges in increasing order
+        /// (failures are rare: kept for the process's life).
+        var failed: [ClosedRange<UInt64>] = []
     }
 
-    func cancel(id: UInt64) {
-        _ = waiting.withLock { $0.removeValue(forKey: id) }
+    private let state = Mutex(State())
+    private let durablePosition = Atomic<UInt64>(0)
+    /// Whether any commit failed: until one does, `state(of:)` is one atomic load.
+    private let anyFailed = Atomic<Bool>(false)
+
+    /// - Parameter durable: the position known durable at start (what a
+    ///   restart recovered), so that waiting for it ends at once.
+    public init(durable: UInt64 = 0) {
+        durablePosition.store(durable, ordering: .relaxed)
     }
 
-    /// The log is durable up to `lsn`: wake everyone waiting for no more.
-    func durable(_ lsn: UInt64) {
-        durableLSN.store(max(lsn, durableLSN.load(ordering: .relaxed)), ordering: .releasing)
-        let ready = waiting.withLock { w -> [Wake] in
-            let ids = w.filter { $0.value.lsn <= lsn }.map(\.key)
-            return ids.compactMap { w.removeValue(forKey: $0)?.wake }
+    /// The highest position known durable.
+    public var durable: UInt64 { durablePosition.load(ordering: .acquiring) }
+
+    /// Where the commit at `position` stands.
+    public func state(of position: UInt64) -> CommitState {
+        // Read before the failures: a position is never both, and a failed one
+        // is recorded before the durable position passes it.
+        let durableNow = durablePosition.load(ordering: .acquiring)
+        if anyFailed.load(ordering: .acquiring),
+           state.withLock({ s in s.failed.contains { $0.contains(position) } }) { return .failed }
+        return position <= durableNow ? .durable : .pending
+    }
+
+    /// Registers (or updates) `waiter` as waiting for `position`, the last
+    /// position it holds an answer for. If that is already settled, wakes it
+    /// at once. (A failure of an earlier position reported just before the
+    /// registration wakes it only once `position` settles: late, never
+    /// wrongly, since the waiter checks each answer it holds.)
+    public func wait(waiter: UInt64, for position: UInt64, wake: @escaping Wake) {
+        state.withLock { $0.waiting[waiter] = Waiter(position: position, wake: wake) }
+        // The storage may have settled `position` before the registration.
+        if self.state(of: position) != .pending { wakeSettled(failed: nil) }
+    }
+
+    public func cancel(waiter: UInt64) {
+        _ = state.withLock { $0.waiting.removeValue(forKey: waiter) }
+    }
+
+    /// Everything up to `position` is durable (failed positions excepted).
+    public func durable(_ position: UInt64) {
+        durablePosition.store(max(position, durablePosition.load(ordering: .relaxed)), ordering: .releasing)
+        wakeSettled(failed: nil)
+    }
+
+    /// The commits at `positions` will never be durable. Call it before the
+    /// durable position passes them.
+    public func failed(_ positions: ClosedRange<UInt64>) {
+        state.withLock { $0.failed.append(positions) }
+        anyFailed.store(true, ordering: .releasing)
+        wakeSettled(failed: positions)
+    }
+
+    /// Wakes the waiters whose position is durable, and those holding an
+    /// answer at or after a failed range (their position is the last they
+    /// hold, so an earlier one may be in it).
+    private func wakeSettled(failed: ClosedRange<UInt64>?) {
+        let durableNow = durablePosition.load(ordering: .acquiring)
+        let ready = state.withLock { s -> [Wake] in
+            let ids = s.waiting.filter { entry in
+                entry.value.position <= durableNow || failed.map { entry.value.position >= $0.lowerBound } == true
+                    || s.failed.contains { $0.contains(entry.value.position) }
+            }.map(\.key)
+            return ids.compactMap { s.waiting.removeValue(forKey: $0)?.wake }
         }
-        for wake in ready { wake(lsn) }
+        for wake in ready { wake() }
     }
 }

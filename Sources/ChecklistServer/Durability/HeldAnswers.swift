@@ -1,9 +1,9 @@
-/// Answers of one connection that may not leave before the write-ahead log
-/// is durable up to some log sequence number (`--fsync always`).
+/// Answers of one connection that may not leave before their commits are
+/// durable (`ServerStorage.answersWaitForDurability`: `--fsync always`).
 ///
 /// Answers keep request order: once one answer waits, everything after it
 /// waits too, even answers that changed nothing. A barrier marks the end of
-/// an answer together with the LSN that must be durable before that answer
+/// an answer together with the storage position that must be durable before that answer
 /// (and all bytes before it) may be sent.
 ///
 /// Pure bookkeeping, no I/O; owned by the connection's event-loop thread.
@@ -27,21 +27,29 @@ struct HeldAnswers {
         for b in outputBarriers { barriers.append((base + b.end, b.lsn)) }
     }
 
-    /// Removes and hands to `send` the leading bytes whose barriers are at or
-    /// below `durable`. With no barrier left, everything goes.
-    mutating func release(durable: UInt64, _ send: (UnsafeRawBufferPointer) -> Void) {
+    /// Removes and hands to `send` the leading bytes whose barriers are
+    /// durable by `state`. With no barrier left, everything goes. Returns
+    /// false when it reached an answer whose commit failed: that answer and
+    /// all after it stay held and must never be sent.
+    mutating func release(_ state: (UInt64) -> CommitState, _ send: (UnsafeRawBufferPointer) -> Void) -> Bool {
         var cut = 0
         var passed = 0
+        var failed = false
         for b in barriers {
-            guard b.lsn <= durable else { break }
+            let s = state(b.lsn)
+            guard s == .durable else {
+                failed = s == .failed
+                break
+            }
             cut = b.end
             passed += 1
         }
         barriers.removeFirst(passed)
         if barriers.isEmpty { cut = bytes.count }
-        guard cut > 0 else { return }
+        guard cut > 0 else { return !failed }
         bytes.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[..<cut])) }
         bytes.removeFirst(cut)
         for i in barriers.indices { barriers[i].end -= cut }
+        return !failed
     }
 }

@@ -1,149 +1,97 @@
 import ChecklistModel
-import ChecklistPersistence
-import ChecklistSnapshot
-import ChecklistStore
-import Foundation
-import Synchronization
 
-/// The durable side of a server: the locked data directory, recovery into
-/// the store at start, the write-ahead log every committed change goes to,
-/// and snapshots that let old log segments go.
+/// Where a server keeps its data: the one seam between the protocol side
+/// (sessions, live sync, metrics) and the store's durable home. Today's
+/// implementation is the local data directory (`DataDirectoryStorage`:
+/// snapshots plus a write-ahead log); a database-backed store is a second
+/// implementation of this protocol, not a fork of the server.
 ///
-/// Order at start: `open` (lock, recover, open the log), then add
-/// `append` to the store's commit fan-out *before* any request is served.
-public final class ServerStorage: Sendable {
-    public let directory: DataDirectory
-    public let log: WriteAheadLog
-    public let policy: FsyncPolicy
-    /// What recovery found and did.
-    public let recovery: RecoveryReport
-    /// Connections holding answers until the log is durable.
-    let waiters = DurabilityWaiters()
-    private let store: Store
-    private let lastSnapshot: Mutex<SnapshotRecord?>
+/// ## Life cycle
+/// 1. **Start from the stored state.** A `StorageOpener` makes the storage
+///    from a new, empty `Store`: it loads what is stored into that store and
+///    hands every change it replays to the change feed (today
+///    `SubscriptionHub.retain`, so CHANGES_SINCE reaches back past a
+///    restart). Nothing is served yet and nothing else commits meanwhile.
+/// 2. **Commits.** The store's commit fan-out then calls `append` with each
+///    commit's changes, before live sync sees them (`ChecklistService`
+///    wires it so).
+/// 3. **Upkeep.** `startUpkeep(log:)` once the server is up: the start's
+///    log line and background work such as snapshots and compaction.
+/// 4. **End.** `close()` after the server has stopped: stops the upkeep,
+///    makes what was appended durable, releases the stored state.
+///
+/// ## Positions and ordering
+/// Every commit handed to `append` gets a position (today the log's LSN),
+/// increasing in commit order, which is per list revision order.
+/// `lastPosition` is the newest position given out: a connection reads it
+/// before and after a request to learn whether (and up to where) its answer
+/// must wait.
+///
+/// ## Durable
+/// A position is *durable* once its commit survives what the storage
+/// promises to survive (for the data directory under `--fsync always`: the
+/// log is fsynced that far; for a database: the transaction committed).
+/// When `answersWaitForDurability` is true, an answer to a request that
+/// committed, and every answer after it on the same connection, leaves only
+/// once `commitState(of:)` says `.durable` for its position; the connection
+/// asks for a wake-up with `notify(waiter:at:wake:)`.
+///
+/// ## Failure
+/// A commit may fail after it was appended (a database transaction that
+/// aborts). Its position, and every position in the same failed batch,
+/// then reads `.failed` and never becomes durable; waiters are woken. An
+/// answer held for a failed position must never be sent as an
+/// acknowledgement: today the connection is closed with its held answers
+/// unsent (the client retries, with its idempotency key). A failure the
+/// storage cannot recover from (the local log cannot write) is reported
+/// through the opener's `onFailure`, and the server stops.
+///
+/// ## Threads
+/// `append` runs under the store's lock, in commit order: it must be short,
+/// must not block on I/O and must not call the store. `lastPosition`,
+/// `commitState(of:)`, `notify`, `cancelNotification` and `status` may be
+/// called from any thread (the event loops call them) and never block.
+/// Wake-ups run on the storage's own thread: they must only hand work to
+/// the waiter's loop.
+public protocol ServerStorage: AnyObject, Sendable {
+    /// Takes one commit's changes (one request's, or a whole import), in
+    /// commit order, under the store's lock.
+    func append(_ changes: [Change])
 
-    /// The newest snapshot this process wrote, for STATS and logs.
-    public struct SnapshotRecord: Sendable, Hashable {
-        public var file: DataDirectory.SnapshotFile
-        /// Seconds since 1970 when it was written.
-        public var time: Int64
-        public var items: UInt64
-        public var compressedBytes: UInt64
-        /// How long the store was held to take the cut.
-        public var cutNanoseconds: UInt64
-        public var writeNanoseconds: UInt64
-    }
+    /// Whether answers to changes wait until their commit is durable.
+    var answersWaitForDurability: Bool { get }
 
-    /// Takes the directory's lock, loads the newest snapshot and replays the
-    /// log after it into `store` (which must be empty and must not commit
-    /// anything meanwhile), then opens the log for appending.
-    ///
-    /// - Parameter onReplayed: called with every change replayed from the
-    ///   log into the store, in log order (e.g. `SubscriptionHub.retain`).
-    /// - Parameter onFatal: called once, on the log's thread, when a write or
-    ///   fsync fails: durability can no longer be promised and the server
-    ///   should stop.
-    public convenience init(path: String, policy: FsyncPolicy, store: Store,
-                            onReplayed: (Change) -> Void = { _ in },
-                            onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
-        try self.init(path: path, policy: policy, store: store, onReplayed: onReplayed,
-                      syncFile: WriteAheadLog.Options().syncFile, onFatal: onFatal)
-    }
+    /// The position of the newest commit handed to `append`.
+    var lastPosition: UInt64 { get }
 
-    /// As above, with the log's fsync replaced (tests hold it to keep
-    /// answers waiting for durability).
-    init(path: String, policy: FsyncPolicy, store: Store, onReplayed: (Change) -> Void,
-         syncFile: @escaping @Sendable (Int32) -> Int32,
-         onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
-        let directory = try DataDirectory(path: path)
-        self.directory = directory
-        self.policy = policy
-        self.store = store
-        let sink = StoreRestoreSink(store: store)
-        recovery = try Recovery.run(directory: directory, sink: sink) { change in
-            let current = try? store.summary(in: change.namespace, list: change.list).revision
-            if try ReplayRule.decide(change, currentRevision: current) == .apply {
-                try store.replay(change)
-                onReplayed(change)
-            }
-        }
-        let waiters = self.waiters
-        lastSnapshot = Mutex(nil)
-        log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(
-            policy: policy,
-            onDurable: { lsn in waiters.durable(lsn) },
-            onFailure: onFatal,
-            syncFile: syncFile))
-    }
+    /// Whether the commit at `position` is durable, failed, or neither yet.
+    func commitState(of position: UInt64) -> CommitState
 
-    /// The consumer for the store's commit fan-out: appends one commit's
-    /// `changes` to the log as one record. Runs under the store's lock, in
-    /// commit order.
-    public func append(_ changes: [Change]) {
-        // A failed log refuses appends and has already reported through
-        // `onFatal`; under `.always` nothing acknowledged after it is
-        // released, since the log never becomes durable past it.
-        _ = try? log.append(changes)
-    }
+    /// Wakes `waiter` once `position` is durable or has failed (at once if
+    /// it already is), replacing an earlier request of the same waiter.
+    func notify(waiter: UInt64, at position: UInt64, wake: @escaping @Sendable () -> Void)
 
-    /// The log position an answer sent now must wait for before it leaves,
-    /// or nil when answers need not wait (`--fsync everysec|no`).
-    public func answerBarrier() -> LSN? {
-        policy == .always ? log.lastLSN : nil
-    }
+    /// Forgets `waiter`'s wake-up (its connection closed).
+    func cancelNotification(waiter: UInt64)
 
-    /// The first log failure, if any.
-    public var logFailure: PersistenceError? { log.failure }
+    /// Logs what the start loaded and starts the background work (snapshots,
+    /// compaction), whose events go to `log` too.
+    func startUpkeep(log: ServerLog)
 
-    /// The newest snapshot this process wrote.
-    public var latestSnapshot: SnapshotRecord? { lastSnapshot.withLock { $0 } }
+    /// What STATS and /metrics report about durability. Cheap; never blocks.
+    var status: DurabilityStatus { get }
 
-    /// Writes a snapshot of the whole store while it keeps serving, then
-    /// removes the snapshots and log segments it makes unnecessary.
-    ///
-    /// The store is held only to take a copy-on-write cut and read the
-    /// log position that cut corresponds to; the snapshot is written from
-    /// the cut, published (fsync, rename, directory fsync) once the log is
-    /// durable up to that position, and only then is anything deleted.
-    ///
-    /// After the lists it holds the cut's memory of answered idempotency
-    /// keys, in step with them, so that a restart from this snapshot (whose
-    /// log before it may be gone) still answers retries of the patches it
-    /// holds rather than applying them again.
-    @discardableResult
-    public func writeSnapshot(source: String = "checklistd") throws -> SnapshotRecord {
-        let cutStart = DispatchTime.now().uptimeNanoseconds
-        let (cut, lsn) = store.cut { log.lastLSN }
-        let cutNanoseconds = DispatchTime.now().uptimeNanoseconds - cutStart
-        let counts = cut.counts
-        let header = SnapshotHeader(createdAt: Int64(Date().timeIntervalSince1970), source: source,
-                                    listCount: UInt64(counts.lists), itemCount: UInt64(counts.items),
-                                    startLSN: lsn, nextListID: cut.nextListID)
-        let written = try directory.writeSnapshot(header: header, log: log, endLSN: { lsn }) { writer in
-            try SnapshotExport.write(cut, namespace: nil, to: writer)
-            try SnapshotExport.writeIdempotency(cut.idempotencyMemory, to: writer)
-        }
-        try directory.prune(keepSnapshots: 2, log: log)
-        let record = SnapshotRecord(file: written.file, time: header.createdAt, items: UInt64(counts.items),
-                                    compressedBytes: written.summary.compressedBytes,
-                                    cutNanoseconds: cutNanoseconds,
-                                    writeNanoseconds: DispatchTime.now().uptimeNanoseconds - cutStart - cutNanoseconds)
-        lastSnapshot.withLock { $0 = record }
-        return record
-    }
+    /// Stops the upkeep, makes everything appended durable and releases the
+    /// stored state. After the server has stopped.
+    func close() throws
+}
 
-    /// The log and snapshot figures STATS and /metrics report.
-    public var status: DurabilityStatus {
-        let snapshot = latestSnapshot
-        return DurabilityStatus(
-            log: .init(lastLSN: log.lastLSN, durableLSN: log.durableLSN, segments: UInt64(log.segments.count),
-                       failed: log.failure != nil),
-            snapshot: snapshot.map { .init(lsn: $0.file.startLSN, time: $0.time, bytes: $0.compressedBytes) })
-    }
-
-    /// Flushes and closes the log and releases the directory's lock.
-    public func close() throws {
-        try log.close()
-        directory.close()
-    }
+/// Where one commit stands (`ServerStorage.commitState(of:)`).
+public enum CommitState: Sendable, Hashable {
+    /// Not known durable yet: its answer waits.
+    case pending
+    /// It survives what the storage promises: its answer may leave.
+    case durable
+    /// It will never be durable: its answer must not be sent.
+    case failed
 }

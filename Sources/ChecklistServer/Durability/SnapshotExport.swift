@@ -6,7 +6,7 @@ import ChecklistStore
 /// bytes straight from the store's storage.
 ///
 /// The memory of answered idempotency keys (`writeIdempotency`) goes only
-/// into the server's own snapshots (`ServerStorage.writeSnapshot`), never
+/// into the server's own snapshots (`DataDirectoryStorage.writeSnapshot`), never
 /// into an export (EXPORT, `checklistd export`): it belongs to the server,
 /// and one namespace's export must not carry other namespaces' keys
 /// (Protocol/SNAPSHOT.md section 3.8).

@@ -1,10 +1,11 @@
 import ChecklistPersistence
 import ChecklistSnapshot
 
-// The log lines of the durable side: what recovery did, each snapshot.
-extension ChecklistServer {
+// The log lines of the data directory: what recovery did, each snapshot.
+extension DataDirectoryStorage {
     /// `level=info event=recovered ...`: what the start loaded, and how long it took.
-    public func logRecovery(_ report: RecoveryReport, policy: FsyncPolicy) {
+    func logRecovery(to log: ServerLog) {
+        let report = recovery
         log.info("recovered", ["snapshot": report.snapshot?.path ?? "none",
                                "lists": report.listsRestored, "items": report.itemsRestored,
                                "keys": report.keysRestored,
@@ -16,7 +17,7 @@ extension ChecklistServer {
     }
 
     /// `event=snapshot` (info) or `event=snapshot_failed` (error).
-    public func logSnapshot(_ result: Result<ServerStorage.SnapshotRecord, any Error>) {
+    func logSnapshot(_ result: Result<SnapshotRecord, any Error>, to log: ServerLog) {
         switch result {
         case .success(let record):
             log.info("snapshot", ["file": record.file.path, "lsn": record.file.startLSN, "items": record.items,

@@ -1,0 +1,45 @@
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistStore
+import Foundation
+
+/// How a service opens its storage (`ServerStorage`): which one, and where.
+/// It makes the store, loads the stored state into it and wires the store's
+/// commits to the storage and then to live sync (`ChecklistService.openStore`).
+public struct StorageOpener: Sendable {
+    /// Called once, from the storage's thread, when it can no longer keep
+    /// its promises (the log cannot write): the server should stop.
+    public typealias FailureHandler = @Sendable (any Error) -> Void
+
+    let open: @Sendable (_ limits: Limits, _ liveSync: SubscriptionHub?, _ onFailure: @escaping FailureHandler) throws
+        -> (Store, any ServerStorage)
+
+    /// An opener for any storage: `make` gets the new, empty store, where the
+    /// changes it replays go (the change feed), and the failure handler.
+    public init<S: ServerStorage>(_ make: @escaping @Sendable (_ store: Store, _ replayed: (Change) -> Void,
+                                                               _ onFailure: @escaping FailureHandler) throws -> S) {
+        open = { limits, liveSync, onFailure in
+            try ChecklistService.openStore(limits: limits, liveSync: liveSync) { store, replayed in
+                try make(store, replayed, onFailure)
+            }
+        }
+    }
+
+    /// The local data directory at `path` (created if missing): snapshots and
+    /// a write-ahead log fsynced as `fsync` says, a snapshot written in the
+    /// background after `snapshotAfter` log records.
+    public static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000) -> StorageOpener {
+        dataDirectory(path, fsync: fsync, snapshotAfter: snapshotAfter, syncFile: WriteAheadLog.Options().syncFile)
+    }
+
+    /// As above, with the log's fsync replaced (tests hold it to keep
+    /// answers waiting for durability).
+    static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000,
+                              syncFile: @escaping @Sendable (Int32) -> Int32) -> StorageOpener {
+        StorageOpener { store, replayed, onFailure in
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return try DataDirectoryStorage(path: path, policy: fsync, snapshotAfter: snapshotAfter, store: store,
+                                            onReplayed: replayed, syncFile: syncFile) { onFailure($0) }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import ChecklistModel
+@testable import ChecklistServer
+import ChecklistStore
+import ChecklistTesting
+import ChecklistWire
+import Foundation
+import Synchronization
+import Testing
+
+/// A second `ServerStorage` plugs into the service through the seam alone:
+/// answers wait for its word, and the answer of a commit it fails is never
+/// sent.
+@Suite(.timeLimit(.minutes(1)))
+struct StorageSeamTests {
+    /// Commits become durable or fail only when the test says so.
+    final class ManualStorage: ServerStorage {
+        private let waiters = DurabilityWaiters()
+        private let position = Atomic<UInt64>(0)
+        private let appended = DispatchSemaphore(value: 0)
+        let upkeepStarts = Atomic<Int>(0)
+        let closes = Atomic<Int>(0)
+
+        func append(_ changes: [Change]) {
+            position.add(1, ordering: .sequentiallyConsistent)
+            appended.signal()
+        }
+
+        var answersWaitForDurability: Bool { true }
+        var lastPosition: UInt64 { position.load(ordering: .sequentiallyConsistent) }
+        func commitState(of position: UInt64) -> CommitState { waiters.state(of: position) }
+        func notify(waiter: UInt64, at position: UInt64, wake: @escaping @Sendable () -> Void) {
+            waiters.wait(waiter: waiter, for: position, wake: wake)
+        }
+        func cancelNotification(waiter: UInt64) { waiters.cancel(waiter: waiter) }
+        func startUpkeep(log: ServerLog) { upkeepStarts.add(1, ordering: .relaxed) }
+        var status: DurabilityStatus { DurabilityStatus() }
+        func close() throws { closes.add(1, ordering: .relaxed) }
+
+        /// Blocks until a commit was appended; returns its position.
+        func waitForAppend() -> UInt64? {
+            appended.wait(timeout: .now() + 20) == .success ? lastPosition : nil
+        }
+
+        func settle(durable through: UInt64) { waiters.durable(through) }
+        func fail(_ positions: ClosedRange<UInt64>) { waiters.failed(positions) }
+    }
+
+    static func start(_ storage: ManualStorage) throws -> ChecklistService {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = 1
+        configuration.logLevel = .error
+        return try ChecklistService(ServiceOptions(configuration: configuration,
+                                                   storage: StorageOpener { _, _, _ in storage }))
+    }
+
+    static func insert(_ text: String) -> Request {
+        .patch(Patch(list: ListID(1), ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: text))]))
+    }
+
+    @Test func anAnswerLeavesOnceItsCommitIsDurable() throws {
+        let storage = ManualStorage()
+        let service = try Self.start(storage)
+        #expect(storage.upkeepStarts.load(ordering: .relaxed) == 1)
+        _ = try service.store.createList(in: .default, name: "L", icon: "")
+        let created = try #require(storage.waitForAppend())
+        storage.settle(durable: created)
+        try {
+            let socket = try FrameSocket(port: service.server.port)
+            try socket.handshake()
+            try socket.send(Self.insert("milk"), id: 7)
+            let position = try #require(storage.waitForAppend())
+            #expect(storage.commitState(of: position) == .pending)
+            storage.settle(durable: position)
+            let (header, answer) = try socket.receive()
+            #expect(header.requestID == 7)
+            if case .patchOK(let ok) = answer { #expect(ok.revision == 2) } else { Issue.record("expected PATCH_OK, got \(answer)") }
+        }()
+        try service.shutdown(timeout: .seconds(5))
+        #expect(storage.closes.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func theAnswerOfAFailedCommitIsNeverSent() throws {
+        let storage = ManualStorage()
+        let service = try Self.start(storage)
+        _ = try service.store.createList(in: .default, name: "L", icon: "")
+        storage.settle(durable: try #require(storage.waitForAppend()))
+        try {
+            let socket = try FrameSocket(port: service.server.port)
+            try socket.handshake()
+            try socket.send(Self.insert("milk"), id: 7)
+            let position = try #require(storage.waitForAppend())
+            storage.fail(position...position)
+            // Later commits becoming durable do not make the failed one so.
+            storage.settle(durable: position + 10)
+            #expect(storage.commitState(of: position) == .failed)
+            // Closed, with not a byte of the held PATCH_OK.
+            #expect(try socket.isClosedByServer())
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
+    @Test func whatARestartRecoveredIsDurableAtOnce() throws {
+        let directory = try TemporaryDirectory(prefix: "checklist-seam-recovered")
+        defer { directory.remove() }
+        func open() throws -> (Store, DataDirectoryStorage) {
+            try ChecklistService.openStore { store, _ in
+                try DataDirectoryStorage(path: directory.path, policy: .always, store: store) { error in
+                    Issue.record("the log failed: \(error)")
+                }
+            }
+        }
+        let (store, first) = try open()
+        _ = try store.createList(in: .default, name: "L", icon: "")
+        try first.close()
+        let (_, second) = try open()
+        defer { try? second.close() }
+        #expect(second.lastPosition == 1)
+        // A retry answered from memory waits for this: it must not wait for an fsync that never comes.
+        #expect(second.commitState(of: second.lastPosition) == .durable)
+    }
+
+    @Test func heldAnswersGoUpToTheFirstFailedCommitAndNoFurther() {
+        var held = HeldAnswers()
+        let answers: [UInt8] = [1, 1, 2, 2, 3, 3]
+        answers.withUnsafeBytes { held.append($0, barriers: [(2, 1), (4, 2), (6, 3)]) }
+        var sent: [UInt8] = []
+        let states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
+        let ok = held.release({ states[$0] ?? .pending }) { sent.append(contentsOf: $0) }
+        #expect(!ok)
+        #expect(sent == [1, 1])
+        #expect(held.count == 4)
+    }
+
+    @Test func aFailureWakesTheWaitersHoldingAnAnswerAtOrAfterIt() {
+        let waiters = DurabilityWaiters()
+        let woken = Mutex<[UInt64]>([])
+        for id: UInt64 in 1...3 {
+            waiters.wait(waiter: id, for: id * 10) { woken.withLock { $0.append(id) } }
+        }
+        waiters.failed(15...15)
+        #expect(woken.withLock { $0.sorted() } == [2, 3])
+        #expect(waiters.state(of: 15) == .failed)
+        #expect(waiters.state(of: 10) == .pending)
+        waiters.durable(10)
+        #expect(woken.withLock { $0.sorted() } == [1, 2, 3])
+        #expect(waiters.state(of: 10) == .durable)
+    }
+}
