@@ -3,13 +3,15 @@ import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
 //   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
+//   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistServer          epoll event loops, connections, request dispatch
 //   ChecklistClient          async/await client library
-//   ChecklistTesting         starts a real checklistd for tests and benchmarks
+//   ChecklistTesting         starts a real checklistd; FrameSocket, the blocking frame client of tests, tools, conformance
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance   executables
@@ -28,38 +30,42 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .target(name: "ChecklistRandom"),
+        .target(name: "ChecklistLatency"),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
         .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
         .target(name: "ChecklistPersistence", dependencies: ["ChecklistModel", "ChecklistWire", "CZlib"]),
         .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
         .target(name: "ChecklistServer",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "ChecklistSocket", "CLinux"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "ChecklistSocket", "CLinux",
+                               "ChecklistLatency"]),
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTransfer", dependencies: ["ChecklistModel", "ChecklistPersistence"]),
-        .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "CZlib"]),
+        .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistTesting", "CZlib"]),
         .executableTarget(name: "checklist-conformance", dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistPersistence"]),
         .executableTarget(name: "checklist", dependencies: ["ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
                           dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting", "ChecklistSocket", "CLinux",
-                                         "ChecklistPersistence"],
+                                         "ChecklistPersistence", "ChecklistLatency", "ChecklistRandom"],
                           path: "Benchmarks/checklist-bench"),
-        .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
+        .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire", "ChecklistRandom"],
                     resources: [.copy("../../Protocol/vectors")]),
-        .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),
-        .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence"]),
-        .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket"]),
+        .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore", "ChecklistRandom"]),
+        .testTarget(name: "ChecklistPersistenceTests", dependencies: ["ChecklistPersistence", "ChecklistWire", "ChecklistRandom"]),
+        .testTarget(name: "ServerIOTests", dependencies: ["ChecklistServer", "ChecklistSocket", "ChecklistLatency"]),
         .testTarget(name: "ServerDurabilityTests",
                     dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistPersistence", "ChecklistWire", "ChecklistTesting"]),
         .testTarget(name: "LiveSyncTests",
-                    dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistClient", "ChecklistSocket", "ChecklistTesting"]),
+                    dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistClient", "ChecklistSocket", "ChecklistTesting",
+                                   "ChecklistRandom"]),
         .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),
         .testTarget(name: "IntegrationTests",
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
-                                   "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
+                                   "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer", "ChecklistRandom"]),
         .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,8 @@
 import ChecklistModel
+@testable import ChecklistPersistence
+import ChecklistRandom
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 @Suite struct DataDirectoryTests {
     @Test func lockPreventsASecondOpener() throws {

@@ -26,7 +26,7 @@ import Testing
         var p = LogRecordFormat.segmentHeaderBytes
         while p + 8 <= bytes.count {
             offsets.append(p)
-            let length = Int(bytes[p]) << 24 | Int(bytes[p + 1]) << 16 | Int(bytes[p + 2]) << 8 | Int(bytes[p + 3])
+            let length = Int(bytes.withUnsafeBytes { $0.u32BE(at: p) })
             p += 8 + length
         }
         return offsets

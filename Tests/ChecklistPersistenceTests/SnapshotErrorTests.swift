@@ -1,8 +1,9 @@
 import ChecklistModel
+@testable import ChecklistPersistence
+import ChecklistRandom
 import ChecklistWire
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 /// Compresses `raw` into one gzip member.
 func gzip(_ raw: [UInt8], level: Int32 = 6) throws -> [UInt8] {
