@@ -13,11 +13,17 @@ enum ExitStatus {
 
 /// Writes a line to standard error (unbuffered, straight to descriptor 2).
 func printError(_ text: String) {
+    writeLine(text, to: 2)
+}
+
+/// Writes `text` and a newline straight to descriptor `fd` (no stdio
+/// buffering), so a pipe sees the line as soon as it is written.
+func writeLine(_ text: String, to fd: Int32) {
     var line = text + "\n"
     line.withUTF8 { bytes in
         var offset = 0
         while offset < bytes.count {
-            let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
             offset += n
         }

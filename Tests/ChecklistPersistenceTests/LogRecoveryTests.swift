@@ -32,14 +32,6 @@ import Testing
         return offsets
     }
 
-    func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
-        let data = try DataDirectory(path: dir.path)
-        defer { data.close() }
-        var changes: [Change] = []
-        let report = try Recovery.run(directory: data, sink: FakeStore()) { changes.append($0) }
-        return (changes, report)
-    }
-
     func expectCorrupt(_ dir: TempDirectory, file: String, offset: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         do {
             _ = try recover(dir)

@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistPersistence
+@testable import ChecklistPersistence
 import ChecklistRandom
 import Foundation
 import Synchronization
@@ -213,4 +213,24 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { mutex = Mutex(value) }
     func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
     var value: Value { mutex.withLock { $0 } }
+}
+
+/// Recovers `dir` into a fresh FakeStore, returning the replayed changes.
+func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
+    let data = try DataDirectory(path: dir.path)
+    defer { data.close() }
+    var changes: [Change] = []
+    let report = try Recovery.run(directory: data, sink: FakeStore()) { changes.append($0) }
+    return (changes, report)
+}
+
+/// Reads the whole snapshot file at `path`; returns the error.
+func readSnapshotError(atPath path: String, limits: SnapshotLimits = .default) -> PersistenceError? {
+    do {
+        let reader = try SnapshotReader(path: path, limits: limits)
+        while try reader.next() != nil {}
+        return nil
+    } catch {
+        return error
+    }
 }
