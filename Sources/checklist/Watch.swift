@@ -24,12 +24,8 @@ struct Watch {
         } catch let error as ClientError {
             printError("checklist: \(error.code == .server ? error.description : error.message)")
             return error.code == .server ? ExitStatus.serverError : ExitStatus.unreachable
-        } catch let error as LookupError {
-            printError("checklist: \(error.message)")
-            return ExitStatus.serverError
         } catch {
-            printError("checklist: \(error)")
-            return ExitStatus.serverError
+            return reportFailure(error)  // a LookupError or other failure: as for every command
         }
         // The first subscription uses the connection that resolved the names.
         let spare = Mutex<ChecklistConnection?>(first)

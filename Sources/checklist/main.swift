@@ -98,7 +98,15 @@ func runCLI(_ arguments: [String]) async -> Int32 {
         await connection.close()
         print(output)
         return ExitStatus.success
-    } catch let error as ClientError {
+    } catch {
+        return reportFailure(error)
+    }
+}
+
+/// Says on standard error why a command failed; returns its exit status.
+func reportFailure(_ error: any Error) -> Int32 {
+    switch error {
+    case let error as ClientError:
         switch error.code {
         case .server:
             printError("checklist: \(error)")
@@ -110,10 +118,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
             printError("checklist: \(error.code): \(error.message)")
             return ExitStatus.serverError
         }
-    } catch let error as LookupError {
+    case let error as LookupError:
         printError("checklist: \(error.message)")
         return ExitStatus.serverError
-    } catch {
+    default:
         printError("checklist: \(error)")
         return ExitStatus.serverError
     }
