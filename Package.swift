@@ -3,6 +3,8 @@ import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
 //   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
+//   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistThreads         one thread helper, one lock with deadline waits, a count-down latch
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
@@ -13,7 +15,8 @@ import PackageDescription
 //   ChecklistEventLoop       epoll event loops, connections, timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library
-//   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner
+//   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner;
+//                            FrameSocket, the blocking frame client of tests, tools and conformance
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance   executables
@@ -32,6 +35,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .target(name: "ChecklistRandom"),
+        .target(name: "ChecklistLatency"),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistThreads",
                 dependencies: ["CLinux"]),
@@ -48,7 +53,7 @@ let package = Package(
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket"]),
         .target(name: "ChecklistServer",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop"]),
+                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting",
@@ -56,7 +61,7 @@ let package = Package(
         .target(name: "ChecklistTransfer",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot"]),
         .target(name: "ChecklistConformance",
-                dependencies: ["CZlib", "ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting"]),
         .executableTarget(name: "checklist-conformance",
                 dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd",
@@ -64,34 +69,34 @@ let package = Package(
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting"],
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom"],
                           path: "Benchmarks/checklist-bench"),
         .testTarget(name: "ChecklistWireTests",
-                dependencies: ["ChecklistModel", "ChecklistWire"],
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests",
-                dependencies: ["ChecklistModel", "ChecklistStore"]),
+                dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistRandom"]),
         // Shared by the snapshot and persistence tests: a reference store, a
         // random history, temporary directories. Not a product.
         .target(name: "ChecklistSnapshotFixtures",
-                dependencies: ["ChecklistModel", "ChecklistSnapshot"],
+                dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistRandom"],
                 path: "Tests/ChecklistSnapshotFixtures"),
         .testTarget(name: "ChecklistSnapshotTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSnapshotFixtures"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSnapshotFixtures", "ChecklistRandom"]),
         .testTarget(name: "ChecklistPersistenceTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSnapshotFixtures"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSnapshotFixtures", "ChecklistRandom"]),
         .testTarget(name: "ChecklistEventLoopTests",
                 dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistEventLoop"]),
         .testTarget(name: "ServerMetricsTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistLatency"]),
         .testTarget(name: "ServerDurabilityTests",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistServer", "ChecklistTesting"]),
         .testTarget(name: "LiveSyncTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting", "ChecklistRandom"]),
         .testTarget(name: "AccessControlTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer"]),
         .testTarget(name: "IntegrationTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom"]),
         .testTarget(name: "ChecklistTransferTests",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistTransfer"]),
     ],

@@ -1,3 +1,4 @@
+import ChecklistLatency
 import Foundation
 
 /// One scenario's result: printed as an aligned table, or as one JSON

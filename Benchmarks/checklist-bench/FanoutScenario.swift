@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistLatency
 import ChecklistModel
 import ChecklistWire
 import Foundation

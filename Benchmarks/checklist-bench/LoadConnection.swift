@@ -1,3 +1,4 @@
+import ChecklistRandom
 #if canImport(Glibc)
 import Glibc
 #endif

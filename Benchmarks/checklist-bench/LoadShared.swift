@@ -1,3 +1,4 @@
+import ChecklistLatency
 import Synchronization
 
 /// What the load threads and the scenario's main task share: the phase

@@ -1,4 +1,6 @@
 import ChecklistClient
+import ChecklistLatency
+import ChecklistRandom
 import Foundation
 import Synchronization
 

@@ -1,7 +1,6 @@
 import ChecklistModel
-import CZlib
-#if canImport(Glibc)
 import ChecklistSnapshot
+#if canImport(Glibc)
 import Glibc
 #endif
 
@@ -38,7 +37,7 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let mode = data[0]
     let payload = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
-    let file: [UInt8] = mode & 1 == 0 ? Array(payload) : gzip(payload)
+    let file: [UInt8] = mode & 1 == 0 ? Array(payload) : (try? Gzip.compress(payload, level: 1)) ?? []
     let chunk = [1, 7, 512, 65536][Int(mode >> 1) % 4]
     var offset = 0
     do {
@@ -59,23 +58,4 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // Refusing a bad snapshot is the expected outcome.
     }
     return 0
-}
-
-/// A gzip stream (RFC 1952) of `input`, made with zlib.
-func gzip(_ input: UnsafeRawBufferPointer) -> [UInt8] {
-    var stream = z_stream()
-    guard czlib_deflateInit2(&stream, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK else { return [] }
-    defer { deflateEnd(&stream) }
-    var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 64)
-    let produced: Int = out.withUnsafeMutableBytes { outRaw in
-        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        stream.avail_in = uInt(input.count)
-        stream.next_out = outRaw.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        stream.avail_out = uInt(outRaw.count)
-        let status = deflate(&stream, Z_FINISH)
-        stream.next_in = nil
-        stream.next_out = nil
-        return status == Z_STREAM_END ? outRaw.count - Int(stream.avail_out) : 0
-    }
-    return Array(out.prefix(produced))
 }

@@ -109,7 +109,7 @@ extension ChecklistConnection {
     func call(_ request: Request) async throws -> ServerMessage {
         let answer: ServerMessage
         if let requestTimeout {
-            answer = try await withTimeout(requestTimeout, "the \(request.wireName) request (limit \(requestTimeout))") { [core] in
+            answer = try await withTimeout(requestTimeout, "the \(request.type.name) request (limit \(requestTimeout))") { [core] in
                 try await core.send(request)
             }
         } else {
@@ -121,27 +121,5 @@ extension ChecklistConnection {
 
     func unexpected(_ answer: ServerMessage, _ expected: String) -> ClientError {
         ClientError(.protocolViolation, "expected \(expected), the server answered with message type \(answer.type)")
-    }
-}
-
-extension Request {
-    /// The message's name in Protocol/SPEC.md, for error messages.
-    var wireName: String {
-        switch self {
-        case .hello: return "HELLO"
-        case .ping: return "PING"
-        case .listLists: return "LIST_LISTS"
-        case .createList: return "CREATE_LIST"
-        case .updateList: return "UPDATE_LIST"
-        case .deleteList: return "DELETE_LIST"
-        case .getPage: return "GET_PAGE"
-        case .patch: return "PATCH"
-        case .stats: return "STATS"
-        case .subscribe: return "SUBSCRIBE"
-        case .unsubscribe: return "UNSUBSCRIBE"
-        case .changesSince: return "CHANGES_SINCE"
-        case .export: return "EXPORT"
-        case .import: return "IMPORT"
-        }
     }
 }

@@ -133,7 +133,7 @@ struct ReadBuffer: ~Copyable {
         let pending = end - start
         var wanted = Self.minimumRead
         if pending >= 4 {
-            let length = Int(readable.loadUnaligned(as: UInt32.self).bigEndian)
+            let length = Int(readable.u32BE(at: 0))
             wanted = max(wanted, 4 + length - pending)
         }
         if storage.count - end < wanted && start > 0 {

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 /// What a case's body works with: the target, the limits its server
@@ -12,16 +13,16 @@ public struct CaseContext: Sendable {
     public let outcome: Outcome
 
     /// A new connection, before HELLO.
-    public func connect() throws -> ProbeConnection {
+    public func connect() throws -> FrameSocket {
         do {
-            return try ProbeConnection(host: target.host, port: target.port, timeout: target.timeout)
+            return try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
         } catch {
             throw CaseFailure("cannot connect to \(target.host):\(target.port): \(error)")
         }
     }
 
     /// A new connection past HELLO, with the target's token.
-    public func connectReady() throws -> ProbeConnection {
+    public func connectReady() throws -> FrameSocket {
         let connection = try connect()
         try connection.handshake(token: target.token)
         return connection
@@ -30,7 +31,7 @@ public struct CaseContext: Sendable {
     /// Checks that `connection` answers request `id` (0 for a
     /// connection-level error) as the case's outcome says, and then that
     /// the connection stays usable or is closed, as it says.
-    public func expectOutcome(on connection: ProbeConnection, requestID id: UInt32) throws {
+    public func expectOutcome(on connection: FrameSocket, requestID id: UInt32) throws {
         if let code = outcome.error {
             try connection.expectError(outcome.connectionLevel ? 0 : id, code, field: outcome.field)
         }
@@ -38,7 +39,7 @@ public struct CaseContext: Sendable {
     }
 
     /// Checks only the connection part of the outcome.
-    public func expectConnectionState(_ connection: ProbeConnection) throws {
+    public func expectConnectionState(_ connection: FrameSocket) throws {
         switch outcome.connection {
         case .survives: try connection.expectAlive()
         case .closed: try connection.expectClosed()

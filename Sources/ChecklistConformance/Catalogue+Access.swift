@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 extension Catalogue {

@@ -1,36 +1,37 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 extension Catalogue {
     /// Sends `request` and returns the answer, which `check` must accept.
-    static func call<T>(_ c: ProbeConnection, _ request: Request, _ id: UInt32, _ what: String,
+    static func call<T>(_ c: FrameSocket, _ request: Request, _ id: UInt32, _ what: String,
                         _ check: (ServerMessage) -> T?) throws -> T {
         try c.send(request, id: id)
         return try c.receive(id, what, check)
     }
 
-    static func created(_ c: ProbeConnection, _ name: String, id: UInt32) throws -> ListSummary {
+    static func created(_ c: FrameSocket, _ name: String, id: UInt32) throws -> ListSummary {
         try call(c, .createList(CreateList(name: name, icon: "Inbox")), id, "LIST (0x91)") { m -> ListSummary? in
             if case .listCreated(let info) = m { return info.summary }
             return nil
         }
     }
 
-    static func patched(_ c: ProbeConnection, _ patch: Patch, id: UInt32) throws -> PatchOK {
+    static func patched(_ c: FrameSocket, _ patch: Patch, id: UInt32) throws -> PatchOK {
         try call(c, .patch(patch), id, "PATCH_OK") { m -> PatchOK? in
             if case .patchOK(let ok) = m { return ok }
             return nil
         }
     }
 
-    static func page(_ c: ProbeConnection, _ request: GetPage, id: UInt32) throws -> PageMessage {
+    static func page(_ c: FrameSocket, _ request: GetPage, id: UInt32) throws -> PageMessage {
         try call(c, .getPage(request), id, "PAGE") { m -> PageMessage? in
             if case .page(let p) = m { return p }
             return nil
         }
     }
 
-    static func deleted(_ c: ProbeConnection, _ list: ListID, id: UInt32) throws {
+    static func deleted(_ c: FrameSocket, _ list: ListID, id: UInt32) throws {
         _ = try call(c, .deleteList(DeleteList(list: list)), id, "LIST_DELETED") { m -> Bool? in
             if case .listDeleted(let d) = m, d.list == list { return true }
             return nil

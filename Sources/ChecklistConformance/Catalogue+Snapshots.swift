@@ -1,9 +1,10 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 extension Catalogue {
     /// Sends one IMPORT and returns its IMPORT_OK.
-    static func importStep(_ c: ProbeConnection, _ action: Import.Action, id: UInt32) throws -> ImportOK {
+    static func importStep(_ c: FrameSocket, _ action: Import.Action, id: UInt32) throws -> ImportOK {
         try c.send(.import(Import(action)), id: id)
         return try c.receive(id, "IMPORT_OK") { m -> ImportOK? in
             if case .importOK(let ok) = m { return ok }
@@ -12,7 +13,7 @@ extension Catalogue {
     }
 
     /// BEGIN (mode MERGE), then one DATA chunk holding `file`.
-    static func beginAndSend(_ c: ProbeConnection, _ file: [UInt8]) throws {
+    static func beginAndSend(_ c: FrameSocket, _ file: [UInt8]) throws {
         let begun = try importStep(c, .begin(mode: .merge), id: probe - 2)
         try require(begun.status == .started, "BEGIN answered \(begun.status)")
         try c.send(.import(Import(.data(sequence: 1, bytes: file))), id: probe)
@@ -20,14 +21,14 @@ extension Catalogue {
 
     /// Expects the error that refuses a snapshot: `code`, `field`, and a
     /// message starting with the snapshot error's name (SPEC.md 6.17).
-    static func expectRefusal(_ c: ProbeConnection, id: UInt32, _ code: ChecklistError.Code, _ field: String,
+    static func expectRefusal(_ c: FrameSocket, id: UInt32, _ code: ChecklistError.Code, _ field: String,
                               _ name: String) throws {
         let error = try c.expectError(id, code, field: field)
         try require(error.message.hasPrefix(name), "the message should start with \(name): \(error.message)")
     }
 
     /// After a refused snapshot the import is over: END is `BAD_STATE`.
-    static func expectImportOver(_ c: ProbeConnection) throws {
+    static func expectImportOver(_ c: FrameSocket) throws {
         try c.send(.import(Import(.end)), id: probe + 1)
         try c.expectError(probe + 1, .badState)
     }

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 /// Runs catalogue cases against a server and wraps each with the checks
@@ -59,10 +60,10 @@ public enum ConformanceRunner {
     }
 
     private static func runChecked(_ testCase: ConformanceCase, against target: Target) throws {
-        let setup: ProbeConnection
+        let setup: FrameSocket
         let hello: HelloOK
         do {
-            setup = try ProbeConnection(host: target.host, port: target.port, timeout: target.timeout)
+            setup = try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
             hello = try setup.handshake(token: target.token, name: "checklist-conformance/setup")
         } catch {
             throw CaseFailure("setup: \(error)")
@@ -81,7 +82,7 @@ public enum ConformanceRunner {
 
         // Another connection still gets through and sees the same data.
         do {
-            let second = try ProbeConnection(host: target.host, port: target.port, timeout: target.timeout)
+            let second = try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
             defer { second.close() }
             try second.handshake(token: target.token, name: "checklist-conformance/check")
             try second.expectAlive()

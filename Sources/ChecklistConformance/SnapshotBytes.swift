@@ -1,6 +1,6 @@
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
-import CZlib
 
 /// Builds snapshot files byte by byte from Protocol/SNAPSHOT.md (preamble,
 /// records, trailer with its CRC-32, gzip container), so that the IMPORT
@@ -53,9 +53,7 @@ public struct SnapshotBytes: Sendable {
 
     /// The TRAILER for the content so far; `crcDelta` spoils its CRC-32.
     public func trailer(crcDelta: UInt32 = 0) -> [UInt8] {
-        let crc = content.withUnsafeBytes { raw in
-            UInt32(crc32(0, raw.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(raw.count)))
-        } &+ crcDelta
+        let crc = content.withUnsafeBytes { CRC32.update(0, $0) } &+ crcDelta
         let body = Body().varint(lists).varint(items).varint(0).varint(UInt64(content.count)).raw(FrameBytes.be32(crc))
         return Body().u8(0x04).varint(UInt64(body.bytes.count)).bytes + body.bytes
     }
@@ -63,24 +61,8 @@ public struct SnapshotBytes: Sendable {
     /// The content with its trailer, gzipped: a snapshot file.
     public var file: [UInt8] { Self.gzip(content + trailer()) }
 
-    /// A gzip stream (RFC 1952: `deflateInit2` with `windowBits` 31) of `input`.
+    /// `input` gzipped (RFC 1952), at the smallest size; empty if zlib fails.
     public static func gzip(_ input: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        guard czlib_deflateInit2(&stream, 9, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY) == Z_OK else { return [] }
-        defer { deflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
-        let produced = input.withUnsafeBytes { inRaw in
-            out.withUnsafeMutableBytes { outRaw -> Int in
-                stream.next_in = UnsafeMutablePointer(mutating: inRaw.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                stream.avail_in = uInt(inRaw.count)
-                stream.next_out = outRaw.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(outRaw.count)
-                let status = deflate(&stream, Z_FINISH)
-                stream.next_in = nil
-                stream.next_out = nil
-                return status == Z_STREAM_END ? outRaw.count - Int(stream.avail_out) : 0
-            }
-        }
-        return Array(out.prefix(produced))
+        (try? input.withUnsafeBytes { (raw) throws(PersistenceError) in try Gzip.compress(raw, level: 9) }) ?? []
     }
 }

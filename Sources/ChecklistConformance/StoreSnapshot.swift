@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 
 /// Everything one namespace holds, as a client sees it: LIST_LISTS and every
@@ -9,7 +10,7 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var rows: [ListID: [Item]]
 
     /// Reads the snapshot over `connection`, which must be past HELLO.
-    public static func read(over connection: ProbeConnection, limits: Limits) throws -> StoreSnapshot {
+    public static func read(over connection: FrameSocket, limits: Limits) throws -> StoreSnapshot {
         var id: UInt32 = 0x5000_0000
         func next() -> UInt32 { id += 1; return id }
         let listsID = next()
@@ -62,7 +63,7 @@ public struct Fixture: Sendable {
     public var items: [ItemID]
     public var revision: Revision
 
-    static func create(over connection: ProbeConnection, name: String) throws -> Fixture {
+    static func create(over connection: FrameSocket, name: String) throws -> Fixture {
         try connection.send(.createList(CreateList(name: name, icon: "No Icon")), id: 0x4000_0001)
         let summary = try connection.receive(0x4000_0001, "LIST") { message -> ListSummary? in
             if case .listCreated(let info) = message { return info.summary }
@@ -83,7 +84,7 @@ public struct Fixture: Sendable {
         return Fixture(list: summary.id, items: ids, revision: ok.revision)
     }
 
-    func delete(over connection: ProbeConnection) throws {
+    func delete(over connection: FrameSocket) throws {
         try connection.send(.deleteList(DeleteList(list: list)), id: 0x4000_0003)
         _ = try connection.receive(0x4000_0003, "LIST_DELETED") { message -> Bool? in
             if case .listDeleted = message { return true }

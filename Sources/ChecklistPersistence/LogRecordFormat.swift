@@ -109,13 +109,3 @@ func parseHexName(_ name: String, prefix: String, suffix: String) -> UInt64? {
     guard hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
     return UInt64(hex, radix: 16)
 }
-
-@inline(__always)
-func readU32BE(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-    UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
-}
-
-@inline(__always)
-func readU64BE(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
-    UInt64(readU32BE(b, at)) << 32 | UInt64(readU32BE(b, at + 4))
-}

@@ -51,11 +51,11 @@ enum LogSegmentScanner {
             }
             throw corrupt(0, "not a log segment (bad magic or short header)")
         }
-        let version = UInt16(b[4]) << 8 | UInt16(b[5])
+        let version = b.u16BE(at: 4)
         guard version == LogRecordFormat.version else {
             throw PersistenceError(.unsupportedVersion, "log segment version \(version); this build reads version \(LogRecordFormat.version)", file: file, offset: 4)
         }
-        let firstLSN = readU64BE(b, 8)
+        let firstLSN = b.u64BE(at: 8)
         guard firstLSN == nameLSN, firstLSN > 0 else {
             throw corrupt(8, "segment header says first LSN \(firstLSN), its name says \(nameLSN)")
         }
@@ -121,13 +121,13 @@ enum LogSegmentScanner {
     static func frame(_ b: UnsafeRawBufferPointer, at p: Int) -> Frame {
         let h = LogRecordFormat.recordHeaderBytes
         guard b.count - p >= h else { return .short("record header cut off (\(b.count - p) of \(h) bytes)") }
-        let length = Int(readU32BE(b, p))
+        let length = Int(b.u32BE(at: p))
         guard length >= 2 else { return .short("record length \(length) is impossible") }
         guard length <= b.count - p - h else {
             return .short("record payload cut off (\(b.count - p - h) of \(length) bytes)")
         }
         let payload = UnsafeRawBufferPointer(rebasing: b[(p + h)..<(p + h + length)])
-        guard CRC32.update(0, payload) == readU32BE(b, p + 4) else { return .badChecksum }
+        guard CRC32.update(0, payload) == b.u32BE(at: p + 4) else { return .badChecksum }
         return .intact(payload: payload, next: p + h + length)
     }
 
@@ -141,7 +141,7 @@ enum LogSegmentScanner {
         var q = p + 1
         while q + h + 2 <= b.count {
             // Cheap filters before the CRC: plausible length and LSN.
-            let length = Int(readU32BE(b, q))
+            let length = Int(b.u32BE(at: q))
             if length >= 2, length <= b.count - q - h,
                let (lsn, lag) = peekLSN(b, payloadAt: q + h, length: length),
                lsn >= expected, lsn - expected <= UInt64(b.count - p),

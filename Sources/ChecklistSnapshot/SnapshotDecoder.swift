@@ -174,7 +174,7 @@ public final class SnapshotDecoder {
                 guard Array(raw[0..<8]) == SnapshotFormat.magic else {
                     throw error(.corruptSnapshot, "not a Checklists snapshot (bad magic)", at: recordOffset)
                 }
-                let version = UInt16(raw[8]) << 8 | UInt16(raw[9])
+                let version = raw.u16BE(at: 8)
                 guard version == SnapshotFormat.version else {
                     throw error(.unsupportedVersion, "snapshot format version \(version); this build reads version \(SnapshotFormat.version)", at: recordOffset + 8)
                 }

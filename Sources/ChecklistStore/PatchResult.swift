@@ -3,15 +3,7 @@ import ChecklistModel
 /// What an accepted PATCH did.
 public struct PatchResult: Hashable, Sendable {
     /// The id the store gave to an insert that carried a temporary reference.
-    public struct Assignment: Hashable, Sendable {
-        public var tempRef: UInt64
-        public var id: ItemID
-
-        public init(tempRef: UInt64, id: ItemID) {
-            self.tempRef = tempRef
-            self.id = id
-        }
-    }
+    public typealias Assignment = TempRefAssignment
 
     /// The list's revision after the patch (one more than before).
     public var revision: Revision

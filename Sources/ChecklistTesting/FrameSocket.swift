@@ -1,69 +1,139 @@
 import ChecklistModel
 import ChecklistSocket
 import ChecklistWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A blocking, frame-level connection for tests: requests (or exactly the
-/// bytes a test means, malformed ones included) out, whole frames in. Every
-/// read is bounded by a receive timeout, so a test never hangs: it can stay
-/// silent, read exactly, or see the server close.
+/// The one blocking, frame-level connection of the tests, tools and the
+/// conformance runner: requests (or exactly the bytes a caller means,
+/// malformed ones included) out, whole frames in. Every read and write is
+/// bounded by the timeout, so a caller never hangs: it can stay silent, read
+/// exactly, or see the server close.
 public final class FrameSocket {
-    /// What went wrong while receiving.
-    public struct Failure: Error, CustomStringConvertible {
+    /// What went wrong while talking to the server.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The kind of failure, for callers that expect one.
+        public struct Code: Hashable, Sendable {
+            let rawValue: UInt8
+            /// The server closed (or reset) the connection before a whole frame arrived.
+            public static let closed = Code(rawValue: 1)
+            /// Nothing arrived within the timeout.
+            public static let timedOut = Code(rawValue: 2)
+            /// The server sent a frame that does not decode.
+            public static let undecodable = Code(rawValue: 3)
+            /// A read, write or socket option failed, or the answer was not the one expected.
+            public static let other = Code(rawValue: 4)
+        }
+
+        public let code: Code
         public var description: String
-        init(_ description: String) { self.description = description }
+        /// A failure of kind `code`.
+        public init(_ code: Code, _ description: String) {
+            self.code = code
+            self.description = description
+        }
+
+        /// A failure of kind `other`.
+        public init(_ description: String) { self.init(.other, description) }
     }
 
+    /// One frame the server sent.
+    public typealias Answer = (header: FrameHeader, message: ServerMessage)
+
+    /// The connected socket.
     public let fd: Int32
+    /// The bound of every read and write.
+    public let timeout: Duration
     private var buffer: [UInt8] = []
-    private var encoder = FrameEncoder()
+    private var isOpen = true
 
-    /// Connects to 127.0.0.1:`port`; reads and writes time out after `timeout`.
-    public init(port: UInt16, timeout: Duration = .seconds(20)) throws {
-        fd = try connectSocket(host: "127.0.0.1", port: port)
-        try setTimeouts(fd, receive: timeout, send: timeout)
+    /// Connects to `host`:`port`; reads and writes time out after `timeout`.
+    public init(host: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(20)) throws {
+        fd = try connectSocket(host: host, port: port)
+        self.timeout = timeout
+        do {
+            try setTimeouts(fd, receive: timeout, send: timeout)
+        } catch {
+            closeSocket(fd)
+            throw error
+        }
     }
 
-    deinit { closeSocket(fd) }
+    deinit { if isOpen { closeSocket(fd) } }
+
+    // MARK: Sending
 
     /// Sends `bytes` as they are.
-    public func send(bytes: [UInt8]) throws {
-        try writeAll(fd, bytes)
+    public func send(_ bytes: [UInt8]) throws {
+        do {
+            try writeAll(fd, bytes)
+        } catch {
+            throw Failure("sending \(bytes.count) bytes failed: \(error)")
+        }
     }
 
-    /// Sends one request frame.
+    /// Sends one request frame, uncompressed.
     public func send(_ request: Request, id: UInt32) throws {
         var w = WireWriter()
+        var encoder = FrameEncoder(compress: false)
         request.encode(requestID: id, into: &w, encoder: &encoder)
-        try send(bytes: w.bytes)
+        try send(w.bytes)
     }
 
-    /// HELLO with request id 1, expecting HELLO_OK.
-    public func handshake() throws {
-        try send(.hello(Hello(clientName: "frame-socket")), id: 1)
-        let (_, answer) = try receive()
-        guard case .helloOK = answer else { throw Failure("expected HELLO_OK, got \(answer)") }
+    /// Sends each byte with its own `send(2)` (TCP_NODELAY is on, so each
+    /// leaves as its own segment).
+    public func sendOneByteAtATime(_ bytes: [UInt8]) throws {
+        for byte in bytes { try send([byte]) }
     }
+
+    /// HELLO announcing `features` (with `token` if given), expecting HELLO_OK.
+    @discardableResult
+    public func handshake(features: Features = [.compression], token: String? = nil, id: UInt32 = 1,
+                          name: String = "frame-socket") throws -> HelloOK {
+        try send(.hello(Hello(features: features, clientName: name, token: token)), id: id)
+        let answer = try receive()
+        guard answer.header.requestID == id, case .helloOK(let ok) = answer.message else {
+            throw Failure("expected HELLO_OK for request \(id), got \(answer.message) (request \(answer.header.requestID))")
+        }
+        return ok
+    }
+
+    // MARK: Closing
+
+    /// Half-closes: the server reads end-of-file.
+    public func shutdownSending() throws {
+        do { try shutdownSocket(fd, .write) } catch { throw Failure("shutdown failed: \(error)") }
+    }
+
+    /// Closes with an RST instead of a FIN (SO_LINGER with a zero timeout).
+    public func reset() {
+        guard isOpen else { return }
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        closeSocket(fd)
+        isOpen = false
+    }
+
+    /// Closes normally.
+    public func close() {
+        guard isOpen else { return }
+        closeSocket(fd)
+        isOpen = false
+    }
+
+    // MARK: Receiving
 
     /// The next frame from the server, decoded. Throws when the server
     /// closes the connection first or nothing arrives within the timeout.
-    public func receive() throws -> (FrameHeader, ServerMessage) {
+    public func receive() throws -> Answer {
         while true {
-            let parsed = buffer.withUnsafeBytes { raw -> Result<(FrameHeader, ServerMessage, Int)?, ChecklistError> in
-                switch FrameParser.next(in: raw, maxFrameBytes: .max) {
-                case .needMore: return .success(nil)
-                case .fatal(let e): return .failure(e)
-                case let .frame(header, body, consumed):
-                    return Result { () throws(ChecklistError) in
-                        (header, try ServerMessage.decode(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
-                                                          maxFrameBytes: .max), consumed)
-                    }
-                }
+            if let answer = try bufferedAnswer() { return answer }
+            switch try readMore() {
+            case .data: continue
+            case .closed: throw Failure(.closed, "the server closed the connection before a whole frame arrived")
+            case .timedOut: throw Failure(.timedOut, "no answer within \(timeout)")
             }
-            if let (header, message, consumed) = try parsed.get() {
-                buffer.removeFirst(consumed)
-                return (header, message)
-            }
-            guard try readMore() else { throw Failure("the server closed the connection before a whole frame arrived") }
         }
     }
 
@@ -75,30 +145,66 @@ public final class FrameSocket {
     }
 
     /// True when the server closed the connection (reads end-of-file or a
-    /// reset) with no further bytes.
+    /// reset) with no further bytes; false when bytes arrive first.
     public func isClosedByServer() throws -> Bool {
-        while true {
-            do {
-                if try !readMore() { return true }
-            } catch let error as SocketError where error.isDisconnect {
-                return true
+        while buffer.isEmpty {
+            switch try readMore() {
+            case .data: continue
+            case .closed: return true
+            case .timedOut: throw Failure(.timedOut, "the server did not close the connection within \(timeout)")
             }
-            if !buffer.isEmpty { return false }
+        }
+        return false
+    }
+
+    /// Bytes received but not yet taken as answers.
+    public var bufferedByteCount: Int { buffer.count }
+
+    /// The next whole frame among the bytes already received, or nil.
+    public func bufferedAnswer() throws -> Answer? {
+        let parsed = buffer.withUnsafeBytes { raw -> Result<(Answer, Int)?, ChecklistError> in
+            switch FrameParser.next(in: raw, maxFrameBytes: .max) {
+            case .needMore: return .success(nil)
+            case .fatal(let e): return .failure(e)
+            case let .frame(header, body, consumed):
+                return Result { () throws(ChecklistError) in
+                    let message = try ServerMessage.decode(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
+                                                           maxFrameBytes: .max)
+                    return ((header, message), consumed)
+                }
+            }
+        }
+        do {
+            guard let (answer, consumed) = try parsed.get() else { return nil }
+            buffer.removeFirst(consumed)
+            return answer
+        } catch {
+            throw Failure(.undecodable, "the server sent a frame that does not decode: \(error)")
         }
     }
 
-    /// Reads what has arrived into the buffer; false at end of stream.
-    private func readMore() throws -> Bool {
+    /// What one read brought.
+    public enum ReadResult: Sendable { case data, closed, timedOut }
+
+    /// Reads what has arrived into the buffer (waiting up to the timeout).
+    public func readMore() throws -> ReadResult {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+        let result: SocketReadResult
+        do {
+            result = try chunk.withUnsafeMutableBytes { (raw) throws(SocketError) in try readSocket(fd, into: raw) }
+        } catch let error as SocketError where error.isDisconnect {
+            return .closed
+        } catch {
+            throw Failure("reading failed: \(error)")
+        }
         switch result {
         case .bytes(let n):
             buffer.append(contentsOf: chunk[0..<n])
-            return true
+            return .data
         case .endOfFile:
-            return false
+            return .closed
         case .wouldBlock:
-            throw Failure("timed out waiting for the server")
+            return .timedOut
         }
     }
 }

@@ -20,7 +20,7 @@ public enum FrameParser {
     /// allocated for the frame.
     public static func next(in input: UnsafeRawBufferPointer, maxFrameBytes: UInt32) -> Result {
         guard input.count >= 4 else { return .needMore }
-        let length = UInt32(input[0]) << 24 | UInt32(input[1]) << 16 | UInt32(input[2]) << 8 | UInt32(input[3])
+        let length = input.u32BE(at: 0)
         if length < FrameHeader.minimumLength {
             return .fatal(ChecklistError(.malformedFrame, "frame length \(length) is smaller than the 6-byte header"))
         }
@@ -29,7 +29,7 @@ public enum FrameParser {
         }
         let total = 4 + Int(length)
         guard input.count >= total else { return .needMore }
-        let requestID = UInt32(input[6]) << 24 | UInt32(input[7]) << 16 | UInt32(input[8]) << 8 | UInt32(input[9])
+        let requestID = input.u32BE(at: 6)
         let header = FrameHeader(type: MessageType(rawValue: input[4]),
                                  flags: FrameFlags(rawValue: input[5]),
                                  requestID: requestID)

@@ -69,7 +69,7 @@ public struct WireReader {
     public mutating func readU32BE(_ field: String) throws(ChecklistError) -> UInt32 {
         guard remaining >= 4 else { throw .badField(field, "\(field) is cut off") }
         defer { index += 4 }
-        return UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+        return bytes.u32BE(at: index)
     }
 
     /// The next `count` bytes, borrowed from the underlying buffer.

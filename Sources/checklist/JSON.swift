@@ -20,7 +20,16 @@ indirect enum JSON {
         return out
     }
 
-    private func write(to out: inout String, indent: Int) {
+    /// On one line, without spaces between tokens.
+    func compact() -> String {
+        var out = ""
+        write(to: &out, indent: nil)
+        return out
+    }
+
+    /// Writes the value at nesting depth `indent`, or on one line when nil.
+    private func write(to out: inout String, indent: Int?) {
+        let inner = indent.map { $0 + 1 }
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -29,26 +38,39 @@ indirect enum JSON {
         case .number(let text): out += text
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let elements):
-            guard !elements.isEmpty else { out += "[]"; return }
-            out += "[\n"
-            for (i, element) in elements.enumerated() {
-                out += String(repeating: "  ", count: indent + 1)
-                element.write(to: &out, indent: indent + 1)
-                out += i == elements.count - 1 ? "\n" : ",\n"
+            Self.writeContainer("[", "]", count: elements.count, indent: indent, to: &out) { i, out in
+                elements[i].write(to: &out, indent: inner)
             }
-            out += String(repeating: "  ", count: indent) + "]"
         case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
-            out += "{\n"
-            for (i, (key, value)) in members.enumerated() {
-                out += String(repeating: "  ", count: indent + 1)
-                Self.writeString(key, to: &out)
-                out += ": "
-                value.write(to: &out, indent: indent + 1)
-                out += i == members.count - 1 ? "\n" : ",\n"
+            Self.writeContainer("{", "}", count: members.count, indent: indent, to: &out) { i, out in
+                Self.writeString(members[i].0, to: &out)
+                out += indent == nil ? ":" : ": "
+                members[i].1.write(to: &out, indent: inner)
             }
-            out += String(repeating: "  ", count: indent) + "}"
         }
+    }
+
+    /// An array or object: `open`, the `count` elements `element` writes,
+    /// separated by commas (one per line, indented, unless `indent` is nil), `close`.
+    private static func writeContainer(_ open: String, _ close: String, count: Int, indent: Int?, to out: inout String,
+                                       element: (Int, inout String) -> Void) {
+        guard count > 0 else { out += open + close; return }
+        guard let indent else {
+            out += open
+            for i in 0..<count {
+                if i > 0 { out += "," }
+                element(i, &out)
+            }
+            out += close
+            return
+        }
+        out += open + "\n"
+        for i in 0..<count {
+            out += String(repeating: "  ", count: indent + 1)
+            element(i, &out)
+            out += i == count - 1 ? "\n" : ",\n"
+        }
+        out += String(repeating: "  ", count: indent) + close
     }
 
     static func writeString(_ s: String, to out: inout String) {

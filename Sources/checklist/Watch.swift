@@ -24,12 +24,8 @@ struct Watch {
         } catch let error as ClientError {
             printError("checklist: \(error.code == .server ? error.description : error.message)")
             return error.code == .server ? ExitStatus.serverError : ExitStatus.unreachable
-        } catch let error as LookupError {
-            printError("checklist: \(error.message)")
-            return ExitStatus.serverError
         } catch {
-            printError("checklist: \(error)")
-            return ExitStatus.serverError
+            return reportFailure(error)  // a LookupError or other failure: as for every command
         }
         // The first subscription uses the connection that resolved the names.
         let spare = Mutex<ChecklistConnection?>(first)
@@ -44,7 +40,7 @@ struct Watch {
         for await event in sync.subscribe(ids, allLists: ids.isEmpty, from: revisions) {
             switch event {
             case .change(let change):
-                writeLine(json ? JSON.change(change).compact() : Self.describe(change))
+                writeLine(json ? JSON.change(change).compact() : Self.describe(change), to: 1)
                 printed += 1
                 if let count, printed >= count {
                     await sync.close()
@@ -52,7 +48,7 @@ struct Watch {
                 }
             case .resyncRequired(let list, let revision):
                 writeLine(json ? JSON.resync(list, revision).compact()
-                               : "list \(list) revision \(revision): changes were missed; run 'checklist show \(list)'")
+                               : "list \(list) revision \(revision): changes were missed; run 'checklist show \(list)'", to: 1)
             case .listNotFound(let list):
                 missing = true
                 printError("checklist: NOT_FOUND: list \(list) not found")
@@ -93,20 +89,6 @@ struct Watch {
             }
         }
         return ids
-    }
-
-    /// Writes `text` and a newline straight to standard output (no stdio
-    /// buffering), so a pipe sees every change as it happens.
-    private func writeLine(_ text: String) {
-        var line = text + "\n"
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
-                offset += n
-            }
-        }
     }
 
     // MARK: Text
@@ -183,40 +165,6 @@ extension JSON {
         case let .setPrice(id, price): return named("SET_PRICE", id, [("price", price.map { .int($0) } ?? .null)])
         case let .delete(id): return named("DELETE", id)
         case let .move(id, toIndex): return named("MOVE", id, [("toIndex", .uint(toIndex))])
-        }
-    }
-
-    /// On one line, without spaces between tokens.
-    func compact() -> String {
-        var out = ""
-        writeCompact(to: &out)
-        return out
-    }
-
-    private func writeCompact(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let n): out += String(n)
-        case .uint(let n): out += String(n)
-        case .number(let text): out += text
-        case .string(let s): JSON.writeString(s, to: &out)
-        case .array(let elements):
-            out += "["
-            for (i, element) in elements.enumerated() {
-                if i > 0 { out += "," }
-                element.writeCompact(to: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
-                JSON.writeString(key, to: &out)
-                out += ":"
-                value.writeCompact(to: &out)
-            }
-            out += "}"
         }
     }
 }

@@ -13,11 +13,17 @@ enum ExitStatus {
 
 /// Writes a line to standard error (unbuffered, straight to descriptor 2).
 func printError(_ text: String) {
+    writeLine(text, to: 2)
+}
+
+/// Writes `text` and a newline straight to descriptor `fd` (no stdio
+/// buffering), so a pipe sees the line as soon as it is written.
+func writeLine(_ text: String, to fd: Int32) {
     var line = text + "\n"
     line.withUTF8 { bytes in
         var offset = 0
         while offset < bytes.count {
-            let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
             offset += n
         }
@@ -92,7 +98,15 @@ func runCLI(_ arguments: [String]) async -> Int32 {
         await connection.close()
         print(output)
         return ExitStatus.success
-    } catch let error as ClientError {
+    } catch {
+        return reportFailure(error)
+    }
+}
+
+/// Says on standard error why a command failed; returns its exit status.
+func reportFailure(_ error: any Error) -> Int32 {
+    switch error {
+    case let error as ClientError:
         switch error.code {
         case .server:
             printError("checklist: \(error)")
@@ -104,10 +118,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
             printError("checklist: \(error.code): \(error.message)")
             return ExitStatus.serverError
         }
-    } catch let error as LookupError {
+    case let error as LookupError:
         printError("checklist: \(error.message)")
         return ExitStatus.serverError
-    } catch {
+    default:
         printError("checklist: \(error)")
         return ExitStatus.serverError
     }

@@ -1,9 +1,10 @@
 import ChecklistModel
 import ChecklistSnapshot
 import ChecklistSnapshotFixtures
+@testable import ChecklistPersistence
+import ChecklistRandom
 import Foundation
 import Testing
-@testable import ChecklistPersistence
 
 @Suite struct DataDirectoryTests {
     @Test func lockPreventsASecondOpener() throws {

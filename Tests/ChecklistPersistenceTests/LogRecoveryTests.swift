@@ -28,18 +28,10 @@ import Testing
         var p = LogRecordFormat.segmentHeaderBytes
         while p + 8 <= bytes.count {
             offsets.append(p)
-            let length = Int(bytes[p]) << 24 | Int(bytes[p + 1]) << 16 | Int(bytes[p + 2]) << 8 | Int(bytes[p + 3])
+            let length = Int(bytes.withUnsafeBytes { $0.u32BE(at: p) })
             p += 8 + length
         }
         return offsets
-    }
-
-    func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
-        let data = try DataDirectory(path: dir.path)
-        defer { data.close() }
-        var changes: [Change] = []
-        let report = try Recovery.run(directory: data, sink: FakeStore()) { changes.append($0) }
-        return (changes, report)
     }
 
     func expectCorrupt(_ dir: TempDirectory, file: String, offset: Int, sourceLocation: SourceLocation = #_sourceLocation) {

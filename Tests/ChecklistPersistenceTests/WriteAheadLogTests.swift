@@ -7,15 +7,6 @@ import Testing
 @testable import ChecklistPersistence
 
 @Suite struct WriteAheadLogTests {
-    /// Recovers `dir` into a fresh FakeStore, returning the replayed changes.
-    func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
-        let data = try DataDirectory(path: dir.path)
-        defer { data.close() }
-        var changes: [Change] = []
-        let report = try Recovery.run(directory: data, sink: FakeStore()) { changes.append($0) }
-        return (changes, report)
-    }
-
     @Test func appendReopenReplayIsIdentical() throws {
         let dir = TempDirectory("wal")
         defer { dir.remove() }

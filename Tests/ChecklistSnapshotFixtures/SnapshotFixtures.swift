@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistSnapshot
+import ChecklistRandom
 import Foundation
 
 /// A fresh directory under /tmp, removed by `remove()`.
@@ -135,19 +136,6 @@ package final class FakeStore: SnapshotRestoreSink {
     }
 
     package var itemCount: Int { lists.values.reduce(0) { $0 + $1.items.count } }
-}
-
-/// Deterministic pseudo-random numbers for reproducible workloads.
-package struct SplitMix64: RandomNumberGenerator {
-    package var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Generates a plausible history of changes over a few lists, applying each
@@ -301,4 +289,15 @@ package func run(_ tool: String, _ arguments: [String], input: [UInt8]? = nil) t
     let output = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, Array(output))
+}
+
+/// Reads the whole snapshot file at `path`; returns the error.
+package func readSnapshotError(atPath path: String, limits: SnapshotLimits = .default) -> PersistenceError? {
+    do {
+        let reader = try SnapshotReader(path: path, limits: limits)
+        while try reader.next() != nil {}
+        return nil
+    } catch {
+        return error
+    }
 }

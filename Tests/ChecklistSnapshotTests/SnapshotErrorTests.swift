@@ -1,21 +1,14 @@
 import ChecklistModel
 @testable import ChecklistSnapshot
 import ChecklistSnapshotFixtures
+import ChecklistRandom
 import ChecklistWire
 import Foundation
 import Testing
 
 /// Compresses `raw` into one gzip member.
 func gzip(_ raw: [UInt8], level: Int32 = 6) throws -> [UInt8] {
-    let deflater = try GzipDeflater(level: level)
-    var out: [UInt8] = []
-    let result = raw.withUnsafeBytes { input in
-        Result { () throws(PersistenceError) in
-            try deflater.compress(input, finish: true) { (chunk) throws(PersistenceError) in out.append(contentsOf: chunk) }
-        }
-    }
-    try result.get()
-    return out
+    try raw.withUnsafeBytes { (input) throws(PersistenceError) in try Gzip.compress(input, level: level) }
 }
 
 /// Builds uncompressed snapshot content record by record.
@@ -67,23 +60,12 @@ struct RawSnapshot {
 }
 
 @Suite struct SnapshotErrorTests {
-    /// Reads the whole snapshot file at `path`; returns the error.
-    func readError(_ path: String, limits: SnapshotLimits = .default) -> PersistenceError? {
-        do {
-            let reader = try SnapshotReader(path: path, limits: limits)
-            while try reader.next() != nil {}
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     func readError(_ bytes: [UInt8], limits: SnapshotLimits = .default) -> PersistenceError? {
         let dir = TempDirectory("snap-err")
         defer { dir.remove() }
         let path = dir.file("snapshot-0000000000000000.ckss.gz")
         writeFile(path, bytes)
-        let error = readError(path, limits: limits)
+        let error = readSnapshotError(atPath: path, limits: limits)
         if let error {
             #expect(error.file == path)
             #expect(error.offset != nil)

@@ -212,7 +212,7 @@ import Testing
                                         maxRatio: c.maxRatio ?? SnapshotLimits.default.maxRatio,
                                         ratioGraceBytes: c.ratioGraceBytes ?? SnapshotLimits.default.ratioGraceBytes)
             let path = Self.directory + "/" + c.file
-            guard let error = readError(path, limits: limits) else {
+            guard let error = readSnapshotError(atPath: path, limits: limits) else {
                 Issue.record("\(c.file) must fail with \(c.code)")
                 continue
             }
@@ -222,15 +222,6 @@ import Testing
         }
     }
 
-    func readError(_ path: String, limits: SnapshotLimits) -> PersistenceError? {
-        do {
-            let reader = try SnapshotReader(path: path, limits: limits)
-            while try reader.next() != nil {}
-            return nil
-        } catch {
-            return error
-        }
-    }
 
     // MARK: generation
 

@@ -1,6 +1,7 @@
 import ChecklistModel
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// Exactly-once patches: the store answers a retried idempotency key with
 /// the original result, records keys in the committed `Change` so that a

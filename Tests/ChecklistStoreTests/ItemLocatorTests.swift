@@ -1,5 +1,6 @@
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// The id → leaf map against a Dictionary, for dense, sparse and mixed ids,
 /// crossing the dense/sparse page thresholds both ways.

@@ -1,6 +1,7 @@
 import ChecklistModel
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// The RowTree against a plain `[Item]`: every small size and position, then
 /// long random operation sequences on trees several levels deep. Small

@@ -1,6 +1,7 @@
 import ChecklistModel
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// Random request sequences against the real store and `ReferenceStore`:
 /// same answers and same errors for every request, same contents all along,

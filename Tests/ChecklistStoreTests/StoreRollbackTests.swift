@@ -1,6 +1,7 @@
 import ChecklistModel
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// A batch that fails part way leaves no trace: the rows, their order, the
 /// counts, the revision and the item id counter are as before, and nothing

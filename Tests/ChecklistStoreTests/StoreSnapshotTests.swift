@@ -1,6 +1,7 @@
 import ChecklistModel
-import Testing
+import ChecklistRandom
 @testable import ChecklistStore
+import Testing
 
 /// Export, restore and replay: a store can be rebuilt exactly from a
 /// snapshot or from its committed changes.

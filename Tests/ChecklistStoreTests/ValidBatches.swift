@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistRandom
 
 /// Generates batches that are valid for a list, by simulating each
 /// operation on a plain array as it is generated.

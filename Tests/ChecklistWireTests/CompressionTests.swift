@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistRandom
 import ChecklistWire
 import Testing
 

@@ -56,8 +56,8 @@ import Testing
         defer { server.stop() }
         let port = server.port
         try await BlockingWork.run(throttled: true) {
-            func connect(_ token: String) throws -> ProbeConnection {
-                let c = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            func connect(_ token: String) throws -> FrameSocket {
+                let c = try FrameSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
                 try c.handshake(token: token)
                 return c
             }
@@ -112,7 +112,7 @@ import Testing
         // Bob's token is removed, carol's added; alice's stays.
         let carolToken = "carol-0d9e8f7a6b5c4d3e2f1a"
         try await BlockingWork.run(throttled: true) {
-            let silentBob = try ProbeConnection(host: "127.0.0.1", port: server.port, timeout: .seconds(10))
+            let silentBob = try FrameSocket(host: "127.0.0.1", port: server.port, timeout: .seconds(10))
             try silentBob.handshake(token: TokenServer.bob)
             try server.reload("\(TokenServer.alice) alice\n\(carolToken) carol\n")
             // A revoked connection that sends nothing is told and closed by the server on its own ...

@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistRandom
 import ChecklistTesting
 import Synchronization
 import Testing

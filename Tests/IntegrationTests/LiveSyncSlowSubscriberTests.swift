@@ -37,16 +37,8 @@ extension LiveSyncIntegration {
                 #expect(change.revision == Revision(3 + i))
             }
 
-            var received: [Revision] = []
-            var dropped: SubscriptionDropped?
-            while dropped == nil {
-                switch try slow.receive().1 {
-                case .changePush(let push): received.append(push.change.revision)
-                case .subscriptionDropped(let message): dropped = message
-                case let other: throw TestFailure("unexpected \(other.type)")
-                }
-            }
-            #expect(dropped?.reason == .slowConsumer)
+            let (received, dropped) = try slow.receivePushesUntilDropped()
+            #expect(dropped.reason == .slowConsumer)
             #expect(received.count < changes)
             #expect(received == received.indices.map { Revision(3 + $0) })
             // The connection still answers, and no push follows the drop.

@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistSocket
 import ChecklistTesting
+import ChecklistWire
 import Foundation
 import Synchronization
 import Testing
@@ -182,7 +183,7 @@ final class AnswerCuttingProxy: Sendable {
             guard case .bytes(let n)? = result else { break }
             buffer += chunk[0..<n]
             while buffer.count >= 10 {
-                let length = Int(buffer[0]) << 24 | Int(buffer[1]) << 16 | Int(buffer[2]) << 8 | Int(buffer[3])
+                let length = Int(buffer.withUnsafeBytes { $0.u32BE(at: 0) })
                 guard buffer.count >= 4 + length else { break }
                 let cut = buffer[4] == MessageType.patchOK.rawValue && state.withLock { s in
                     defer { if s.armed { s.armed = false; s.cuts += 1 } }

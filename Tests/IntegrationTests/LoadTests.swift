@@ -132,7 +132,7 @@ struct LoadTests {
                         : .getPage(GetPage(list: lists[0], start: .offset(UInt64(id % 900)), limit: 100))
                     request.encode(requestID: id, into: &bytes, encoder: &encoder)
                 }
-                try raw.send(bytes: bytes.bytes)
+                try raw.send(bytes.bytes)
             }
             process.send(signal: SIGTERM)
 

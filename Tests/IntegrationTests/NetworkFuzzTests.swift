@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistConformance
 import ChecklistModel
+import ChecklistRandom
 import ChecklistTesting
 import ChecklistWire
 import Foundation
@@ -58,7 +59,7 @@ import Testing
     /// Snapshots alice's namespace, fuzzes, and checks both namespaces.
     static func fuzz(port: UInt16, connections: Int, seed: UInt64) throws -> FuzzOutcome {
         var outcome = FuzzOutcome()
-        let reader = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        let reader = try FrameSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
         let limits = try reader.handshake(token: TokenServer.alice).limits
         let before = try StoreSnapshot.read(over: reader, limits: limits)
 
@@ -66,7 +67,7 @@ import Testing
         for round in 0..<connections {
             let session = fuzzer.session()
             outcome.frames += session.frames
-            let probe = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            let probe = try FrameSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
             do {
                 try probe.send(session.bytes)
             } catch {
@@ -83,7 +84,7 @@ import Testing
                     _ = try probe.receive()
                     outcome.answers += 1
                 }
-            } catch let failure as CaseFailure where failure.description.contains("closed the connection") {
+            } catch let failure as FrameSocket.Failure where failure.code == .closed {
             } catch {
                 outcome.problems.append("round \(round): \(error)")
                 return outcome
@@ -94,7 +95,7 @@ import Testing
         if let difference = after.difference(from: before) {
             outcome.problems.append("alice's data changed: \(difference)")
         }
-        let bob = try ProbeConnection(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        let bob = try FrameSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
         try bob.handshake(token: TokenServer.bob)
         let bobs = try StoreSnapshot.read(over: bob, limits: limits)
         for list in bobs.lists {
@@ -194,18 +195,7 @@ struct FrameFuzzer {
     }
 }
 
-/// A small deterministic generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// A number in 0..<`bound` (by remainder, so the cases stay those of the recorded seeds).
     mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -36,7 +36,7 @@ import Testing
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         try raw.handshake()
-        try raw.send(bytes: [0, 0, 0, 8, 0x5E, 0, 0, 0, 0, 9, 0xAB, 0xCD])
+        try raw.send([0, 0, 0, 8, 0x5E, 0, 0, 0, 0, 9, 0xAB, 0xCD])
         let (id, error) = try raw.receiveError()
         #expect(id == 9 && error.code == .unknownMessage)
         try raw.send(.ping(Ping(data: [1, 2, 3])), id: 10)
@@ -57,7 +57,7 @@ import Testing
 
         let bad = try RawConnection(port: server.port)
         try bad.handshake()
-        try bad.send(bytes: bytes)
+        try bad.send(bytes)
         let (id, error) = try bad.receiveError()
         #expect(id == 0 && error.code == code)
         #expect(try bad.isClosedByServer())
@@ -74,8 +74,8 @@ import Testing
         try raw.handshake()
         // CREATE_LIST whose name is invalid UTF-8 (0xFF), then one with an
         // unknown flag bit, then a good PING: two errors, then the PONG.
-        try raw.send(bytes: [0, 0, 0, 10, 0x11, 0, 0, 0, 0, 21, 0x01, 0xFF, 0x01, 0x41])
-        try raw.send(bytes: [0, 0, 0, 7, 0x02, 0x80, 0, 0, 0, 22, 0x00])
+        try raw.send([0, 0, 0, 10, 0x11, 0, 0, 0, 0, 21, 0x01, 0xFF, 0x01, 0x41])
+        try raw.send([0, 0, 0, 7, 0x02, 0x80, 0, 0, 0, 22, 0x00])
         try raw.send(.ping(Ping()), id: 23)
         let first = try raw.receiveError()
         #expect(first.requestID == 21 && first.error.code == .badField && first.error.field == "name")
@@ -96,7 +96,7 @@ import Testing
         var w = WireWriter()
         var encoder = FrameEncoder()
         encoder.append(CreateList(name: "Trickle", icon: "Inbox"), requestID: 5, to: &w)
-        for byte in w.bytes { try raw.send(bytes: [byte]) }
+        for byte in w.bytes { try raw.send([byte]) }
         let (header, answer) = try raw.receive()
         guard case .listCreated(let info) = answer else { throw TestFailure("expected LIST, got \(answer)") }
         #expect(header.requestID == 5 && info.summary.name == "Trickle")

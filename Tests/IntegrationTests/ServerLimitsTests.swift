@@ -27,7 +27,7 @@ struct ServerLimitsTests {
         let seen = try await BlockingWork.run { () throws -> (paused: Bool, pagesHandled: UInt64, wrong: [String]) in
             let raw = try RawConnection(port: port, timeout: .seconds(30))
             try raw.plainHandshake()
-            try raw.send(bytes: Self.frames(2..<UInt32(2 + requests)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
+            try raw.send(Self.frames(2..<UInt32(2 + requests)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
             let paused = process.waitForStandardError(containing: "level=debug event=read_paused", timeout: .seconds(20))
             let pagesHandled = try rawStats(port: port).requests.first { $0.type == .getPage }?.requests ?? 0
             let wrong = try raw.receivePageHeaders(count: requests, firstID: 2, rows: 1000)
@@ -51,7 +51,7 @@ struct ServerLimitsTests {
         let wrong = try await BlockingWork.run { () throws -> [UInt32] in
             let raw = try RawConnection(port: port)
             try raw.handshake()
-            try raw.send(bytes: Self.frames(2..<UInt32(2002)) { id in .ping(Ping(data: [UInt8(id & 0xFF)])) })
+            try raw.send(Self.frames(2..<UInt32(2002)) { id in .ping(Ping(data: [UInt8(id & 0xFF)])) })
             var wrong: [UInt32] = []
             for id in 2..<UInt32(2002) {
                 let (header, message) = try raw.receive()
@@ -76,7 +76,7 @@ struct ServerLimitsTests {
         let wrong = try await BlockingWork.run { () throws -> [String] in
             let raw = try RawConnection(port: port)
             try raw.handshake()
-            try raw.send(bytes: Self.frames(2..<UInt32(302)) { id in
+            try raw.send(Self.frames(2..<UInt32(302)) { id in
                 .patch(Patch(list: list, ops: [.toggle(.id(ItemID(UInt64(id % 10 + 1))))]))
             })
             var revision: Revision = 0
@@ -129,7 +129,7 @@ struct ServerLimitsTests {
         let (closedIdle, closed) = try await BlockingWork.run { () throws -> (Bool, Bool) in
             let raw = try RawConnection(port: port, timeout: .seconds(30))
             try raw.plainHandshake()
-            try raw.send(bytes: Self.frames(2..<UInt32(302)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
+            try raw.send(Self.frames(2..<UInt32(302)) { _ in .getPage(GetPage(list: list, limit: 1000)) })
             // The server counts the close, then logs it.
             let stalled = process.waitForStandardError(containing: "level=warn event=output_stalled", timeout: .seconds(20))
             let closedIdle = try stalled && rawStats(port: port).connectionsIdleClosed >= 1
@@ -228,7 +228,7 @@ struct ServerLimitsTests {
         #expect(line.contains(" soft=300 ") && line.contains(" needed=10256 "))
 
         let raw = try RawConnection(port: process.port)
-        try raw.send(bytes: [0, 0, 0, 3, 1, 2, 3])
+        try raw.send([0, 0, 0, 3, 1, 2, 3])
         let (id, error) = try raw.receiveError()
         #expect(id == 0 && error.code == .malformedFrame)
         #expect(try await BlockingWork.run { process.waitForStandardError(containing: "reason=MALFORMED_FRAME", timeout: .seconds(20)) })

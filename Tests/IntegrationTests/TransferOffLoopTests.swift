@@ -141,7 +141,7 @@ import Testing
             var bytes = WireWriter()
             var encoder = FrameEncoder()
             for (id, request) in requests { request.encode(requestID: id, into: &bytes, encoder: &encoder) }
-            try raw.send(bytes: bytes.bytes)
+            try raw.send(bytes.bytes)
 
             // Every answer in request order, each one right.
             var ids: [UInt32] = []
@@ -245,7 +245,7 @@ import Testing
             var encoder = FrameEncoder()
             Request.ping(Ping()).encode(requestID: 5, into: &bytes, encoder: &encoder)
             Request.export(Export(.start(chunkBytes: 0, lists: []))).encode(requestID: 6, into: &bytes, encoder: &encoder)
-            try raw.send(bytes: bytes.bytes)
+            try raw.send(bytes.bytes)
             guard case .pong = try raw.receive().1 else { throw TestFailure("expected PONG") }
             process.send(signal: SIGTERM)
             let chunk = try Self.expectChunk(raw, id: 6)

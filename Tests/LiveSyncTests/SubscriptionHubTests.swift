@@ -131,16 +131,8 @@ struct SubscriptionHubTests {
         #expect(revisions == Array(3...Revision(2 + changes)))
 
         // The slow one: some pushes in order, then SUBSCRIPTION_DROPPED, then nothing but answers.
-        var received: [Revision] = []
-        var dropped: SubscriptionDropped?
-        while dropped == nil {
-            switch try slow.receive().1 {
-            case .changePush(let push): received.append(push.change.revision)
-            case .subscriptionDropped(let message): dropped = message
-            case let other: throw TestFailure("unexpected \(other.type)")
-            }
-        }
-        #expect(dropped?.reason == .slowConsumer)
+        let (received, dropped) = try slow.receivePushesUntilDropped()
+        #expect(dropped.reason == .slowConsumer)
         #expect(received.count < changes)
         #expect(received == Array(received.indices.map { Revision(3 + $0) }))
         try slow.send(.ping(Ping(data: [7])), id: 3)

@@ -1,4 +1,5 @@
 @testable import ChecklistServer
+import ChecklistLatency
 import ChecklistModel
 import ChecklistWire
 import Synchronization
@@ -10,7 +11,7 @@ import Testing
     /// Every quantile is within one bucket (6.25%) above the exact value,
     /// never below it, and capped at the maximum.
     @Test func latencyBucketsAreTightAndNeverUnderstate() {
-        var buckets = LatencyBuckets()
+        var buckets = LatencyHistogram(precisionBits: 5)
         var samples: [UInt64] = []
         var x: UInt64 = 12345
         for _ in 0..<20_000 {
@@ -26,11 +27,14 @@ import Testing
             #expect(got >= exact && Double(got) <= Double(exact) * 1.0625 + 1, "q \(q): \(got) for \(exact)")
         }
         #expect(buckets.quantile(1.0) == samples.last)
-        #expect(LatencyBuckets().quantile(0.5) == 0)
-        for v: UInt64 in [0, 1, 31, 32, 33, 1000, 1 << 40, .max] {
-            let i = LatencyBuckets.index(of: v)
-            #expect(LatencyBuckets.upperEdge(of: i) >= v)
-            #expect(i == 0 || LatencyBuckets.upperEdge(of: i - 1) < v)
+        #expect(LatencyHistogram(precisionBits: 5).quantile(0.5) == 0)
+        for bits in [5, 7] {
+            let histogram = LatencyHistogram(precisionBits: bits)
+            for v: UInt64 in [0, 1, 31, 32, 33, 127, 128, 129, 1000, 1 << 40, .max] {
+                let i = histogram.index(of: v)
+                #expect(histogram.upperEdge(of: i) >= v)
+                #expect(i == 0 || histogram.upperEdge(of: i - 1) < v)
+            }
         }
     }
 

@@ -18,19 +18,28 @@ public enum SnapshotExport {
             let s = list.summary
             try writer.writeList(SnapshotList(namespace: list.namespace, id: s.id, name: s.name, icon: s.icon,
                                               revision: s.revision, nextItemID: list.nextItemID, itemCount: s.itemCount))
-            var failure: (any Error)?
-            forEachRow { row in
-                guard failure == nil else { return }
-                do {
-                    try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price) { w in
-                        row.withTextBytes { w.writeBytes($0) }
-                    }
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
+            try writeRows(to: writer, forEachRow)
         }
+    }
+
+    /// Writes each row `visit` hands over as an ITEM record, its text copied
+    /// straight from the store, and returns what `visit` returns. The store's
+    /// row visitors cannot throw, so the first failure skips the rows after
+    /// it and is thrown once `visit` is done.
+    static func writeRows<Visited>(to writer: SnapshotWriter, _ visit: ((RowView) -> Void) -> Visited) throws -> Visited {
+        var failure: (any Error)?
+        let visited = visit { row in
+            guard failure == nil else { return }
+            do {
+                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price) { w in
+                    row.withTextBytes { w.writeBytes($0) }
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return visited
     }
 
     /// Writes `memory` (a cut's, after its lists) as IDEMPOTENCY records,

@@ -1,3 +1,4 @@
+import ChecklistLatency
 import ChecklistModel
 import ChecklistWire
 import Synchronization
@@ -14,7 +15,7 @@ final class RequestMetrics: Sendable {
         var requestErrors = [UInt64](repeating: 0, count: 256)
         /// ERROR frames sent, by code (connection-level ones included).
         var errorsByCode: [UInt16: UInt64] = [:]
-        var latency = LatencyBuckets()
+        var latency = LatencyHistogram(precisionBits: 5)
         var idleClosed: UInt64 = 0
         var inFlightPauses: UInt64 = 0
 

@@ -135,18 +135,7 @@ final class ExportCursor {
             rowOffset = nil
             return
         }
-        var failure: (any Error)?
-        let visited = cut.forEachRow(of: id, from: offset, limit: Self.rowBatch) { row in
-            guard failure == nil else { return }
-            do {
-                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price) { w in
-                    row.withTextBytes { w.writeBytes($0) }
-                }
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
+        let visited = try SnapshotExport.writeRows(to: writer) { cut.forEachRow(of: id, from: offset, limit: Self.rowBatch, $0) }
         itemsWritten += UInt64(visited)
         rowOffset = offset + visited
         if visited == 0 { rowOffset = rowsInList }

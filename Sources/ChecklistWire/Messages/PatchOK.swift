@@ -4,15 +4,9 @@ import ChecklistModel
 public struct PatchOK: WireMessage {
     public static let messageType = MessageType.patchOK
 
-    /// One temporary reference and the server id it became.
-    public struct Assignment: Hashable, Sendable {
-        public var tempRef: UInt64
-        public var id: ItemID
-        public init(tempRef: UInt64, id: ItemID) {
-            self.tempRef = tempRef
-            self.id = id
-        }
-    }
+    /// One temporary reference and the server id it became (the store's
+    /// `PatchResult.Assignment` too).
+    public typealias Assignment = TempRefAssignment
 
     public var list: ListID
     public var revision: Revision

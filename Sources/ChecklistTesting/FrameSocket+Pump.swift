@@ -5,7 +5,7 @@ import ChecklistWire
 import Glibc
 #endif
 
-extension ProbeConnection {
+extension FrameSocket {
     /// Writes all of `bytes` while reading answers at the same time (one
     /// thread, `poll(2)`), until `expected` answers have arrived. A client
     /// that wrote everything before reading could deadlock against a server
@@ -20,13 +20,13 @@ extension ProbeConnection {
         answers.reserveCapacity(expected)
         var written = 0
         while answers.count < expected {
-            while let answer = try parseBuffered() {
+            while let answer = try bufferedAnswer() {
                 answers.append(answer)
             }
             if answers.count >= expected { break }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {
-                throw CaseFailure("\(answers.count) of \(expected) answers after sending \(written) of \(bytes.count) bytes; out of time")
+                throw Failure(.timedOut, "\(answers.count) of \(expected) answers after sending \(written) of \(bytes.count) bytes; out of time")
             }
             var events = Int16(POLLIN)
             if written < bytes.count { events |= Int16(POLLOUT) }
@@ -40,7 +40,7 @@ extension ProbeConnection {
                     do {
                         return try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[written...]))
                     } catch {
-                        throw CaseFailure("sending failed after \(written) bytes: \(error)")
+                        throw Failure("sending failed after \(written) bytes: \(error)")
                     }
                 }
                 if case .bytes(let n) = result { written += n }
@@ -49,8 +49,8 @@ extension ProbeConnection {
                 switch try readMore() {
                 case .data, .timedOut: continue
                 case .closed:
-                    while let answer = try parseBuffered() { answers.append(answer) }
-                    throw CaseFailure("the server closed the connection after \(answers.count) of \(expected) answers")
+                    while let answer = try bufferedAnswer() { answers.append(answer) }
+                    throw Failure(.closed, "the server closed the connection after \(answers.count) of \(expected) answers")
                 }
             }
         }
