@@ -61,6 +61,10 @@ let package = Package(
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
                                    "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
         .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
+        // The argument parsers of the executables, through `@testable import` of the executable targets.
+        .testTarget(name: "ExecutableArgumentTests",
+                    dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
+                                   "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ChecklistPersistence
 
-@Suite struct DataDirectoryTests {
+@Suite(.timeLimit(.minutes(10))) struct DataDirectoryTests {
     @Test func lockPreventsASecondOpener() throws {
         let dir = TempDirectory("lock")
         defer { dir.remove() }

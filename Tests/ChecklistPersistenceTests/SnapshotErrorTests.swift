@@ -65,7 +65,7 @@ struct RawSnapshot {
     }
 }
 
-@Suite struct SnapshotErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotErrorTests {
     /// Reads the whole snapshot file at `path`; returns the error.
     func readError(_ path: String, limits: SnapshotLimits = .default) -> PersistenceError? {
         do {

@@ -7,7 +7,7 @@ import Testing
 /// IDEMPOTENCY records (Protocol/SNAPSHOT.md section 3.8): written after the
 /// lists, read back exactly, bounded when hostile, and handed to recovery's
 /// sink before the log is replayed.
-@Suite struct SnapshotIdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotIdempotencyTests {
     static func answer(_ sequence: UInt64, list: UInt64 = 1, revision: UInt64? = nil, inserted: [ItemIDRun] = []) -> SnapshotIdempotency.Answer {
         SnapshotIdempotency.Answer(sequence: sequence, list: ListID(list), revision: revision ?? sequence + 1, inserted: inserted)
     }

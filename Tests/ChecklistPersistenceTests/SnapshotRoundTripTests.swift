@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ChecklistPersistence
 
-@Suite struct SnapshotRoundTripTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotRoundTripTests {
     static func header(for store: FakeStore, startLSN: LSN = 42) -> SnapshotHeader {
         SnapshotHeader(createdAt: 1_700_000_000, source: "tests", listCount: UInt64(store.lists.count),
                        itemCount: UInt64(store.itemCount), startLSN: startLSN, nextListID: ListID(store.nextListID))

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import ChecklistPersistence
 
-@Suite struct WriteAheadLogTests {
+@Suite(.timeLimit(.minutes(10))) struct WriteAheadLogTests {
     /// Recovers `dir` into a fresh FakeStore, returning the replayed changes.
     func recover(_ dir: TempDirectory) throws -> (changes: [Change], report: RecoveryReport) {
         let data = try DataDirectory(path: dir.path)
