@@ -99,6 +99,10 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom"]),
         .testTarget(name: "ChecklistTransferTests",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistTransfer"]),
+        // The argument parsers of the executables, through `@testable import` of the executable targets.
+        .testTarget(name: "ExecutableArgumentTests",
+                dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
+                               "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,23 +27,8 @@ enum FanoutScenario {
 
         let target = try BenchTarget(args, extraServerArguments: ["--max-push-buffer", "\(64 << 20)"])
         defer { target.stop() }
-        let setup = try await target.connect()
-        var lists: [ListID] = []
-        for n in 0..<listCount {
-            let list = try await setup.createList(name: "fanout-\(n)-\(UInt64.random(in: 0...UInt64.max))", icon: "Inbox")
-            try await setup.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "t=0"))])
-            lists.append(list.id)
-        }
-        await setup.close()
-
-        // Subscribers: one connection each, subscribed to every list.
-        var subscribers: [(ChecklistConnection, AsyncStream<LivePush>)] = []
-        for _ in 0..<subscriberCount {
-            let connection = try await target.connect(name: "fanout-subscriber")
-            let pushes = connection.livePushes(bufferLimit: 1 << 20)
-            _ = try await connection.subscribe(lists.map { Subscribe.Entry(list: $0) })
-            subscribers.append((connection, pushes))
-        }
+        let lists = try await makeLists(count: listCount, on: target)
+        let subscribers = try await subscribe(count: subscriberCount, to: lists, on: target)
         var writers: [ChecklistConnection] = []
         for _ in 0..<writerCount { writers.append(try await target.connect(name: "fanout-writer")) }
 
@@ -54,33 +39,10 @@ enum FanoutScenario {
         for (_, pushes) in subscribers {
             receivers.append(Task { await receive(pushes, lists: listCountForReceivers) })
         }
-        var outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
-            for (n, writer) in writers.enumerated() {
-                let list = lists[n % lists.count]
-                group.addTask {
-                    var rtt = LatencyHistogram()
-                    while ContinuousClock.now < deadline {
-                        let sent = DispatchTime.now().uptimeNanoseconds
-                        try await writer.patch(list, ops: [.setText(.id(ItemID(1)), "t=\(sent)")])
-                        rtt.record(nanos: DispatchTime.now().uptimeNanoseconds - sent)
-                    }
-                    return Outcome(writerRTT: rtt, commits: Int(rtt.count))
-                }
-            }
-            var total = Outcome()
-            for try await one in group { total.merge(one) }
-            return total
-        }
+        var outcome = try await write(until: deadline, lists: lists, writers: writers)
         // One last change per list: after it (revision order), a subscriber has everything.
         for list in lists { try await writers[0].patch(list, ops: [.setText(.id(ItemID(1)), "end")]) }
-        // A subscriber that was dropped never sees it: give up on stragglers after 30 s.
-        let connections = subscribers.map(\.0)
-        let stragglers = Task {
-            try await Task.sleep(for: .seconds(30))
-            for connection in connections { await connection.close() }
-        }
-        for receiver in receivers { outcome.merge(await receiver.value) }
-        stragglers.cancel()
+        outcome.merge(await collect(receivers, closingAfter: .seconds(30), subscribers.map(\.0)))
         for writer in writers { await writer.close() }
         for (connection, _) in subscribers { await connection.close() }
 
@@ -103,6 +65,70 @@ enum FanoutScenario {
         report.add("patchRttP50Ms", outcome.writerRTT.quantileMs(0.5))
         if let rss = target.serverPeakRssBytes { report.add("serverPeakRssBytes", rss) }
         report.print(json: args.flag("json"))
+    }
+
+    /// `count` lists of one item each, the item whose text the writers set.
+    private static func makeLists(count: Int, on target: BenchTarget) async throws -> [ListID] {
+        let setup = try await target.connect()
+        var lists: [ListID] = []
+        for n in 0..<count {
+            let list = try await setup.createList(name: "fanout-\(n)-\(UInt64.random(in: 0...UInt64.max))", icon: "Inbox")
+            try await setup.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "t=0"))])
+            lists.append(list.id)
+        }
+        await setup.close()
+        return lists
+    }
+
+    /// The subscribers: one connection each, subscribed to every list.
+    private static func subscribe(count: Int, to lists: [ListID],
+                                  on target: BenchTarget) async throws -> [(ChecklistConnection, AsyncStream<LivePush>)] {
+        var subscribers: [(ChecklistConnection, AsyncStream<LivePush>)] = []
+        for _ in 0..<count {
+            let connection = try await target.connect(name: "fanout-subscriber")
+            let pushes = connection.livePushes(bufferLimit: 1 << 20)
+            _ = try await connection.subscribe(lists.map { Subscribe.Entry(list: $0) })
+            subscribers.append((connection, pushes))
+        }
+        return subscribers
+    }
+
+    /// Each writer patches its list as fast as its answers come back until
+    /// `deadline`, the send time in the item text; returns their round trips.
+    private static func write(until deadline: ContinuousClock.Instant, lists: [ListID],
+                              writers: [ChecklistConnection]) async throws -> Outcome {
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for (n, writer) in writers.enumerated() {
+                let list = lists[n % lists.count]
+                group.addTask {
+                    var rtt = LatencyHistogram()
+                    while ContinuousClock.now < deadline {
+                        let sent = DispatchTime.now().uptimeNanoseconds
+                        try await writer.patch(list, ops: [.setText(.id(ItemID(1)), "t=\(sent)")])
+                        rtt.record(nanos: DispatchTime.now().uptimeNanoseconds - sent)
+                    }
+                    return Outcome(writerRTT: rtt, commits: Int(rtt.count))
+                }
+            }
+            var total = Outcome()
+            for try await one in group { total.merge(one) }
+            return total
+        }
+    }
+
+    /// Waits for every receiver. A subscriber that was dropped never sees
+    /// the closing change: after `patience` its connection is closed, which
+    /// ends its receiver.
+    private static func collect(_ receivers: [Task<Outcome, Never>], closingAfter patience: Duration,
+                                _ connections: [ChecklistConnection]) async -> Outcome {
+        let stragglers = Task {
+            try await Task.sleep(for: patience)
+            for connection in connections { await connection.close() }
+        }
+        var outcome = Outcome()
+        for receiver in receivers { outcome.merge(await receiver.value) }
+        stragglers.cancel()
+        return outcome
     }
 
     struct Outcome: Sendable {

@@ -20,97 +20,151 @@ enum LoadScenario {
                                        "threads", "seed", "server", "json"]
     static let maxConnections = 10_000
 
-    static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
-        let connections = try args.int("connections", default: 50, min: 1)
-        guard connections <= maxConnections else {
-            throw BenchArguments.UsageError(description: "--connections: at most \(maxConnections)")
-        }
-        let seconds = try args.double("seconds", default: 10)
-        guard seconds <= 86_400 else { throw BenchArguments.UsageError(description: "--seconds: at most 86400") }
-        let rate = args.string("rate") == nil ? nil : try args.double("rate", default: 0)
-        let mix = try LoadMix(args.string("mix") ?? "page=70,patch=20,lists=10")
-        let pipeline = try args.int("pipeline", default: 1, min: 1)
-        guard pipeline <= 1024 else { throw BenchArguments.UsageError(description: "--pipeline: at most 1024") }
-        let listCount = try args.int("lists", default: 10, min: 1)
-        let items = try args.int("items", default: 1000, min: 1)
-        let pageSize = try args.int("page", default: 50, min: 1)
-        let threads = min(connections, try args.int("threads", default: connections <= 100 ? 1 : 2, min: 1))
-        let seed = UInt64(try args.int("seed", default: 1))
-        if let server = args.string("server") { try requireLoopback(server) }
+    /// The options of one run.
+    struct Settings {
+        let connections: Int
+        let seconds: Double
+        let rate: Double?
+        let mix: LoadMix
+        let pipeline: Int
+        let listCount: Int
+        let items: Int
+        let pageSize: Int
+        let threads: Int
+        let seed: UInt64
 
+        init(_ args: BenchArguments) throws {
+            try args.check(allowed: options)
+            connections = try args.int("connections", default: 50, min: 1)
+            guard connections <= maxConnections else {
+                throw BenchArguments.UsageError(description: "--connections: at most \(maxConnections)")
+            }
+            seconds = try args.double("seconds", default: 10)
+            guard seconds <= 86_400 else { throw BenchArguments.UsageError(description: "--seconds: at most 86400") }
+            rate = args.string("rate") == nil ? nil : try args.double("rate", default: 0)
+            mix = try LoadMix(args.string("mix") ?? "page=70,patch=20,lists=10")
+            pipeline = try args.int("pipeline", default: 1, min: 1)
+            guard pipeline <= 1024 else { throw BenchArguments.UsageError(description: "--pipeline: at most 1024") }
+            listCount = try args.int("lists", default: 10, min: 1)
+            items = try args.int("items", default: 1000, min: 1)
+            pageSize = try args.int("page", default: 50, min: 1)
+            threads = min(connections, try args.int("threads", default: connections <= 100 ? 1 : 2, min: 1))
+            seed = UInt64(try args.int("seed", default: 1))
+            if let server = args.string("server") { try requireLoopback(server) }
+        }
+    }
+
+    /// What one run measured, besides the workers' merged result.
+    struct RunFigures {
+        var connectNanos: UInt64 = 0
+        var windowNanos: UInt64 = 0
+        var openAtEnd = 0
+        var rssBefore: Int?
+        var rssDuring: Int?
+    }
+
+    static func run(_ args: BenchArguments) async throws {
+        let settings = try Settings(args)
         raiseFileDescriptorLimit()
         // A server of our own must admit every connection (and the set-up one).
-        let target = try BenchTarget(args, extraServerArguments: ["--max-connections", "\(connections + 16)"])
+        let target = try BenchTarget(args, extraServerArguments: ["--max-connections", "\(settings.connections + 16)"])
         defer { target.stop() }
-        let address = try SocketAddress(host: target.host, port: target.port)
+        let (plan, lists) = try await prepare(settings, on: target)
+        var figures = RunFigures(rssBefore: target.serverPID.flatMap(ResourceUsage.residentBytes(pid:)))
 
-        // Set up the load lists with the client library.
-        let setup = try await target.connect(name: "checklist-bench-load-setup")
-        guard pageSize <= Int(setup.serverLimits.maxPageRows) else {
-            throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
-        }
-        let lists = try await makeLists(count: listCount, items: items, on: setup)
-        let plan = LoadPlan(address: address, connections: connections, threads: threads, pipeline: pipeline, rate: rate,
-                            mix: mix, lists: lists, items: items, pageSize: pageSize,
-                            maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: seed)
-        // The set-up connection must not take one of the server's connection slots.
-        await setup.close()
-        let rssBefore = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
-
-        // Connect, run, drain.
         let shared = LoadShared()
-        for index in 0..<threads { LoadWorker.start(index: index, plan: plan, shared: shared) }
+        for index in 0..<settings.threads { LoadWorker.start(index: index, plan: plan, shared: shared) }
         var progress = LoadProgress()
-        let connectStart = monotonicNanos()
-        let connectLimit: UInt64 = (30 + UInt64(connections / 250)) * 1_000_000_000
-        while shared.workersConnected.load(ordering: .acquiring) < threads && monotonicNanos() - connectStart < connectLimit {
-            progress.update(shared, phase: "connecting", elapsedNanos: monotonicNanos() - connectStart, target: connections)
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let connectNanos = monotonicNanos() - connectStart
-        guard shared.connected.load(ordering: .relaxed) > 0 else {
-            shared.set(.stopping)
-            let failed = await finish(shared, threads: threads)
-            throw BenchArguments.UsageError(description: "no connection could be made: \(failed.examples.first ?? "?")")
-        }
-        let runStart = monotonicNanos()
-        shared.runStartNanos.store(runStart, ordering: .releasing)
-        shared.set(.running)
-        progress.started(shared, target: connections)
-        let runNanos = UInt64(seconds * 1e9)
-        // Until the time is up, or until the server has closed every connection.
-        while monotonicNanos() - runStart < runNanos && shared.open.load(ordering: .relaxed) > 0 {
-            progress.update(shared, phase: "running", elapsedNanos: monotonicNanos() - runStart, target: connections)
-            try await Task.sleep(for: .milliseconds(min(250, max(1, Int((runNanos - (monotonicNanos() - runStart)) / 1_000_000)))))
-        }
-        let rssDuring = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
-        let openAtEnd = shared.open.load(ordering: .relaxed)
-        shared.set(.draining)
-        let window = monotonicNanos() - runStart
-        let result = await finish(shared, threads: threads)
-        progress.finish()
+        figures.connectNanos = try await connectAll(shared, settings, progress: &progress)
+        let result = try await runAndDrain(shared, settings, target: target, progress: &progress, figures: &figures)
 
         if args.string("server") != nil, let cleanup = try? await target.connect(name: "checklist-bench-load-cleanup") {
             // Leave a server we did not start as we found it.
             for list in lists { _ = try? await cleanup.deleteList(list) }
             await cleanup.close()
         }
+        report(settings, result, figures, target: target).print(json: args.flag("json"))
+        if !args.flag("json") {
+            for example in result.examples { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
+        }
+    }
 
-        let windowSeconds = Double(window) / 1e9
+    /// Sets up the load lists with the client library and plans the run.
+    /// The set-up connection is closed before the run: it must not take one
+    /// of the server's connection slots.
+    private static func prepare(_ settings: Settings, on target: BenchTarget) async throws -> (LoadPlan, [ListID]) {
+        let address = try SocketAddress(host: target.host, port: target.port)
+        let setup = try await target.connect(name: "checklist-bench-load-setup")
+        guard settings.pageSize <= Int(setup.serverLimits.maxPageRows) else {
+            throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
+        }
+        let lists = try await makeLists(count: settings.listCount, items: settings.items, on: setup)
+        let plan = LoadPlan(address: address, connections: settings.connections, threads: settings.threads,
+                            pipeline: settings.pipeline, rate: settings.rate, mix: settings.mix, lists: lists,
+                            items: settings.items, pageSize: settings.pageSize,
+                            maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed)
+        await setup.close()
+        return (plan, lists)
+    }
+
+    /// Waits until every worker has made its connections (or the connect
+    /// time limit passed); returns how long it took. Throws when not one
+    /// connection could be made.
+    private static func connectAll(_ shared: LoadShared, _ settings: Settings,
+                                   progress: inout LoadProgress) async throws -> UInt64 {
+        let connectStart = monotonicNanos()
+        let connectLimit: UInt64 = (30 + UInt64(settings.connections / 250)) * 1_000_000_000
+        while shared.workersConnected.load(ordering: .acquiring) < settings.threads && monotonicNanos() - connectStart < connectLimit {
+            progress.update(shared, phase: "connecting", elapsedNanos: monotonicNanos() - connectStart, target: settings.connections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let connectNanos = monotonicNanos() - connectStart
+        guard shared.connected.load(ordering: .relaxed) > 0 else {
+            shared.set(.stopping)
+            let failed = await finish(shared, threads: settings.threads)
+            throw BenchArguments.UsageError(description: "no connection could be made: \(failed.examples.first ?? "?")")
+        }
+        return connectNanos
+    }
+
+    /// Runs the load for `--seconds` (or until the server has closed every
+    /// connection), then drains the workers and merges their results.
+    private static func runAndDrain(_ shared: LoadShared, _ settings: Settings, target: BenchTarget,
+                                    progress: inout LoadProgress, figures: inout RunFigures) async throws -> LoadWorkerResult {
+        let runStart = monotonicNanos()
+        shared.runStartNanos.store(runStart, ordering: .releasing)
+        shared.set(.running)
+        progress.started(shared, target: settings.connections)
+        let runNanos = UInt64(settings.seconds * 1e9)
+        while monotonicNanos() - runStart < runNanos && shared.open.load(ordering: .relaxed) > 0 {
+            progress.update(shared, phase: "running", elapsedNanos: monotonicNanos() - runStart, target: settings.connections)
+            try await Task.sleep(for: .milliseconds(min(250, max(1, Int((runNanos - (monotonicNanos() - runStart)) / 1_000_000)))))
+        }
+        figures.rssDuring = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
+        figures.openAtEnd = shared.open.load(ordering: .relaxed)
+        shared.set(.draining)
+        figures.windowNanos = monotonicNanos() - runStart
+        let result = await finish(shared, threads: settings.threads)
+        progress.finish()
+        return result
+    }
+
+    private static func report(_ settings: Settings, _ result: LoadWorkerResult, _ figures: RunFigures,
+                               target: BenchTarget) -> BenchReport {
+        let windowSeconds = Double(figures.windowNanos) / 1e9
         var report = BenchReport()
         report.add("scenario", "load")
-        report.add("mode", rate == nil ? "closed" : "open")
-        report.add("connections", connections)
-        report.add("connectionsOpen", openAtEnd)
-        report.add("threads", threads)
-        report.add("pipeline", pipeline)
-        report.add("rate", rate ?? 0)
-        report.add("mix", mix.description)
-        report.add("lists", listCount)
-        report.add("items", items)
-        report.add("pageSize", pageSize)
-        report.add("connectSeconds", Double(connectNanos) / 1e9)
+        report.add("mode", settings.rate == nil ? "closed" : "open")
+        report.add("connections", settings.connections)
+        report.add("connectionsOpen", figures.openAtEnd)
+        report.add("threads", settings.threads)
+        report.add("pipeline", settings.pipeline)
+        report.add("rate", settings.rate ?? 0)
+        report.add("mix", settings.mix.description)
+        report.add("lists", settings.listCount)
+        report.add("items", settings.items)
+        report.add("pageSize", settings.pageSize)
+        report.add("connectSeconds", Double(figures.connectNanos) / 1e9)
         report.add("seconds", windowSeconds)
         report.add("requests", result.answered)
         report.add("requestsPerSecond", Double(result.answeredInWindow) / windowSeconds)
@@ -123,16 +177,13 @@ enum LoadScenario {
         report.add("maxMs", result.latency.maxMs)
         report.add("bytesIn", result.bytesIn)
         report.add("bytesOut", result.bytesOut)
-        if let rssBefore, let rssDuring {
+        if let rssBefore = figures.rssBefore, let rssDuring = figures.rssDuring {
             report.add("serverRssBeforeBytes", rssBefore)
             report.add("serverRssBytes", rssDuring)
-            report.add("serverRssPerConnectionBytes", openAtEnd > 0 ? (rssDuring - rssBefore) / openAtEnd : 0)
+            report.add("serverRssPerConnectionBytes", figures.openAtEnd > 0 ? (rssDuring - rssBefore) / figures.openAtEnd : 0)
         }
         if let peak = target.serverPeakRssBytes { report.add("serverPeakRssBytes", peak) }
-        report.print(json: args.flag("json"))
-        if !args.flag("json") {
-            for example in result.examples { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
-        }
+        return report
     }
 
     /// Waits for every worker to finish (draining, then stopping if the

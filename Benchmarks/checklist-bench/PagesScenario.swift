@@ -23,52 +23,66 @@ enum PagesScenario {
         case head
     }
 
-    static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
-        let items = try args.int("items", default: 1_000_000, min: 1)
-        let connections = try args.int("connections", default: 50, min: 1)
-        let pageSize = try args.int("page", default: 100, min: 1)
-        let seconds = try args.double("seconds", default: 10)
-        let textBytes = try args.int("text-bytes", default: 40)
-        guard let pattern = Pattern(rawValue: args.string("pattern") ?? "sequential") else {
-            throw BenchArguments.UsageError(description: "--pattern is sequential, random, deep or head")
-        }
-        let filter = try RowFilter(name: args.string("filter") ?? "all")
+    /// The options of one run.
+    struct Settings {
+        let items: Int
+        let connections: Int
+        let pageSize: Int
+        let seconds: Double
+        let textBytes: Int
+        let pattern: Pattern
+        let filter: RowFilter
 
+        init(_ args: BenchArguments) throws {
+            try args.check(allowed: options)
+            items = try args.int("items", default: 1_000_000, min: 1)
+            connections = try args.int("connections", default: 50, min: 1)
+            pageSize = try args.int("page", default: 100, min: 1)
+            seconds = try args.double("seconds", default: 10)
+            textBytes = try args.int("text-bytes", default: 40)
+            guard let pattern = Pattern(rawValue: args.string("pattern") ?? "sequential") else {
+                throw BenchArguments.UsageError(description: "--pattern is sequential, random, deep or head")
+            }
+            self.pattern = pattern
+            filter = try RowFilter(name: args.string("filter") ?? "all")
+        }
+    }
+
+    static func run(_ args: BenchArguments) async throws {
+        let settings = try Settings(args)
         let target = try BenchTarget(args)
         defer { target.stop() }
         let setup = try await target.connect()
-        let list = try await target.benchList(items: items, textBytes: textBytes, on: setup)
-        let total = Int(try await setup.page(list.id, limit: 1, filter: filter).total)
+        let list = try await target.benchList(items: settings.items, textBytes: settings.textBytes, on: setup)
+        let total = Int(try await setup.page(list.id, limit: 1, filter: settings.filter).total)
         await setup.close()
 
         var clients: [ChecklistConnection] = []
-        for _ in 0..<connections { clients.append(try await target.connect()) }
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        for _ in 0..<settings.connections { clients.append(try await target.connect()) }
         let started = ContinuousClock.now
-        let merged = try await withThrowingTaskGroup(of: LatencyHistogram.self) { group in
+        let merged = try await fetchPages(of: list.id, total: total, on: clients, settings)
+        let elapsed = started.duration(to: .now)
+        for client in clients { await client.close() }
+        report(settings, merged, elapsed: elapsed).print(json: args.flag("json"))
+    }
+
+    /// Every client reads pages in a closed loop until the time is up,
+    /// checking each; returns their latencies merged.
+    private static func fetchPages(of list: ListID, total: Int, on clients: [ChecklistConnection],
+                                   _ settings: Settings) async throws -> LatencyHistogram {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(settings.seconds * 1000)))
+        return try await withThrowingTaskGroup(of: LatencyHistogram.self) { group in
             for (n, client) in clients.enumerated() {
                 group.addTask {
-                    var rng = SplitMix64(seed: UInt64(n + 1))
+                    var offsets = PageOffsets(settings, total: total, client: n)
                     var histogram = LatencyHistogram()
-                    var sequential = (total / connections) * n
                     while ContinuousClock.now < deadline {
-                        let offset: Int
-                        switch pattern {
-                        case .sequential:
-                            offset = sequential
-                            sequential = sequential + pageSize >= total ? 0 : sequential + pageSize
-                        case .random:
-                            offset = Int(rng.next() % UInt64(max(1, total - pageSize)))
-                        case .deep, .head:
-                            let span = min(total, pageSize * 100)
-                            let base = pattern == .deep ? max(0, total / 2 - span / 2) : 0
-                            offset = base + Int(rng.next() % UInt64(max(1, span - pageSize)))
-                        }
+                        let offset = offsets.next()
                         let t0 = DispatchTime.now().uptimeNanoseconds
-                        let page = try await client.page(list.id, start: .offset(UInt64(offset)), limit: pageSize, filter: filter)
+                        let page = try await client.page(list, start: .offset(UInt64(offset)), limit: settings.pageSize,
+                                                         filter: settings.filter)
                         histogram.record(nanos: DispatchTime.now().uptimeNanoseconds - t0)
-                        guard page.items.count == min(pageSize, total - offset), page.offset == UInt64(offset) else {
+                        guard page.items.count == min(settings.pageSize, total - offset), page.offset == UInt64(offset) else {
                             throw BenchArguments.UsageError(description: "wrong page at offset \(offset): \(page.items.count) rows")
                         }
                     }
@@ -79,21 +93,53 @@ enum PagesScenario {
             for try await h in group { merged.merge(h) }
             return merged
         }
-        let elapsed = started.duration(to: .now)
-        for client in clients { await client.close() }
+    }
 
+    /// The offsets one client asks for, as `--pattern` says.
+    struct PageOffsets {
+        let pattern: Pattern
+        let total: Int
+        let pageSize: Int
+        var rng: SplitMix64
+        var sequential: Int
+
+        init(_ settings: Settings, total: Int, client n: Int) {
+            pattern = settings.pattern
+            self.total = total
+            pageSize = settings.pageSize
+            rng = SplitMix64(seed: UInt64(n + 1))
+            sequential = (total / settings.connections) * n
+        }
+
+        mutating func next() -> Int {
+            switch pattern {
+            case .sequential:
+                let offset = sequential
+                sequential = sequential + pageSize >= total ? 0 : sequential + pageSize
+                return offset
+            case .random:
+                return Int(rng.next() % UInt64(max(1, total - pageSize)))
+            case .deep, .head:
+                let span = min(total, pageSize * 100)
+                let base = pattern == .deep ? max(0, total / 2 - span / 2) : 0
+                return base + Int(rng.next() % UInt64(max(1, span - pageSize)))
+            }
+        }
+    }
+
+    private static func report(_ settings: Settings, _ merged: LatencyHistogram, elapsed: Duration) -> BenchReport {
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var report = BenchReport()
         report.add("scenario", "pages")
-        report.add("pattern", pattern.rawValue)
-        report.add("items", items)
-        report.add("connections", connections)
-        report.add("pageSize", pageSize)
+        report.add("pattern", settings.pattern.rawValue)
+        report.add("items", settings.items)
+        report.add("connections", settings.connections)
+        report.add("pageSize", settings.pageSize)
         report.add("pages", merged.count)
         report.add("pagesPerSecond", Double(merged.count) / elapsedSeconds)
         report.addLatencies(merged)
         report.add("maxMs", merged.maxMs)
-        report.print(json: args.flag("json"))
+        return report
     }
 }
 

@@ -13,31 +13,57 @@ enum ScrollScenario {
     static let options: Set<String> = ["items", "viewport", "fps", "rows-per-second", "seconds", "text-bytes",
                                        "server", "mode", "page", "prefetch-pages", "json"]
 
-    static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
-        let items = try args.int("items", default: 1_000_000, min: 1)
-        let viewport = try args.int("viewport", default: 20, min: 1)
-        let fps = try args.double("fps", default: 120)
-        let rowsPerSecond = try args.double("rows-per-second", default: 10_000)
-        let seconds = try args.double("seconds", default: 10)
-        let textBytes = try args.int("text-bytes", default: 40)
-        let pageSize = try args.int("page", default: 100, min: 1)
-        let prefetchPages = try args.int("prefetch-pages", default: 4)
-        let mode = args.string("mode") ?? "scroll"
-        guard mode == "scroll" || mode == "scrub" else {
-            throw BenchArguments.UsageError(description: "--mode is scroll or scrub")
-        }
+    /// The options of one run.
+    struct Settings {
+        let items: Int
+        let viewport: Int
+        let fps: Double
+        let rowsPerSecond: Double
+        let seconds: Double
+        let textBytes: Int
+        let pageSize: Int
+        let prefetchPages: Int
+        /// `scroll` or `scrub`.
+        let mode: String
 
+        init(_ args: BenchArguments) throws {
+            try args.check(allowed: options)
+            items = try args.int("items", default: 1_000_000, min: 1)
+            viewport = try args.int("viewport", default: 20, min: 1)
+            fps = try args.double("fps", default: 120)
+            rowsPerSecond = try args.double("rows-per-second", default: 10_000)
+            seconds = try args.double("seconds", default: 10)
+            textBytes = try args.int("text-bytes", default: 40)
+            pageSize = try args.int("page", default: 100, min: 1)
+            prefetchPages = try args.int("prefetch-pages", default: 4)
+            mode = args.string("mode") ?? "scroll"
+            guard mode == "scroll" || mode == "scrub" else {
+                throw BenchArguments.UsageError(description: "--mode is scroll or scrub")
+            }
+        }
+    }
+
+    /// What the frames saw.
+    struct FramesOutcome {
+        var frames = 0
+        var hitched = 0
+        var rowsShown = 0
+        /// From a frame's first hitch to the frame whose rows were all ready.
+        var hitchRecovery = LatencyHistogram()
+    }
+
+    static func run(_ args: BenchArguments) async throws {
+        let settings = try Settings(args)
         let target = try BenchTarget(args)
         defer { target.stop() }
         let setup = try await target.connect()
-        let list = try await target.benchList(items: items, textBytes: textBytes, on: setup)
+        let list = try await target.benchList(items: settings.items, textBytes: settings.textBytes, on: setup)
         await setup.close()
 
         let connection = try await target.connect(name: "checklist-bench-scroll")
         let fetches = Mutex((latency: LatencyHistogram(), bytes: 0, rows: 0))
-        let cursor = try await PagingCursor(connection: connection, list: list.id, viewport: viewport,
-                                            pageSize: pageSize, prefetchPages: prefetchPages) { nanos, bytes, rows in
+        let cursor = try await PagingCursor(connection: connection, list: list.id, viewport: settings.viewport,
+                                            pageSize: settings.pageSize, prefetchPages: settings.prefetchPages) { nanos, bytes, rows in
             fetches.withLock {
                 $0.latency.record(nanos: nanos)
                 $0.bytes += bytes
@@ -46,12 +72,35 @@ enum ScrollScenario {
         }
         // Measure the scroll alone: forget the memory peak of setting up.
         ResourceUsage.resetPeakResident()
+        let initialLoad = try await loadFirstScreen(cursor, settings)
+        let outcome = try await showFrames(cursor, settings)
+        if let failure = cursor.failure { throw failure }
+        await connection.close()
+        let fetched = fetches.withLock { $0 }
 
-        // The table's first screen, like viewDidLoad: not a scroll frame.
+        var report = BenchReport()
+        report.add("scenario", settings.mode)
+        report.add("items", settings.items)
+        report.add("frames", outcome.frames)
+        report.add("hitchedFrames", outcome.hitched)
+        report.add("poolSize", cursor.poolSize)
+        report.add("buffersAllocated", cursor.buffersAllocated)
+        report.addLatencies(fetched.latency, prefix: "fetch")
+        report.add("hitchRecoveryP99Ms", outcome.hitchRecovery.quantileMs(0.99))
+        report.add("initialLoadMs", initialLoad.maxMs)
+        report.add("peakRssBytes", ResourceUsage.peakResidentBytes())
+        report.add("wireBytesPerRow", Double(fetched.bytes) / Double(max(1, fetched.rows)))
+        report.add("rowsShown", outcome.rowsShown)
+        report.print(json: args.flag("json"))
+    }
+
+    /// The table's first screen, like viewDidLoad: not a scroll frame.
+    /// Returns how long it took to be ready (at most 10 s, else it throws).
+    private static func loadFirstScreen(_ cursor: PagingCursor, _ settings: Settings) async throws -> LatencyHistogram {
         let clock = ContinuousClock()
         let loadStart = clock.now
         cursor.scroll(toTop: 0)
-        while !(0..<min(items, viewport)).allSatisfy({ cursor.withRow($0) { _ in true } != nil }) {
+        while !(0..<min(settings.items, settings.viewport)).allSatisfy({ cursor.withRow($0) { _ in true } != nil }) {
             if let failure = cursor.failure { throw failure }
             guard loadStart.duration(to: clock.now) < .seconds(10) else {
                 throw BenchArguments.UsageError(description: "the first screen did not load within 10 s")
@@ -60,20 +109,24 @@ enum ScrollScenario {
         }
         var initialLoad = LatencyHistogram()
         initialLoad.record(loadStart.duration(to: clock.now))
+        return initialLoad
+    }
 
+    /// Shows `--seconds` of frames at `--fps`: each scrolls (or, scrubbing,
+    /// every half second jumps) and hitches when a visible row is not ready.
+    private static func showFrames(_ cursor: PagingCursor, _ settings: Settings) async throws -> FramesOutcome {
+        let clock = ContinuousClock()
+        let (items, viewport, fps) = (settings.items, settings.viewport, settings.fps)
         let frameInterval = Duration.nanoseconds(Int64(1e9 / fps))
-        let frameCount = Int(seconds * fps)
+        var outcome = FramesOutcome(frames: Int(settings.seconds * fps))
         var rng = SplitMix64(seed: 7)
-        var hitched = 0
-        var rowsShown = 0
-        var fetchLatency = LatencyHistogram()
         let maxTop = max(0, items - viewport)
         let start = clock.now
         var top = 0
         var pendingSince: ContinuousClock.Instant?
-        for frame in 0..<frameCount {
-            if mode == "scroll" {
-                top = min(maxTop, Int(Double(frame) * rowsPerSecond / fps))
+        for frame in 0..<outcome.frames {
+            if settings.mode == "scroll" {
+                top = min(maxTop, Int(Double(frame) * settings.rowsPerSecond / fps))
             } else if frame % Int(fps / 2) == 0 {
                 top = Int(rng.next() % UInt64(maxTop + 1))
             }
@@ -81,34 +134,17 @@ enum ScrollScenario {
             let visible = top..<min(items, top + viewport)
             let ready = visible.allSatisfy { i in cursor.withRow(i) { $0.textBytes.count } != nil }
             if ready {
-                rowsShown += visible.count
+                outcome.rowsShown += visible.count
                 if let since = pendingSince {
-                    fetchLatency.record(since.duration(to: clock.now))
+                    outcome.hitchRecovery.record(since.duration(to: clock.now))
                     pendingSince = nil
                 }
             } else {
-                hitched += 1
+                outcome.hitched += 1
                 if pendingSince == nil { pendingSince = clock.now }
             }
             try await clock.sleep(until: start.advanced(by: frameInterval * (frame + 1)), tolerance: .microseconds(100))
         }
-        if let failure = cursor.failure { throw failure }
-        await connection.close()
-        let fetched = fetches.withLock { $0 }
-
-        var report = BenchReport()
-        report.add("scenario", mode)
-        report.add("items", items)
-        report.add("frames", frameCount)
-        report.add("hitchedFrames", hitched)
-        report.add("poolSize", cursor.poolSize)
-        report.add("buffersAllocated", cursor.buffersAllocated)
-        report.addLatencies(fetched.latency, prefix: "fetch")
-        report.add("hitchRecoveryP99Ms", fetchLatency.quantileMs(0.99))
-        report.add("initialLoadMs", initialLoad.maxMs)
-        report.add("peakRssBytes", ResourceUsage.peakResidentBytes())
-        report.add("wireBytesPerRow", Double(fetched.bytes) / Double(max(1, fetched.rows)))
-        report.add("rowsShown", rowsShown)
-        report.print(json: args.flag("json"))
+        return outcome
     }
 }

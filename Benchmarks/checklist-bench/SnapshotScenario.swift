@@ -15,89 +15,129 @@ import Synchronization
 enum SnapshotScenario {
     static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "server-threads", "probe", "probe-ms", "json"]
 
-    static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
-        let items = try args.int("items", default: 1_000_000, min: 1)
-        let lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
-        let textBytes = try args.int("text-bytes", default: 40, min: 8)
-        let chunk = try args.int("chunk", default: 1 << 20, min: 1024)
-        let window = try args.int("window", default: 4, min: 1)
-        // 1 puts the probe on the transfer's event loop (the server it starts only).
-        let serverThreads = try args.int("server-threads", default: 0, min: 0)
-        let probePause = try args.int("probe-ms", default: 5, min: 0)
-        let probeKind = args.string("probe") ?? "lists"
-        guard let probeRequest = StallProbe.Kind(rawValue: probeKind) else {
-            throw BenchArguments.UsageError(description: "--probe is lists or ping, not '\(probeKind)'")
-        }
+    /// The options of one run.
+    struct Settings {
+        let items: Int
+        let lists: Int
+        let textBytes: Int
+        let chunk: Int
+        let window: Int
+        /// 1 puts the probe on the transfer's event loop (the server it starts only).
+        let serverThreads: Int
+        let probePause: Int
+        let probeKind: String
+        let probeRequest: StallProbe.Kind
 
+        init(_ args: BenchArguments) throws {
+            try args.check(allowed: options)
+            items = try args.int("items", default: 1_000_000, min: 1)
+            lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
+            textBytes = try args.int("text-bytes", default: 40, min: 8)
+            chunk = try args.int("chunk", default: 1 << 20, min: 1024)
+            window = try args.int("window", default: 4, min: 1)
+            serverThreads = try args.int("server-threads", default: 0, min: 0)
+            probePause = try args.int("probe-ms", default: 5, min: 0)
+            probeKind = args.string("probe") ?? "lists"
+            guard let probeRequest = StallProbe.Kind(rawValue: probeKind) else {
+                throw BenchArguments.UsageError(description: "--probe is lists or ping, not '\(probeKind)'")
+            }
+            self.probeRequest = probeRequest
+        }
+    }
+
+    /// One direction of the transfer: its figures, its time, and what the
+    /// probe saw meanwhile.
+    struct Transfer<Summary> {
+        var summary: Summary
+        var seconds: Double
+        var probes: LatencyHistogram
+    }
+
+    static func run(_ args: BenchArguments) async throws {
+        let settings = try Settings(args)
         // The file to import, written once (not timed).
         let files = try TemporaryDirectory(prefix: "checklist-bench-snapshot")
         defer { files.remove() }
         let path = files.appending("bench.ckss.gz")
-        let written = try writeSnapshot(to: path, items: items, lists: lists, textBytes: textBytes)
+        let written = try writeSnapshot(to: path, items: settings.items, lists: settings.lists, textBytes: settings.textBytes)
 
         let target = try BenchTarget(args, extraServerArguments: ["--max-import-bytes", String(written.rawBytes * 2 + (1 << 20))]
-                                     + (serverThreads > 0 ? ["--threads", String(serverThreads)] : []))
+                                     + (settings.serverThreads > 0 ? ["--threads", String(settings.serverThreads)] : []))
         defer { target.stop() }
         let client = try await target.connect()
         // Another client reads LIST_LISTS (which takes the store's lock) every
         // 5 ms throughout: its slowest answer is the longest pause an import
         // or export makes other clients see. (PING takes no lock: it measures
         // the event loop alone.)
-        let probe = StallProbe(connection: try await target.connect(), kind: probeRequest, pause: .milliseconds(probePause))
+        let probe = StallProbe(connection: try await target.connect(), kind: settings.probeRequest,
+                               pause: .milliseconds(settings.probePause))
         let probing = Task { await probe.run() }
+        let imported = try await importFile(path, on: client, settings, probe: probe)
+        let exported = try await exportAll(on: client, settings, probe: probe)
+        probing.cancel()
+        _ = await probing.value
+        guard exported.summary.items == UInt64(settings.items) else {
+            throw BenchArguments.UsageError(description: "exported \(exported.summary.items) items, expected \(settings.items)")
+        }
+        await client.close()
+        report(settings, imported, exported, fileBytes: written.compressedBytes, target: target).print(json: args.flag("json"))
+    }
 
-        // IMPORT, streamed from the file.
+    /// IMPORT (mode REPLACE), streamed from the file, checked against what it holds.
+    private static func importFile(_ path: String, on client: ChecklistConnection, _ settings: Settings,
+                                   probe: StallProbe) async throws -> Transfer<ImportOK> {
         guard let file = FileHandle(forReadingAtPath: path) else { throw BenchArguments.UsageError(description: "cannot read \(path)") }
         let importStart = ContinuousClock.now
-        let imported = try await client.importSnapshot(mode: .replace, chunkBytes: chunk, window: window) { count in
+        let imported = try await client.importSnapshot(mode: .replace, chunkBytes: settings.chunk, window: settings.window) { count in
             let data = try file.read(upToCount: count) ?? Data()
             return data.isEmpty ? nil : Array(data)
         }
         let importSeconds = seconds(importStart.duration(to: .now))
         let importProbes = await probe.settled()
         try file.close()
-        guard imported.items == UInt64(items), imported.lists == UInt64(lists) else {
-            throw BenchArguments.UsageError(description: "imported \(imported.lists) lists, \(imported.items) items; expected \(lists), \(items)")
+        guard imported.items == UInt64(settings.items), imported.lists == UInt64(settings.lists) else {
+            throw BenchArguments.UsageError(description: "imported \(imported.lists) lists, \(imported.items) items; "
+                                            + "expected \(settings.lists), \(settings.items)")
         }
+        return Transfer(summary: imported, seconds: importSeconds, probes: importProbes)
+    }
 
-        // EXPORT, the data counted and dropped.
+    /// EXPORT of everything, the data counted and dropped.
+    private static func exportAll(on client: ChecklistConnection, _ settings: Settings,
+                                  probe: StallProbe) async throws -> Transfer<ExportSummary> {
         let exportStart = ContinuousClock.now
-        let exported = try await client.exportSnapshot(chunkBytes: chunk, window: window) { _ in }
+        let exported = try await client.exportSnapshot(chunkBytes: settings.chunk, window: settings.window) { _ in }
         let exportSeconds = seconds(exportStart.duration(to: .now))
-        let exportProbes = await probe.settled()
-        probing.cancel()
-        _ = await probing.value
-        guard exported.items == UInt64(items) else {
-            throw BenchArguments.UsageError(description: "exported \(exported.items) items, expected \(items)")
-        }
-        await client.close()
+        return Transfer(summary: exported, seconds: exportSeconds, probes: await probe.settled())
+    }
 
+    private static func report(_ settings: Settings, _ imported: Transfer<ImportOK>, _ exported: Transfer<ExportSummary>,
+                               fileBytes: UInt64, target: BenchTarget) -> BenchReport {
         var report = BenchReport()
         report.add("scenario", "snapshot")
-        report.add("items", items)
-        report.add("lists", lists)
-        report.add("rawBytes", exported.rawBytes)
-        report.add("compressedBytes", exported.compressedBytes)
-        report.add("ratio", Double(exported.rawBytes) / Double(max(1, exported.compressedBytes)))
-        report.add("exportMBps", Double(exported.rawBytes) / 1e6 / exportSeconds)
-        report.add("importMBps", Double(imported.rawBytes) / 1e6 / importSeconds)
-        report.add("exportSeconds", exportSeconds)
-        report.add("importSeconds", importSeconds)
-        report.add("probe", probeKind)
-        report.add("importMaxStallMs", importProbes.maxMs)
-        report.add("exportMaxStallMs", exportProbes.maxMs)
-        report.add("importProbeP50Ms", importProbes.quantileMs(0.5))
-        report.add("importProbeP99Ms", importProbes.quantileMs(0.99))
-        report.add("exportProbeP50Ms", exportProbes.quantileMs(0.5))
-        report.add("exportProbeP99Ms", exportProbes.quantileMs(0.99))
-        report.add("importProbes", Int(importProbes.count))
-        report.add("exportProbes", Int(exportProbes.count))
-        report.add("importFileBytes", written.compressedBytes)
-        report.add("exportChunks", exported.chunks)
+        report.add("items", settings.items)
+        report.add("lists", settings.lists)
+        report.add("rawBytes", exported.summary.rawBytes)
+        report.add("compressedBytes", exported.summary.compressedBytes)
+        report.add("ratio", Double(exported.summary.rawBytes) / Double(max(1, exported.summary.compressedBytes)))
+        report.add("exportMBps", Double(exported.summary.rawBytes) / 1e6 / exported.seconds)
+        report.add("importMBps", Double(imported.summary.rawBytes) / 1e6 / imported.seconds)
+        report.add("exportSeconds", exported.seconds)
+        report.add("importSeconds", imported.seconds)
+        report.add("probe", settings.probeKind)
+        report.add("importMaxStallMs", imported.probes.maxMs)
+        report.add("exportMaxStallMs", exported.probes.maxMs)
+        report.add("importProbeP50Ms", imported.probes.quantileMs(0.5))
+        report.add("importProbeP99Ms", imported.probes.quantileMs(0.99))
+        report.add("exportProbeP50Ms", exported.probes.quantileMs(0.5))
+        report.add("exportProbeP99Ms", exported.probes.quantileMs(0.99))
+        report.add("importProbes", Int(imported.probes.count))
+        report.add("exportProbes", Int(exported.probes.count))
+        report.add("importFileBytes", fileBytes)
+        report.add("exportChunks", exported.summary.chunks)
         report.add("peakRssBytes", target.serverPeakRssBytes ?? 0)
         report.add("clientPeakRssBytes", ResourceUsage.peakResidentBytes())
-        report.print(json: args.flag("json"))
+        return report
     }
 
     /// Writes `items` items over `lists` lists: texts of `textBytes` bytes,

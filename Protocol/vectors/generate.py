@@ -530,6 +530,9 @@ def decode_frame(direction, msg_type, flags, body, max_frame_bytes):
     """Returns (message name, fields) or raises WireError."""
     if flags & ~COMPRESSED:
         raise bad("flags")
+    # HELLO and HELLO_OK travel before either peer has announced COMPRESSION.
+    if flags & COMPRESSED and msg_type == (0x01 if direction == "request" else 0x81):
+        raise bad("flags")
     if flags & COMPRESSED:
         body = inflate(body, max_frame_bytes - 6)
     if direction == "request":
@@ -829,6 +832,10 @@ def build():
           ]})
     valid("page-empty", "PAGE for an offset past `total`: no rows, not an error.", "PAGE", 15,
           {"list": 2, "revision": 140, "total": 7, "offset": 20, "rows": []})
+    valid("page-anchor-past-matches", "PAGE answering get-page-anchor when neither item 300 nor "
+          "any row after it is unchecked: no rows, `offset` = `total` (the unchecked rows all come "
+          "before the anchor), not an error.", "PAGE", 14,
+          {"list": 2, "revision": 140, "total": 5, "offset": 5, "rows": []})
     rows = [item("Row %03d - thirty bytes of text" % i, checked=(i % 3 == 0), id=i)
             for i in range(1, 101)]
     assert all(len(r["text"].encode()) == 30 for r in rows)
@@ -903,6 +910,14 @@ def build():
                             "pairs": [{"tempRef": 1, "id": 201}, {"tempRef": 2, "id": 202}]})
     valid("patch-ok-no-pairs", "PATCH_OK for a batch without temporary references.",
           "PATCH_OK", 105, {"list": 2, "revision": 142, "pairs": []})
+    # Item ids (SPEC.md section 6.8): a list's INSERTs take consecutive ids in operation order,
+    # with or without a temporary reference, from the list's next item id.
+    valid("patch-three-inserts", "PATCH of three INSERTs at the end of a list whose next item id "
+          "is 4; only the first and the third declare a temporary reference.", "PATCH", 107,
+          {"list": 2, "ops": [insert(1, 2, "Apples"), insert(0, 2, "Pears"), insert(2, 2, "Plums")]})
+    valid("patch-ok-three-inserts", "PATCH_OK of patch-three-inserts: Apples got id 4, Pears "
+          "(no temporary reference, so no pair) 5, Plums 6.", "PATCH_OK", 107,
+          {"list": 2, "revision": 4, "pairs": [{"tempRef": 1, "id": 4}, {"tempRef": 2, "id": 6}]})
     many_ops = [insert(i, 2, "Shopping item number %d" % i) for i in range(1, 51)]
     compressed("patch-compressed",
                "PATCH of 50 inserts sent COMPRESSED (only to a server that announced COMPRESSION). "
@@ -969,6 +984,22 @@ def build():
     malformed("malformed-hello-token-too-long", "HELLO with a token of 1025 bytes (at most 1024).",
               "request", req("HELLO", hello_head + b"\x01" + string("t" * 1025)),
               "LIMIT_EXCEEDED", "token", "HELLO")
+    malformed("malformed-hello-token-too-long-utf8", "HELLO with a token of 1025 bytes that also "
+              "holds the byte 0xFF: a string is decoded (its UTF-8 checked) before its length limit "
+              "is, so the error is BAD_FIELD, not LIMIT_EXCEEDED.", "request",
+              req("HELLO", hello_head + b"\x01" + varint(1025) + b"t" * 1000 + b"\xff" + b"t" * 24),
+              "BAD_FIELD", "token", "HELLO")
+    hello_body = enc_hello({"minVersion": 1, "maxVersion": 1, "features": 1, "clientName": "x" * 1100})
+    malformed("malformed-hello-compressed", "HELLO with the COMPRESSED flag and a valid zlib body: "
+              "HELLO is never compressed (no peer has announced COMPRESSION yet), whatever its size.",
+              "request", req("HELLO", deflate_fixed(hello_body), flags=COMPRESSED), "BAD_FIELD", "flags",
+              "HELLO")
+    hello_ok_body = enc_hello_ok({"version": 1, "features": 1, "serverName": "s" * 1100,
+                                  "maxFrameBytes": 4194304, "maxPageRows": 1000, "maxTextBytes": 4096,
+                                  "maxBatchOps": 1000})
+    malformed("malformed-hello-ok-compressed", "HELLO_OK with the COMPRESSED flag and a valid zlib "
+              "body: HELLO_OK is never compressed either.", "response",
+              frame(0x81, COMPRESSED, 1, deflate_fixed(hello_ok_body)), "BAD_FIELD", "flags", "HELLO_OK")
     malformed("malformed-hello-token-utf8", "HELLO whose token contains the byte 0xFF.", "request",
               req("HELLO", hello_head + b"\x01" + varint(3) + b"a\xffb"), "BAD_FIELD", "token", "HELLO")
     malformed("malformed-hello-token-truncated", "HELLO whose presence announces a token but the "
@@ -1352,6 +1383,12 @@ def build_sync():
           "pushes follow), list 3 resync, list 4 fetch, list 9 not found.", "SUBSCRIBED", 62,
           {"lists": [{"list": 2, "revision": 142, "status": 0}, {"list": 3, "revision": 7, "status": 1},
                      {"list": 4, "revision": 90000, "status": 2}, {"list": 9, "revision": 0, "status": 3}]})
+    valid("subscribe-duplicate", "SUBSCRIBE naming list 5 twice (revision 10, then revision 3) "
+          "around list 2: the first entry of list 5 counts, the second is ignored.", "SUBSCRIBE", 71,
+          {"scope": 0, "lists": [{"list": 5, "revision": 10}, {"list": 2}, {"list": 5, "revision": 3}]})
+    valid("subscribed-duplicate", "SUBSCRIBED answering subscribe-duplicate: one entry per list, in "
+          "the order the request first named them (5, then 2).", "SUBSCRIBED", 71,
+          {"lists": [{"list": 5, "revision": 10, "status": 0}, {"list": 2, "revision": 140, "status": 0}]})
     # -- 6.12 UNSUBSCRIBE / UNSUBSCRIBED -------------------------------------------
     valid("unsubscribe", "UNSUBSCRIBE from lists 2 and 5.", "UNSUBSCRIBE", 65, {"scope": 0, "lists": [2, 5]})
     valid("unsubscribe-everything", "UNSUBSCRIBE from every subscription of the connection (scope 1).",
@@ -1368,6 +1405,14 @@ def build_sync():
                "icon": "Groceries"},
               {"list": 2, "revision": 143, "kind": k["PATCHED"],
                "ops": [applied_insert(31, 0, "Bread"), {"op": "MOVE", "id": 12, "toIndex": 3}]}]})
+    valid("changes-since-creation", "CHANGES_SINCE list 12 after revision 0: from before the "
+          "list existed.", "CHANGES_SINCE", 69, {"list": 12, "revision": 0, "limit": 100})
+    valid("changes-from-creation", "CHANGES answering changes-since-creation while the list's "
+          "whole history is retained: its creation (LIST_CREATED, revision 1) is a change like any "
+          "other, then a patch too large for one frame, sent as OMITTED here as in a push.",
+          "CHANGES", 69, {"list": 12, "revision": 2, "changes": [
+              {"list": 12, "revision": 1, "kind": k["LIST_CREATED"], "name": "Trip to Rome", "icon": "Trips"},
+              {"list": 12, "revision": 2, "kind": k["OMITTED"]}]})
     valid("changes-empty", "CHANGES with no change: the client is at the current revision 143.",
           "CHANGES", 68, {"list": 2, "revision": 143, "changes": []})
     # -- 6.14 CHANGE ---------------------------------------------------------------

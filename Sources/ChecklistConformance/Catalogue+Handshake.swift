@@ -67,5 +67,48 @@ extension Catalogue {
             try c.handshake(token: ctx.target.token)
             try c.expectAlive()
         },
+        ConformanceCase("decoded-before-hello", .handshake,
+                        "before HELLO, a frame of unknown type 0x7F, then a CREATE_LIST whose name is invalid UTF-8",
+                        Outcome(error: .unknownMessage, field: nil, connectionLevel: false,
+                                answer: "then `BAD_FIELD` `name`: a frame is decoded before `HELLO_REQUIRED` is considered",
+                                connection: .survives)) { ctx in
+            let c = try ctx.connect()
+            try c.send(FrameBytes.frame(type: 0x7F, id: probe, body: [1, 2, 3]))
+            try c.expectError(probe, .unknownMessage)
+            try c.send(FrameBytes.frame(type: MessageType.createList.rawValue, id: probe + 1,
+                                        body: Body().varint(2).raw([0x41, 0xFF]).string("No Icon").bytes))
+            try c.expectError(probe + 1, .badField, field: "name")
+            try c.handshake(token: ctx.target.token)
+            try c.expectAlive()
+        },
+        ConformanceCase("compressed-hello", .handshake,
+                        "a HELLO of 1,100 bytes sent COMPRESSED (a valid zlib stream); the connection is still before HELLO",
+                        .error(.badField, "flags")) { ctx in
+            let c = try ctx.connect()
+            try c.send(FrameBytes.frame(type: MessageType.hello.rawValue, flags: 1, id: probe,
+                                        body: try compressedBody(Body().varint(1).varint(1).varint(0)
+                                            .string(String(repeating: "x", count: 1100)).bytes)))
+            try c.expectError(probe, .badField, field: "flags")
+            try c.handshake(token: ctx.target.token)
+            try c.expectAlive()
+        },
+        ConformanceCase("compressed-before-hello", .handshake,
+                        "a COMPRESSED PING (a valid zlib stream) before HELLO: the server has not announced COMPRESSION yet",
+                        .error(.badField, "flags")) { ctx in
+            let c = try ctx.connect()
+            try c.send(FrameBytes.frame(type: MessageType.ping.rawValue, flags: 1, id: probe,
+                                        body: try compressedBody(Body().varint(1000).raw([UInt8](repeating: 0x61, count: 1000)).bytes)))
+            try c.expectError(probe, .badField, field: "flags")
+            try c.handshake(token: ctx.target.token)
+            try c.expectAlive()
+        },
     ]
+
+    /// `body` as a zlib stream (the COMPRESSED form of a frame body).
+    static func compressedBody(_ body: [UInt8]) throws -> [UInt8] {
+        var packed: [UInt8] = []
+        let fits = body.withUnsafeBytes { Zlib.compress($0, into: &packed, limit: body.count + 64, level: 6) }
+        guard fits else { throw CaseFailure("could not build the compressed body") }
+        return packed
+    }
 }

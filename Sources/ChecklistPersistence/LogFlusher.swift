@@ -16,76 +16,34 @@ struct LogFlusher: Sendable {
     var segmentFirstLSN: LSN
     var segmentBytes: Int
 
+    /// What the flusher took from the shared state in one swap.
+    private struct TakenBatch {
+        /// The LSNs of the first and last record in the batch.
+        var first = LSN(0), last = LSN(0)
+        var closing = false
+        /// An LSN someone asked to be made durable (`sync`).
+        var syncTo = LSN(0)
+        /// The last LSN already written before this batch.
+        var written = LSN(0)
+    }
+
     /// Runs until `close()` or the first error.
     mutating func run() {
         var batch = WireWriter(capacity: 64 * 1024)
         var scratch = WireWriter(capacity: 64 * 1024)
         var lastSync = monotonicNanoseconds()
-        let interval = options.everysecIntervalNanoseconds
-        let highWater = options.maxBufferedBytes / 2
-        let policy = options.policy
         while true {
-            // Wait for work; under .everysec also for the next tick when
-            // something is written or buffered but not yet fsynced.
-            let deadline: UInt64? = policy == .everysec
-                ? shared.lock.withLock { s in
-                    (!s.hasPending && s.written == s.durable) ? nil : lastSync + interval
-                }
-                : nil
-            var slept = false
-            shared.lock.withLock(waitingOn: .work, until: { s in
-                // Sleeping without a deadline (.everysec with nothing
-                // unsynced), the first append starts the clock.
-                let ready = s.flusherHasWork(policy: policy, highWater: highWater)
-                    || (deadline == nil && s.hasPending)
-                s.flusherIdle = !ready
-                s.flusherSleepsIndefinitely = !ready && deadline == nil
-                if !ready { slept = true }
-                return ready
-            }, deadline: deadline) { s, _ in
-                s.flusherIdle = false
-                s.flusherSleepsIndefinitely = false
-            }
+            let slept = waitForWork(lastSync: lastSync)
             // Group commit: woken by the first append of a new batch, let the
             // other appenders that the last fsync released add theirs before
             // the batch is taken. One yield, on the flusher thread only.
-            if slept && policy == .always { sched_yield() }
-            var taken = (first: LSN(0), last: LSN(0), closing: false, syncTo: LSN(0), written: LSN(0))
+            if slept && options.policy == .always { sched_yield() }
             var deferred: [DeferredRecord] = []
-            shared.lock.withLock { s in
-                swap(&s.pending, &batch)
-                swap(&s.deferred, &deferred)
-                taken = (s.pendingFirstLSN, s.lastAppended, s.closing, s.syncRequested, s.written)
-            }
-            shared.lock.broadcast(.progress) // buffer space for blocked appenders
+            let taken = takeBatch(&batch, &deferred)
             do throws(PersistenceError) {
-                var written = taken.written
-                var synced: LSN? = nil
-                if !batch.bytes.isEmpty || !deferred.isEmpty {
-                    if segmentBytes > LogRecordFormat.segmentHeaderBytes
-                        && segmentBytes + batch.count > options.segmentBytes {
-                        synced = try rotate(to: taken.first, written: written)
-                    }
-                    try write(batch, deferred, scratch: &scratch)
-                    written = taken.last
-                    batch.reset()
-                }
-                let now = monotonicNanoseconds()
-                let mustSync = taken.closing || taken.syncTo > (synced ?? shared.durable.load(ordering: .relaxed))
-                    || (policy == .always && written > shared.durable.load(ordering: .relaxed))
-                    || (policy == .everysec && now >= lastSync + interval)
-                if mustSync && written > (synced ?? shared.durable.load(ordering: .relaxed)) {
-                    try sync()
-                    synced = written
-                    lastSync = now
-                } else if mustSync {
-                    lastSync = now
-                }
-                publish(written: written, durable: synced)
-                if taken.closing {
-                    let drained = shared.lock.withLock { s in !s.hasPending }
-                    if drained { break }
-                }
+                let written = try writeBatch(&batch, deferred, taken, scratch: &scratch)
+                try syncAsThePolicySays(written: written.lsn, synced: written.syncedByRotation, taken, lastSync: &lastSync)
+                if taken.closing && shared.lock.withLock({ s in !s.hasPending }) { break }
             } catch {
                 fail(error)
                 break
@@ -94,6 +52,85 @@ struct LogFlusher: Sendable {
         Glibc.close(fd)
         shared.lock.withLock { s in s.flusherExited = true }
         shared.lock.broadcast(.progress)
+    }
+
+    /// Waits for work; under `.everysec` also for the next tick when
+    /// something is written or buffered but not yet fsynced. Returns
+    /// whether it had to sleep.
+    private func waitForWork(lastSync: UInt64) -> Bool {
+        let policy = options.policy
+        let highWater = options.maxBufferedBytes / 2
+        let deadline: UInt64? = policy == .everysec
+            ? shared.lock.withLock { s in
+                (!s.hasPending && s.written == s.durable) ? nil : lastSync + options.everysecIntervalNanoseconds
+            }
+            : nil
+        var slept = false
+        shared.lock.withLock(waitingOn: .work, until: { s in
+            // Sleeping without a deadline (.everysec with nothing
+            // unsynced), the first append starts the clock.
+            let ready = s.flusherHasWork(policy: policy, highWater: highWater)
+                || (deadline == nil && s.hasPending)
+            s.flusherIdle = !ready
+            s.flusherSleepsIndefinitely = !ready && deadline == nil
+            if !ready { slept = true }
+            return ready
+        }, deadline: deadline) { s, _ in
+            s.flusherIdle = false
+            s.flusherSleepsIndefinitely = false
+        }
+        return slept
+    }
+
+    /// Swaps the buffered records (and the deferred large ones) out of the
+    /// shared state, then wakes appenders blocked on buffer space.
+    private func takeBatch(_ batch: inout WireWriter, _ deferred: inout [DeferredRecord]) -> TakenBatch {
+        var taken = TakenBatch()
+        shared.lock.withLock { s in
+            swap(&s.pending, &batch)
+            swap(&s.deferred, &deferred)
+            taken = TakenBatch(first: s.pendingFirstLSN, last: s.lastAppended, closing: s.closing,
+                               syncTo: s.syncRequested, written: s.written)
+        }
+        shared.lock.broadcast(.progress)
+        return taken
+    }
+
+    /// Writes the batch (rotating to a new segment first when it would
+    /// overflow the active one) and empties it. Returns the last LSN written
+    /// and, after a rotation, the LSN the rotation made durable.
+    private mutating func writeBatch(_ batch: inout WireWriter, _ deferred: [DeferredRecord], _ taken: TakenBatch,
+                                     scratch: inout WireWriter) throws(PersistenceError) -> (lsn: LSN, syncedByRotation: LSN?) {
+        guard !batch.bytes.isEmpty || !deferred.isEmpty else { return (taken.written, nil) }
+        var synced: LSN?
+        if segmentBytes > LogRecordFormat.segmentHeaderBytes && segmentBytes + batch.count > options.segmentBytes {
+            synced = try rotate(to: taken.first, written: taken.written)
+        }
+        try write(batch, deferred, scratch: &scratch)
+        batch.reset()
+        return (taken.last, synced)
+    }
+
+    /// Fsyncs when closing, when asked to, under `.always` when anything is
+    /// unsynced, under `.everysec` once the interval has passed; then
+    /// publishes what is written and durable.
+    private func syncAsThePolicySays(written: LSN, synced: LSN?, _ taken: TakenBatch,
+                                     lastSync: inout UInt64) throws(PersistenceError) {
+        var synced = synced
+        let policy = options.policy
+        let now = monotonicNanoseconds()
+        let durable = synced ?? shared.durable.load(ordering: .relaxed)
+        let mustSync = taken.closing || taken.syncTo > durable
+            || (policy == .always && written > shared.durable.load(ordering: .relaxed))
+            || (policy == .everysec && now >= lastSync + options.everysecIntervalNanoseconds)
+        if mustSync && written > (synced ?? shared.durable.load(ordering: .relaxed)) {
+            try sync()
+            synced = written
+            lastSync = now
+        } else if mustSync {
+            lastSync = now
+        }
+        publish(written: written, durable: synced)
     }
 
     var segmentPath: String { LogSegments.path(in: directory, firstLSN: segmentFirstLSN) }

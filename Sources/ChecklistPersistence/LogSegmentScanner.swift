@@ -38,28 +38,12 @@ enum LogSegmentScanner {
     static func scan(_ b: UnsafeRawBufferPointer, file: String, nameLSN: LSN, isLast: Bool,
                      skipThrough: LSN, onRecord: (LSN, Change) throws -> Void) throws -> SegmentScanResult {
         let headerBytes = LogRecordFormat.segmentHeaderBytes
-        func corrupt(_ offset: Int, _ message: String) -> PersistenceError {
-            PersistenceError(.corruptLog, message, file: file, offset: UInt64(offset))
+        guard let firstLSN = try checkHeader(b, file: file, nameLSN: nameLSN, isLast: isLast) else {
+            // A crash right after creating the last segment left its header short or zeroed.
+            return SegmentScanResult(firstLSN: nameLSN, lastLSN: nil, records: 0, validEnd: 0,
+                                     tornTail: TornTail(file: file, offset: 0, droppedBytes: UInt64(b.count),
+                                                        reason: "segment header incomplete"))
         }
-        // The header: a crash right after creating the last segment may leave
-        // it short or zeroed; anywhere else that is damage.
-        guard b.count >= headerBytes, Array(b[0..<4]) == LogRecordFormat.magic else {
-            if isLast && b.allSatisfy({ $0 == 0 }) || isLast && b.count < headerBytes {
-                return SegmentScanResult(firstLSN: nameLSN, lastLSN: nil, records: 0, validEnd: 0,
-                                         tornTail: TornTail(file: file, offset: 0, droppedBytes: UInt64(b.count),
-                                                            reason: "segment header incomplete"))
-            }
-            throw corrupt(0, "not a log segment (bad magic or short header)")
-        }
-        let version = b.u16BE(at: 4)
-        guard version == LogRecordFormat.version else {
-            throw PersistenceError(.unsupportedVersion, "log segment version \(version); this build reads version \(LogRecordFormat.version)", file: file, offset: 4)
-        }
-        let firstLSN = b.u64BE(at: 8)
-        guard firstLSN == nameLSN, firstLSN > 0 else {
-            throw corrupt(8, "segment header says first LSN \(firstLSN), its name says \(nameLSN)")
-        }
-
         var result = SegmentScanResult(firstLSN: firstLSN, lastLSN: nil, records: 0, validEnd: headerBytes, tornTail: nil)
         var p = headerBytes
         var expected = firstLSN
@@ -67,27 +51,7 @@ enum LogSegmentScanner {
             let damage: String
             switch frame(b, at: p) {
             case .intact(let payload, let next):
-                var r = WireReader(payload)
-                let lsn: LSN
-                do {
-                    lsn = try r.readVarint("lsn")
-                    _ = try r.readVarint("lag")
-                } catch {
-                    throw corrupt(p, "record passes its CRC but cannot be decoded: \(error)")
-                }
-                guard lsn == expected else {
-                    throw corrupt(p, "record has LSN \(lsn), expected \(expected)")
-                }
-                if lsn > skipThrough {
-                    let changes: [Change]
-                    do { changes = try LogRecordContent.decode(from: &r) } catch {
-                        throw corrupt(p, "record LSN \(lsn) passes its CRC but cannot be decoded: \(error)")
-                    }
-                    guard r.remaining == 0 else {
-                        throw corrupt(p, "record LSN \(lsn) has \(r.remaining) bytes after its change")
-                    }
-                    for change in changes { try onRecord(lsn, change) }
-                }
+                let lsn = try replay(payload, at: p, file: file, expected: expected, skipThrough: skipThrough, onRecord)
                 result.lastLSN = lsn
                 result.records += 1
                 expected = lsn + 1
@@ -97,18 +61,75 @@ enum LogSegmentScanner {
             case .short(let why): damage = why
             case .badChecksum: damage = "record fails its CRC32"
             }
-            // Damage at p. Is it the torn end of an unsynced write, or a
-            // record that was durable once?
-            guard isLast else {
-                throw corrupt(p, "\(damage) (LSN \(expected)) in a segment that was complete and fsynced")
-            }
-            if let proof = durableProof(b, after: p, expected: expected) {
-                throw corrupt(p, "\(damage) (LSN \(expected)), but the intact record at offset \(proof) was appended after LSN \(expected) was durable")
-            }
-            result.tornTail = TornTail(file: file, offset: UInt64(p), droppedBytes: UInt64(b.count - p), reason: damage)
+            result.tornTail = try tornTail(b, at: p, file: file, isLast: isLast, expected: expected, damage: damage)
             return result
         }
         return result
+    }
+
+    static func corrupt(_ file: String, _ offset: Int, _ message: String) -> PersistenceError {
+        PersistenceError(.corruptLog, message, file: file, offset: UInt64(offset))
+    }
+
+    /// Checks the segment header and returns its first LSN, or nil when the
+    /// last segment's header is incomplete (a crash right after creating
+    /// it); anywhere else a bad header is damage and throws.
+    private static func checkHeader(_ b: UnsafeRawBufferPointer, file: String, nameLSN: LSN, isLast: Bool) throws -> LSN? {
+        let headerBytes = LogRecordFormat.segmentHeaderBytes
+        guard b.count >= headerBytes, Array(b[0..<4]) == LogRecordFormat.magic else {
+            if isLast && b.allSatisfy({ $0 == 0 }) || isLast && b.count < headerBytes { return nil }
+            throw corrupt(file, 0, "not a log segment (bad magic or short header)")
+        }
+        let version = b.u16BE(at: 4)
+        guard version == LogRecordFormat.version else {
+            throw PersistenceError(.unsupportedVersion, "log segment version \(version); this build reads version \(LogRecordFormat.version)", file: file, offset: 4)
+        }
+        let firstLSN = b.u64BE(at: 8)
+        guard firstLSN == nameLSN, firstLSN > 0 else {
+            throw corrupt(file, 8, "segment header says first LSN \(firstLSN), its name says \(nameLSN)")
+        }
+        return firstLSN
+    }
+
+    /// Decodes the intact record at `p` (its CRC passed), checks that it has
+    /// the `expected` LSN, hands its changes to `onRecord` unless it is at
+    /// or below `skipThrough`, and returns its LSN.
+    private static func replay(_ payload: UnsafeRawBufferPointer, at p: Int, file: String, expected: LSN, skipThrough: LSN,
+                               _ onRecord: (LSN, Change) throws -> Void) throws -> LSN {
+        var r = WireReader(payload)
+        let lsn: LSN
+        do {
+            lsn = try r.readVarint("lsn")
+            _ = try r.readVarint("lag")
+        } catch {
+            throw corrupt(file, p, "record passes its CRC but cannot be decoded: \(error)")
+        }
+        guard lsn == expected else {
+            throw corrupt(file, p, "record has LSN \(lsn), expected \(expected)")
+        }
+        guard lsn > skipThrough else { return lsn }
+        let changes: [Change]
+        do { changes = try LogRecordContent.decode(from: &r) } catch {
+            throw corrupt(file, p, "record LSN \(lsn) passes its CRC but cannot be decoded: \(error)")
+        }
+        guard r.remaining == 0 else {
+            throw corrupt(file, p, "record LSN \(lsn) has \(r.remaining) bytes after its change")
+        }
+        for change in changes { try onRecord(lsn, change) }
+        return lsn
+    }
+
+    /// Damage at `p`: the torn end of an unsynced write (returned, to be cut
+    /// off), or a record that was durable once (thrown as `CORRUPT_LOG`).
+    private static func tornTail(_ b: UnsafeRawBufferPointer, at p: Int, file: String, isLast: Bool, expected: LSN,
+                                 damage: String) throws -> TornTail {
+        guard isLast else {
+            throw corrupt(file, p, "\(damage) (LSN \(expected)) in a segment that was complete and fsynced")
+        }
+        if let proof = durableProof(b, after: p, expected: expected) {
+            throw corrupt(file, p, "\(damage) (LSN \(expected)), but the intact record at offset \(proof) was appended after LSN \(expected) was durable")
+        }
+        return TornTail(file: file, offset: UInt64(p), droppedBytes: UInt64(b.count - p), reason: damage)
     }
 
     enum Frame {

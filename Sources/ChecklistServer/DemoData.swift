@@ -1,7 +1,8 @@
 import ChecklistModel
 import ChecklistStore
 
-/// The demo lists the apps seed on first launch (shared/DOMAIN.md).
+/// The demo lists the iOS checklist apps seed on first launch, so that a
+/// fresh `checklistd --seed-demo` looks like a fresh app (docs/DOMAIN.md).
 public enum DemoData {
     static let lists: [(name: String, icon: String, items: [(String, Bool)])] = [
         ("Birthdays", "Birthdays", [("Buy a present for Mum", false), ("Book the restaurant", true)]),

@@ -26,8 +26,27 @@ extension StoreState {
     /// in snapshot order) and what happened.
     mutating func applyImport(_ staging: ImportStaging, mode: ImportMode,
                               namespace: Namespace?) -> (changes: [Change], result: ImportResult) {
-        // 1. Where each list goes. Kept ids first, so that the next ids
-        //    handed out for the others come after all of them.
+        let (ids, counter) = importedListIDs(staging, namespace: namespace)
+        var changes: [Change] = []
+        var deleted: [ListID] = []
+        if mode == .replace {
+            (changes, deleted) = deleteLists(notIn: Set(ids), namespace: namespace)
+        }
+        var entries: [ImportResult.Entry] = []
+        entries.reserveCapacity(ids.count)
+        for (staged, id) in zip(staging.lists, ids) {
+            let (change, entry) = setImportedList(staged, id: id, namespace: namespace ?? staged.header.namespace)
+            changes.append(change)
+            entries.append(entry)
+        }
+        nextListID = max(nextListID, counter)
+        return (changes, ImportResult(lists: entries, deleted: deleted, itemCount: UInt64(staging.itemCount)))
+    }
+
+    /// The id each staged list gets, in snapshot order, and the next list
+    /// id after them. Kept ids are decided first, so that the ids handed
+    /// out to the others come after all of them.
+    private func importedListIDs(_ staging: ImportStaging, namespace: Namespace?) -> (ids: [ListID], nextListID: UInt64) {
         var targets: [Target] = []
         targets.reserveCapacity(staging.lists.count)
         var counter = nextListID
@@ -54,55 +73,55 @@ extension StoreState {
                 counter += 1
             }
         }
+        return (ids, counter)
+    }
 
-        // 2. With `.replace`, the lists the import does not set go.
+    /// A `.replace` import: deletes the lists of the namespace (of the
+    /// store, when nil) that the import does not set, by ascending id.
+    private mutating func deleteLists(notIn kept: Set<ListID>, namespace: Namespace?) -> (changes: [Change], deleted: [ListID]) {
         var changes: [Change] = []
         var deleted: [ListID] = []
-        if mode == .replace {
-            let kept = Set(ids)
-            let scope: [ListID] = namespace.map { listIDs[$0] ?? [] } ?? lists.keys.sorted()
-            for id in scope where !kept.contains(id) {
-                guard let index = lists.index(forKey: id) else { continue }
-                let list = remove(at: index)
-                changes.append(Change(namespace: list.namespace, list: id, revision: list.revision + 1, kind: .listDeleted))
-                deleted.append(id)
-            }
+        let scope: [ListID] = namespace.map { listIDs[$0] ?? [] } ?? lists.keys.sorted()
+        for id in scope where !kept.contains(id) {
+            guard let index = lists.index(forKey: id) else { continue }
+            let list = remove(at: index)
+            changes.append(Change(namespace: list.namespace, list: id, revision: list.revision + 1, kind: .listDeleted))
+            deleted.append(id)
         }
+        return (changes, deleted)
+    }
 
-        // 3. The imported lists, in snapshot order.
-        var entries: [ImportResult.Entry] = []
-        entries.reserveCapacity(targets.count)
-        for (staged, id) in zip(staging.lists, ids) {
-            let header = staged.header
-            let ns = namespace ?? header.namespace
-            var revision = header.revision
-            var replaced = false
-            if let index = lists.index(forKey: id) {
-                // Revisions never go down: the list moves past what it was.
-                revision = max(lists.values[index].revision + 1, header.revision)
-                _ = remove(at: index)
-                replaced = true
-            }
-            let state = ListState(id: id, namespace: ns, name: header.name, icon: header.icon, revision: revision,
-                                  nextItemID: header.nextItemID.rawValue, rows: staged.rows)
-            add(state)
-            let rows = staged.rows
-            let items = ImportedItems(count: rows.count) { body in
-                rows.forEachRow(filter: .all, from: 0, limit: rows.count) { row in
-                    row.withTextBytes { text in
-                        body(ImportedItems.View(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                                price: row.price, text: text))
-                    }
+    /// Puts one imported list in place as `id` (replacing the list with that
+    /// id, whose revision it then passes: revisions never go down) and
+    /// returns its change and its entry in the result.
+    private mutating func setImportedList(_ staged: ImportStaging.StagedList, id: ListID,
+                                          namespace ns: Namespace) -> (Change, ImportResult.Entry) {
+        let header = staged.header
+        var revision = header.revision
+        var replaced = false
+        if let index = lists.index(forKey: id) {
+            revision = max(lists.values[index].revision + 1, header.revision)
+            _ = remove(at: index)
+            replaced = true
+        }
+        let state = ListState(id: id, namespace: ns, name: header.name, icon: header.icon, revision: revision,
+                              nextItemID: header.nextItemID.rawValue, rows: staged.rows)
+        add(state)
+        let rows = staged.rows
+        let items = ImportedItems(count: rows.count) { body in
+            rows.forEachRow(filter: .all, from: 0, limit: rows.count) { row in
+                row.withTextBytes { text in
+                    body(ImportedItems.View(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
+                                            price: row.price, text: text))
                 }
             }
-            changes.append(Change(namespace: ns, list: id, revision: revision,
-                                  kind: .listImported(ImportedList(name: header.name, icon: header.icon,
-                                                                   nextItemID: header.nextItemID, items: items))))
-            entries.append(ImportResult.Entry(sourceID: header.sourceID, id: id, revision: revision,
-                                              itemCount: UInt64(rows.count), replaced: replaced))
         }
-        nextListID = max(nextListID, counter)
-        return (changes, ImportResult(lists: entries, deleted: deleted, itemCount: UInt64(staging.itemCount)))
+        let change = Change(namespace: ns, list: id, revision: revision,
+                            kind: .listImported(ImportedList(name: header.name, icon: header.icon,
+                                                             nextItemID: header.nextItemID, items: items)))
+        let entry = ImportResult.Entry(sourceID: header.sourceID, id: id, revision: revision,
+                                       itemCount: UInt64(rows.count), replaced: replaced)
+        return (change, entry)
     }
 
     /// Replays a recorded `listImported` change: the list (created if

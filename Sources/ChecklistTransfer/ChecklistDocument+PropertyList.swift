@@ -1,7 +1,8 @@
 import ChecklistModel
 import Foundation
 
-// The iOS apps' `Checklists.plist` (shared/DOMAIN.md): a property list, XML
+// The iOS apps' `Checklists.plist` (docs/DOMAIN.md), the file they save their
+// whole model to on every change: a property list, XML
 // or binary, of lists `{name, iconName, items}` whose items are
 // `{text, checked, dueDate, shouldRemind, itemID}`. The apps number items
 // from 0, this service from 1: itemID n is item id n + 1 (when a list's

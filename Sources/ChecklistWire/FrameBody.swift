@@ -10,6 +10,10 @@ public enum FrameBody {
             throw .badField("flags", "unknown frame flag bits 0x\(String(header.flags.rawValue & ~FrameFlags.known.rawValue, radix: 16))")
         }
         if header.flags.contains(.compressed) {
+            // HELLO and HELLO_OK travel before either peer announced COMPRESSION.
+            guard header.type != .hello && header.type != .helloOK else {
+                throw .badField("flags", "\(header.type) is never compressed")
+            }
             let inflated = try Zlib.decompress(body, limit: Int(maxFrameBytes) - Int(FrameHeader.minimumLength))
             return try WireReader.decode(inflated, decode)
         }

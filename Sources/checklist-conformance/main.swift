@@ -36,63 +36,39 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-struct Options {
-    var address: String?
-    var token = getenv("CHECKLIST_TOKEN").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    var secondToken: String?
-    var idle: Duration = .seconds(2)
-    var timeout: Duration = .seconds(10)
-    var only: Set<String>?
-
-    init(_ arguments: [String]) {
-        var rest = arguments[...]
-        func value(_ flag: String) -> String {
-            guard let v = rest.popFirst() else { fail("\(flag) needs a value") }
-            return v
-        }
-        func seconds(_ flag: String) -> Duration {
-            let text = value(flag)
-            guard let n = Double(text), n >= 0 else { fail("\(flag): '\(text)' is not a number of seconds") }
-            return .milliseconds(Int64(n * 1000))
-        }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "-h", "--help": print(usage); exit(0)
-            case "--list":
-                for c in Catalogue.all { print("\(c.id)\t\(c.group.rawValue)\t\(c.input)") }
-                exit(0)
-            case "--markdown": print(CatalogueTable.markdown(Catalogue.badInputs)); exit(0)
-            case "--token": token = value(argument)
-            case "--second-token": secondToken = value(argument)
-            case "--idle": idle = seconds(argument)
-            case "--timeout": timeout = seconds(argument)
-            case "--only": only = Set(value(argument).split(separator: ",").map(String.init))
-            default:
-                guard !argument.hasPrefix("-"), address == nil else { fail("unexpected argument '\(argument)'") }
-                address = argument
-            }
-        }
-    }
+let arguments: Arguments
+do throws(Arguments.UsageError) {
+    arguments = try Arguments(Array(CommandLine.arguments.dropFirst()),
+                              environmentToken: getenv("CHECKLIST_TOKEN").map { String(cString: $0) })
+} catch {
+    fail(error.message)
 }
 
-let options = Options(Array(CommandLine.arguments.dropFirst()))
-let (token, secondToken, idle, timeout) = (options.token, options.secondToken, options.idle, options.timeout)
-
-guard let address = options.address, let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
-    fail("give the server as HOST:PORT")
+let host: String, port: UInt16
+switch arguments.action {
+case .help:
+    print(usage)
+    exit(0)
+case .list:
+    for c in Catalogue.all { print("\(c.id)\t\(c.group.rawValue)\t\(c.input)") }
+    exit(0)
+case .markdown:
+    print(CatalogueTable.markdown(Catalogue.badInputs))
+    exit(0)
+case .run(let h, let p):
+    (host, port) = (h, p)
 }
-var host = String(address[..<colon])
-if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+let (token, secondToken, idle, timeout) = (arguments.token, arguments.secondToken, arguments.idle, arguments.timeout)
 
 var cases = Catalogue.all
-if let only = options.only {
+if let only = arguments.only {
     let unknown = only.subtracting(cases.map(\.id))
     guard unknown.isEmpty else { fail("no case named \(unknown.sorted().joined(separator: ", ")) (see --list)") }
     cases = cases.filter { only.contains($0.id) }
 }
 
 let target = Target(host: host, port: port, token: token, secondToken: secondToken, idle: idle, timeout: timeout)
-print("checklist-conformance: \(cases.count) cases against \(address)" + (token == nil ? " (no token)" : " (with a token)"))
+print("checklist-conformance: \(cases.count) cases against \(arguments.address ?? "")" + (token == nil ? " (no token)" : " (with a token)"))
 let results = ConformanceRunner.runAll(cases, against: target) { result in print(result.line) }
 let failed = results.filter { $0.status == .failed }.count
 let skipped = results.filter { $0.status == .skipped }.count

@@ -55,105 +55,80 @@ struct UsageError: Error {
 extension Command {
     /// Checks `parsed` against `spec` and converts its values.
     init(_ spec: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) {
-        func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
-
-        for name in parsed.options.keys.sorted() where spec.option(named: name) == nil {
-            throw fail("command '\(spec.name)' has no option \(name)")
-        }
-        let arguments = parsed.positionals
-        // `[X]` is optional; a last argument `[X]...` takes any number.
-        let required = spec.arguments.filter { !$0.hasPrefix("[") }.count
-        let variadic = spec.arguments.last?.hasSuffix("...") ?? false
-        if arguments.count < required {
-            throw fail("missing argument \(spec.arguments[arguments.count])")
-        }
-        if arguments.count > spec.arguments.count && !variadic {
-            throw fail("unexpected argument '\(arguments[spec.arguments.count])' (quote a TEXT or NAME with spaces)")
-        }
-
-        func list(_ index: Int) throws(UsageError) -> ListRef {
-            let text = arguments[index]
-            if Values.unsigned(text) != nil {
-                guard let id = Values.id(text) else { throw fail("bad LIST '\(text)': list ids start at 1") }
-                return .id(ListID(id))
-            }
-            guard !text.isEmpty else { throw fail("LIST must be a list id or a list name, not empty") }
-            return .name(text)
-        }
-        func item(_ index: Int) throws(UsageError) -> ItemID {
-            guard let id = Values.id(arguments[index]) else {
-                throw fail("bad ITEM '\(arguments[index])': an item id is a number from 1 (see 'checklist show LIST')")
-            }
-            return ItemID(id)
-        }
-        func option<T>(_ name: String, _ what: String, _ parse: (String) -> T?) throws(UsageError) -> T? {
-            guard let text = parsed.options[name] else { return nil }
-            guard let value = parse(text) else { throw fail("bad value '\(text)' for \(name): expected \(what)") }
-            return value
-        }
-
-        switch spec.name {
-        case "lists":
-            self = .lists
-        case "create":
-            self = .create(name: arguments[0], icon: parsed.options["--icon"] ?? "No Icon")
-        case "rename":
-            self = .rename(try list(0), name: arguments[1])
-        case "icon":
-            self = .icon(try list(0), icon: arguments[1])
-        case "delete":
-            self = .delete(try list(0))
-        case "show":
-            let offset = try option("--offset", "a row number from 0", Values.unsigned) ?? 0
-            let limit = try option("--limit", "a number from 1", { Values.id($0).flatMap { Int(exactly: $0) } }) ?? 50
-            let filter = try option("--filter", "all, checked or unchecked", Self.filter) ?? .all
-            self = .show(try list(0), offset: offset, limit: limit, filter: filter)
-        case "add":
-            let at = try option("--at", "a row index from 0", Values.unsigned)
-            let due = try option("--due", "a date YYYY-MM-DD", Values.date)
-            let price = try option("--price", "an amount like 3.50 (at most 2 decimals)", Values.price)
-            self = .add(try list(0), ItemFields(text: arguments[1], due: due, price: price), at: at)
-        case "check":
-            self = .change(try list(0), try item(1), .check)
-        case "uncheck":
-            self = .change(try list(0), try item(1), .uncheck)
-        case "toggle":
-            self = .change(try list(0), try item(1), .toggle)
-        case "edit":
-            self = .change(try list(0), try item(1), .setText(arguments[2]))
-        case "remove":
-            self = .change(try list(0), try item(1), .remove)
-        case "move":
-            guard let index = Values.unsigned(arguments[2]) else {
-                throw fail("bad INDEX '\(arguments[2])': expected a row index from 0")
-            }
-            self = .change(try list(0), try item(1), .move(toIndex: index))
-        case "ping":
-            self = .ping
-        case "stats":
-            self = .stats
-        case "watch":
-            let from = try option("--from", "a revision", Values.unsigned)
-            if from != nil && arguments.count != 1 { throw fail("--from needs exactly one LIST") }
-            let count = try option("--count", "a number from 1", { Values.id($0).flatMap { Int(exactly: $0) } })
-            self = .watch(try arguments.indices.map(list), from: from, count: count)
-        case "export":
-            let format = try option("--format", "snapshot, json or plist", { TransferFormat(rawValue: $0) }) ?? .snapshot
-            var lists: [ListRef] = []
-            for text in parsed.repeated["--list"] ?? [] {
-                if Values.unsigned(text) != nil {
-                    guard let id = Values.id(text) else { throw fail("bad LIST '\(text)': list ids start at 1") }
-                    lists.append(.id(ListID(id)))
-                } else {
-                    guard !text.isEmpty else { throw fail("--list needs a list id or a list name") }
-                    lists.append(.name(text))
-                }
-            }
-            self = .export(file: arguments[0], lists: lists, format: format)
-        case "import":
-            self = .import(file: arguments[0], replace: parsed.options["--replace"] != nil)
-        default:
+        let a = try CommandArguments(spec, parsed)
+        if let command = try Self.listCommand(a) {
+            self = command
+        } else if let command = try Self.itemCommand(a) {
+            self = command
+        } else if let command = try Self.serverCommand(a) {
+            self = command
+        } else {
             throw UsageError(message: "unknown command '\(spec.name)'", command: nil)
+        }
+    }
+
+    /// The commands on whole lists, or nil for another command.
+    private static func listCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
+        switch a.spec.name {
+        case "lists": return .lists
+        case "create": return .create(name: a[0], icon: a.parsed.options["--icon"] ?? "No Icon")
+        case "rename": return .rename(try a.list(0), name: a[1])
+        case "icon": return .icon(try a.list(0), icon: a[1])
+        case "delete": return .delete(try a.list(0))
+        case "show":
+            let offset = try a.option("--offset", "a row number from 0", Values.unsigned) ?? 0
+            let limit = try a.option("--limit", "a number from 1", Values.positiveInt) ?? 50
+            let filter = try a.option("--filter", "all, checked or unchecked", Self.filter) ?? .all
+            return .show(try a.list(0), offset: offset, limit: limit, filter: filter)
+        default: return nil
+        }
+    }
+
+    /// The commands on one item, or nil for another command.
+    private static func itemCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
+        let change: ItemChange
+        switch a.spec.name {
+        case "add":
+            let at = try a.option("--at", "a row index from 0", Values.unsigned)
+            let due = try a.option("--due", "a date YYYY-MM-DD", Values.date)
+            let price = try a.option("--price", "an amount like 3.50 (at most 2 decimals)", Values.price)
+            return .add(try a.list(0), ItemFields(text: a[1], due: due, price: price), at: at)
+        case "check": change = .check
+        case "uncheck": change = .uncheck
+        case "toggle": change = .toggle
+        case "edit": change = .setText(a[2])
+        case "remove": change = .remove
+        case "move":
+            guard let index = Values.unsigned(a[2]) else {
+                throw a.fail("bad INDEX '\(a[2])': expected a row index from 0")
+            }
+            change = .move(toIndex: index)
+        default: return nil
+        }
+        return .change(try a.list(0), try a.item(1), change)
+    }
+
+    /// Server-wide commands: ping, stats, watch, export and import; nil for another command.
+    private static func serverCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
+        switch a.spec.name {
+        case "ping": return .ping
+        case "stats": return .stats
+        case "watch":
+            let from = try a.option("--from", "a revision", Values.unsigned)
+            if from != nil && a.count != 1 { throw a.fail("--from needs exactly one LIST") }
+            let count = try a.option("--count", "a number from 1", Values.positiveInt)
+            var lists: [ListRef] = []
+            for index in 0..<a.count { lists.append(try a.list(index)) }
+            return .watch(lists, from: from, count: count)
+        case "export":
+            let format = try a.option("--format", "snapshot, json or plist", { TransferFormat(rawValue: $0) }) ?? .snapshot
+            var lists: [ListRef] = []
+            for text in a.parsed.repeated["--list"] ?? [] {
+                lists.append(try a.listRef(text, empty: "--list needs a list id or a list name"))
+            }
+            return .export(file: a[0], lists: lists, format: format)
+        case "import": return .import(file: a[0], replace: a.parsed.options["--replace"] != nil)
+        default: return nil
         }
     }
 

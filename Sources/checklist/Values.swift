@@ -16,6 +16,11 @@ enum Values {
         return value
     }
 
+    /// A count: digits, at least 1, that fits an `Int`.
+    static func positiveInt(_ text: String) -> Int? {
+        id(text).flatMap { Int(exactly: $0) }
+    }
+
     /// `YYYY-MM-DD` → seconds since 1970-01-01 at midnight UTC.
     static func date(_ text: String) -> Int64? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

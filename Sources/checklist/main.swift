@@ -33,73 +33,83 @@ func writeLine(_ text: String, to fd: Int32) {
 /// Parses the command line, runs the command and returns the exit status.
 func runCLI(_ arguments: [String]) async -> Int32 {
     let parsed = ParsedArguments(arguments)
-
-    if parsed.command == nil, !parsed.help, let error = parsed.error {
-        printError("checklist: \(error)\n" + Help.usage(nil))
-        return ExitStatus.usage
-    }
-    // Help first: it needs neither valid arguments nor a server.
-    if parsed.command == "help" || parsed.help || parsed.command == nil {
-        let topic = parsed.command == "help" ? parsed.positionals.first : parsed.command
-        if let topic {
-            guard let spec = Commands.named(topic) else {
-                printError("checklist: unknown command '\(topic)'\n" + Help.usage(nil))
-                return ExitStatus.usage
-            }
-            print(Help.command(spec))
-            return ExitStatus.success
-        }
-        if parsed.help || parsed.command == "help" {
-            print(Help.overview)
-            return ExitStatus.success
-        }
-        printError("checklist: missing command\n" + Help.usage(nil))
-        return ExitStatus.usage
-    }
-
-    let spec = parsed.command.flatMap(Commands.named)
+    if let status = answerHelpOrMissingCommand(parsed) { return status }
     let command: Command
     let server: (host: String, port: UInt16)
     do throws(UsageError) {
-        guard let spec else { throw UsageError(message: "unknown command '\(parsed.command!)'", command: nil) }
-        if let error = parsed.error { throw UsageError(message: error, command: spec) }
-        command = try Command(spec, parsed)
-        let environment = getenv("CHECKLIST_SERVER").map { String(cString: $0) }
-        let address = parsed.server ?? environment ?? Help.defaultServer
-        guard let parsedAddress = Values.server(address) else {
-            let source = parsed.server != nil ? "--server" : "CHECKLIST_SERVER"
-            throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT, e.g. 127.0.0.1:7420 or [::1]:7420",
-                             command: spec)
-        }
-        server = parsedAddress
+        (command, server) = try checkedCommand(parsed)
     } catch {
         printError("checklist: \(error.message)\n" + Help.usage(error.command))
         return ExitStatus.usage
     }
-
     do {
-        let token = parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }
+        let token = (parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
         if case .watch(let lists, let from, let count) = command {
-            let watch = Watch(host: server.host, port: server.port, token: token.flatMap { $0.isEmpty ? nil : $0 },
-                              json: parsed.json)
+            let watch = Watch(host: server.host, port: server.port, token: token, json: parsed.json)
             return await watch.run(lists, from: from, count: count)
         }
-        let connection = try await ChecklistConnection.connect(host: server.host, port: server.port,
-                                                               clientName: "checklist-cli/1.0",
-                                                               token: token.flatMap { $0.isEmpty ? nil : $0 },
-                                                               timeout: .seconds(5), requestTimeout: .seconds(30))
-        let output: String
-        do {
-            output = try await Runner(connection: connection, json: parsed.json).run(command)
-        } catch {
-            await connection.close()
-            throw error
-        }
-        await connection.close()
-        print(output)
+        print(try await runOnce(command, host: server.host, port: server.port, token: token, json: parsed.json))
         return ExitStatus.success
     } catch {
         return reportFailure(error)
+    }
+}
+
+/// Help, a missing command, or a command line too broken to name one: the
+/// exit status, having printed the answer. Nil when a command is to run.
+/// Help needs neither valid arguments nor a server.
+func answerHelpOrMissingCommand(_ parsed: ParsedArguments) -> Int32? {
+    if parsed.command == nil, !parsed.help, let error = parsed.error {
+        printError("checklist: \(error)\n" + Help.usage(nil))
+        return ExitStatus.usage
+    }
+    guard parsed.command == "help" || parsed.help || parsed.command == nil else { return nil }
+    let topic = parsed.command == "help" ? parsed.positionals.first : parsed.command
+    if let topic {
+        guard let spec = Commands.named(topic) else {
+            printError("checklist: unknown command '\(topic)'\n" + Help.usage(nil))
+            return ExitStatus.usage
+        }
+        print(Help.command(spec))
+        return ExitStatus.success
+    }
+    if parsed.help || parsed.command == "help" {
+        print(Help.overview)
+        return ExitStatus.success
+    }
+    printError("checklist: missing command\n" + Help.usage(nil))
+    return ExitStatus.usage
+}
+
+/// The command to run and the server to run it against (`--server`, else
+/// `$CHECKLIST_SERVER`, else the default), checked without connecting.
+func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, (host: String, port: UInt16)) {
+    guard let spec = parsed.command.flatMap(Commands.named) else {
+        throw UsageError(message: "unknown command '\(parsed.command ?? "")'", command: nil)
+    }
+    if let error = parsed.error { throw UsageError(message: error, command: spec) }
+    let command = try Command(spec, parsed)
+    let environment = getenv("CHECKLIST_SERVER").map { String(cString: $0) }
+    let address = parsed.server ?? environment ?? Help.defaultServer
+    guard let server = Values.server(address) else {
+        let source = parsed.server != nil ? "--server" : "CHECKLIST_SERVER"
+        throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT, e.g. 127.0.0.1:7420 or [::1]:7420",
+                         command: spec)
+    }
+    return (command, server)
+}
+
+/// Connects, runs `command` and closes the connection; returns what to print.
+func runOnce(_ command: Command, host: String, port: UInt16, token: String?, json: Bool) async throws -> String {
+    let connection = try await ChecklistConnection.connect(host: host, port: port, clientName: "checklist-cli/1.0",
+                                                           token: token, timeout: .seconds(5), requestTimeout: .seconds(30))
+    do {
+        let output = try await Runner(connection: connection, json: json).run(command)
+        await connection.close()
+        return output
+    } catch {
+        await connection.close()
+        throw error
     }
 }
 

@@ -19,7 +19,7 @@ struct Options {
            checklistd export|import --data-dir DIR ... FILE   (server stopped; 'checklistd export --help')
 
     Serves checklists over the Checklists binary protocol v1 (Protocol/SPEC.md).
-    Prints "listening on HOST:PORT" on stdout once it accepts connections.
+    Prints "checklistd: listening on HOST:PORT" on stdout once it accepts connections.
 
     options:
       --host HOST            address to bind (default 127.0.0.1)
@@ -81,78 +81,107 @@ struct Options {
         var description: String
     }
 
+    /// The options `arguments` give, or nil for `--help`.
+    /// - Throws: `UsageError` for an unknown option, a bad value or a
+    ///   combination the server refuses.
     static func parse(_ arguments: [String]) throws -> Options? {
         var options = Options()
-        var rest = arguments[...]
-        func value(_ flag: String) throws -> String {
-            guard let v = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
-            return v
+        var cursor = ArgumentCursor(arguments)
+        while let flag = cursor.next() {
+            if flag == "-h" || flag == "--help" { return nil }
+            let known = try options.applyNetworkOption(flag, &cursor)
+                || options.applyLimitOption(flag, &cursor)
+                || options.applyStorageOption(flag, &cursor)
+                || options.applyObservabilityOption(flag, &cursor)
+            guard known else { throw UsageError(description: "unknown option '\(flag)'") }
         }
-        func number<T: FixedWidthInteger>(_ flag: String, _: T.Type, min: T = 0, max: T = .max) throws -> T {
-            let text = try value(flag)
-            guard let n = T(text), n >= min else { throw UsageError(description: "\(flag): '\(text)' is not a valid number") }
-            guard n <= max else { throw UsageError(description: "\(flag): \(n) is above the most allowed, \(max)") }
-            return n
+        try options.checkCombination()
+        return options
+    }
+
+    /// Where it listens and who may connect.
+    private mutating func applyNetworkOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--host": configuration.host = try cursor.value(flag)
+        case "--port": configuration.port = try cursor.number(flag, UInt16.self)
+        case "--threads": configuration.threads = try cursor.number(flag, Int.self, min: 1)
+        case "--tokens": tokensFile = try cursor.value(flag)
+        case "--insecure-bind": insecureBind = true
+        default: return false
         }
-        while let arg = rest.popFirst() {
-            switch arg {
-            case "-h", "--help": return nil
-            case "--host": options.configuration.host = try value(arg)
-            case "--port": options.configuration.port = try number(arg, UInt16.self)
-            case "--data-dir": options.configuration.dataDirectory = try value(arg)
-            case "--threads": options.configuration.threads = try number(arg, Int.self, min: 1)
-            case "--max-connections": options.configuration.maxConnections = try number(arg, Int.self, min: 1)
-            case "--max-frame": options.configuration.limits.maxFrameBytes = try number(arg, UInt32.self, min: 1024)
-            case "--max-page-rows": options.configuration.limits.maxPageRows = try number(arg, UInt32.self, min: 1)
-            case "--max-text": options.configuration.limits.maxTextBytes = try number(arg, UInt32.self, min: 1)
-            case "--max-batch": options.configuration.limits.maxBatchOps = try number(arg, UInt32.self, min: 1)
-            case "--seed-demo": options.seedDemo = true
-            case "--fsync":
-                let text = try value(arg)
-                guard let policy = FsyncPolicy(rawValue: text) else {
-                    throw UsageError(description: "--fsync is always, everysec or no, not '\(text)'")
-                }
-                options.fsync = policy
-            case "--snapshot-after": options.snapshotAfter = try number(arg, UInt64.self, min: 1)
-            case "--retain-changes": options.configuration.liveSync.retainChangesPerList = try number(arg, Int.self)
-            case "--retain-bytes": options.configuration.liveSync.maxRetainedBytes = try number(arg, Int.self)
-            case "--max-push-buffer": options.configuration.liveSync.maxPushBufferBytes = try number(arg, Int.self, min: 1024)
-            case "--max-import-bytes":
-                options.configuration.snapshots.maxImportBytes = try number(arg, UInt64.self, min: 1024,
-                                                                            max: LogRecordFormat.maxImportRawBytes)
-            case "--transfer-threads": options.configuration.snapshots.workerThreads = try number(arg, Int.self, min: 1)
-            case "--tokens": options.tokensFile = try value(arg)
-            case "--insecure-bind": options.insecureBind = true
-            case "--idle-timeout":
-                let text = try value(arg)
-                guard let seconds = Double(text), seconds >= 0, seconds <= 1e9 else {
-                    throw UsageError(description: "\(arg): '\(text)' is not a number of seconds")
-                }
-                options.configuration.idleTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
-            case "--max-in-flight": options.configuration.maxInFlight = try number(arg, Int.self, min: 1)
-            case "--max-output-bytes": options.configuration.maxOutputBytes = try number(arg, Int.self, min: 1)
-            case "--metrics-port": options.configuration.metricsPort = try number(arg, UInt16.self)
-            case "--metrics-host": options.configuration.metricsHost = try value(arg)
-            case "--slow-request-ms": options.configuration.slowRequestThreshold = .milliseconds(try number(arg, Int64.self))
-            case "--log-level":
-                let text = try value(arg)
-                guard let level = LogLevel(name: text) else {
-                    throw UsageError(description: "\(arg): '\(text)' is not debug, info, warn or error")
-                }
-                options.configuration.logLevel = level
-            default: throw UsageError(description: "unknown option '\(arg)'")
+        return true
+    }
+
+    /// The protocol limits (announced in HELLO_OK) and the load limits of
+    /// one connection (Protocol/SPEC.md section 4).
+    private mutating func applyLimitOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--max-connections": configuration.maxConnections = try cursor.number(flag, Int.self, min: 1)
+        case "--max-frame": configuration.limits.maxFrameBytes = try cursor.number(flag, UInt32.self, min: 1024)
+        case "--max-page-rows": configuration.limits.maxPageRows = try cursor.number(flag, UInt32.self, min: 1)
+        case "--max-text": configuration.limits.maxTextBytes = try cursor.number(flag, UInt32.self, min: 1)
+        case "--max-batch": configuration.limits.maxBatchOps = try cursor.number(flag, UInt32.self, min: 1)
+        case "--idle-timeout":
+            let seconds = try cursor.seconds(flag)
+            configuration.idleTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        case "--max-in-flight": configuration.maxInFlight = try cursor.number(flag, Int.self, min: 1)
+        case "--max-output-bytes": configuration.maxOutputBytes = try cursor.number(flag, Int.self, min: 1)
+        default: return false
+        }
+        return true
+    }
+
+    /// The data directory, its log and snapshots, retained changes and transfers.
+    private mutating func applyStorageOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--data-dir": configuration.dataDirectory = try cursor.value(flag)
+        case "--seed-demo": seedDemo = true
+        case "--fsync":
+            let text = try cursor.value(flag)
+            guard let policy = FsyncPolicy(rawValue: text) else {
+                throw UsageError(description: "--fsync is always, everysec or no, not '\(text)'")
             }
+            fsync = policy
+        case "--snapshot-after": snapshotAfter = try cursor.number(flag, UInt64.self, min: 1)
+        case "--retain-changes": configuration.liveSync.retainChangesPerList = try cursor.number(flag, Int.self)
+        case "--retain-bytes": configuration.liveSync.maxRetainedBytes = try cursor.number(flag, Int.self)
+        case "--max-push-buffer": configuration.liveSync.maxPushBufferBytes = try cursor.number(flag, Int.self, min: 1024)
+        case "--max-import-bytes":
+            configuration.snapshots.maxImportBytes = try cursor.number(flag, UInt64.self, min: 1024,
+                                                                      max: LogRecordFormat.maxImportRawBytes)
+        case "--transfer-threads": configuration.snapshots.workerThreads = try cursor.number(flag, Int.self, min: 1)
+        default: return false
         }
-        let configuration = options.configuration
+        return true
+    }
+
+    /// Metrics and the event log.
+    private mutating func applyObservabilityOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--metrics-port": configuration.metricsPort = try cursor.number(flag, UInt16.self)
+        case "--metrics-host": configuration.metricsHost = try cursor.value(flag)
+        case "--slow-request-ms": configuration.slowRequestThreshold = .milliseconds(try cursor.number(flag, Int64.self))
+        case "--log-level":
+            let text = try cursor.value(flag)
+            guard let level = LogLevel(name: text) else {
+                throw UsageError(description: "\(flag): '\(text)' is not debug, info, warn or error")
+            }
+            configuration.logLevel = level
+        default: return false
+        }
+        return true
+    }
+
+    /// Refuses option values that are fine alone but not together.
+    private func checkCombination() throws {
         let smallestOutputLimit = Int(configuration.limits.maxFrameBytes) + 64 * 1024
         guard configuration.maxOutputBytes >= smallestOutputLimit else {
             throw UsageError(description: "--max-output-bytes must be at least --max-frame + 65536 (\(smallestOutputLimit)): "
                              + "one answer may be that large")
         }
-        if configuration.metricsPort != nil && !AccessControl.isLoopback(host: configuration.metricsHost) && !options.insecureBind {
+        if configuration.metricsPort != nil && !AccessControl.isLoopback(host: configuration.metricsHost) && !insecureBind {
             throw UsageError(description: "--metrics-host \(configuration.metricsHost) is not loopback: the metrics endpoint has "
                              + "no access control; add --insecure-bind to serve it there anyway")
         }
-        return options
     }
 }

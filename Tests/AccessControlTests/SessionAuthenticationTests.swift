@@ -6,7 +6,7 @@ import Testing
 
 /// The handshake with access control, on the I/O-free session state machine:
 /// bytes in, frames and a close decision out.
-@Suite struct SessionAuthenticationTests {
+@Suite(.timeLimit(.minutes(10))) struct SessionAuthenticationTests {
     let store = Store()
     let access: AccessControl
 

@@ -3,7 +3,7 @@ import ChecklistModel
 import Testing
 
 /// The tokens file format, the constant-time comparison and the bind policy.
-@Suite struct TokenTableTests {
+@Suite(.timeLimit(.minutes(10))) struct TokenTableTests {
     @Test func parsesPairsCommentsAndBlankLines() throws {
         let table = try TokenTable.parse("""
             # a comment line

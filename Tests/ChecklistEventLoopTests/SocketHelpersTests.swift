@@ -2,7 +2,7 @@ import ChecklistSocket
 import Glibc
 import Testing
 
-@Suite("ChecklistSocket helpers")
+@Suite("ChecklistSocket helpers", .timeLimit(.minutes(10)))
 struct SocketHelpersTests {
     @Test(arguments: [
         ("127.0.0.1:80", "127.0.0.1", UInt16(80), "127.0.0.1:80"),

@@ -5,7 +5,7 @@ import ChecklistWire
 import Testing
 @testable import ChecklistPersistence
 
-@Suite struct ChangeRecordTests {
+@Suite(.timeLimit(.minutes(10))) struct ChangeRecordTests {
     func encode(_ change: Change) -> [UInt8] {
         var w = WireWriter()
         change.encode(into: &w)

@@ -6,7 +6,7 @@ import ChecklistRandom
 import Foundation
 import Testing
 
-@Suite struct DataDirectoryTests {
+@Suite(.timeLimit(.minutes(10))) struct DataDirectoryTests {
     @Test func lockPreventsASecondOpener() throws {
         let dir = TempDirectory("lock")
         defer { dir.remove() }

@@ -8,7 +8,7 @@ import Testing
 
 /// Recovery of damaged logs: a torn tail is cut off, damage in the middle is
 /// an error naming file and offset.
-@Suite struct LogRecoveryTests {
+@Suite(.timeLimit(.minutes(10))) struct LogRecoveryTests {
     let history = randomHistory(count: 100, store: FakeStore())
 
     /// Writes `history` into a new log in `dir`. With `durableAt`, waits for

@@ -9,7 +9,7 @@ import Testing
 /// The golden log segment Protocol/vectors/snapshot/wal-0000000000000001.log
 /// and its meaning in wal.json, checked both ways. Regenerate with
 /// `CHECKLIST_WRITE_VECTORS=1 swift test --filter LogVectorTests`.
-@Suite struct LogVectorTests {
+@Suite(.timeLimit(.minutes(10))) struct LogVectorTests {
     struct OpJSON: Codable, Equatable {
         var op: String
         var id: UInt64

@@ -6,7 +6,7 @@ import Testing
 
 /// The snapshot's IDEMPOTENCY records (Protocol/SNAPSHOT.md section 3.8)
 /// and recovery.
-@Suite struct RecoveryIdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct RecoveryIdempotencyTests {
     /// Recovery hands the snapshot's keys to the sink before it replays the
     /// first log record after the snapshot.
     @Test func recoveryRestoresKeysBeforeItReplaysTheLog() throws {

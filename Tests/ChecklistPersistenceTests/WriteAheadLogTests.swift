@@ -6,7 +6,7 @@ import Glibc
 import Testing
 @testable import ChecklistPersistence
 
-@Suite struct WriteAheadLogTests {
+@Suite(.timeLimit(.minutes(10))) struct WriteAheadLogTests {
     @Test func appendReopenReplayIsIdentical() throws {
         let dir = TempDirectory("wal")
         defer { dir.remove() }

@@ -59,7 +59,7 @@ struct RawSnapshot {
     }
 }
 
-@Suite struct SnapshotErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotErrorTests {
     func readError(_ bytes: [UInt8], limits: SnapshotLimits = .default) -> PersistenceError? {
         let dir = TempDirectory("snap-err")
         defer { dir.remove() }

@@ -8,7 +8,7 @@ import Testing
 /// IDEMPOTENCY records (Protocol/SNAPSHOT.md section 3.8): written after the
 /// lists, read back exactly, and bounded when hostile. (That recovery hands
 /// them to its sink before the log is replayed: ChecklistPersistenceTests.)
-@Suite struct SnapshotIdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotIdempotencyTests {
     func write(_ store: FakeStore, keys: [SnapshotIdempotency], options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
         let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in

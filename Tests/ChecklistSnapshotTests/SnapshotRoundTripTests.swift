@@ -4,7 +4,7 @@ import ChecklistSnapshotFixtures
 import Foundation
 import Testing
 
-@Suite struct SnapshotRoundTripTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotRoundTripTests {
     func writeToMemory(_ store: FakeStore, options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
         let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in

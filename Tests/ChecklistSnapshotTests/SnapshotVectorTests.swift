@@ -10,7 +10,7 @@ import Testing
 /// the uncompressed bytes (compressed bytes depend on the zlib build, so
 /// they are never compared). Regenerate with
 /// `CHECKLIST_WRITE_VECTORS=1 swift test --filter SnapshotVectorTests`.
-@Suite(.serialized) struct SnapshotVectorTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SnapshotVectorTests {
     static var directory: String { VectorFiles.directory }
     static var writing: Bool { VectorFiles.writing }
 

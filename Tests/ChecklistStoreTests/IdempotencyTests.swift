@@ -7,7 +7,7 @@ import Testing
 /// the original result, records keys in the committed `Change` so that a
 /// replay rebuilds its memory, and refuses (never re-applies) a key it has
 /// forgotten.
-@Suite struct IdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct IdempotencyTests {
     static let ns = Namespace("alice")
 
     static func inserts(_ texts: [String], tempRefs: Bool = true) -> [PatchOperation] {
@@ -170,7 +170,7 @@ import Testing
 /// The memory of keys survives a snapshot: exported from one store and
 /// restored into another, it answers the same retries and keeps refusing
 /// forgotten keys.
-@Suite struct IdempotencySnapshotTests {
+@Suite(.timeLimit(.minutes(10))) struct IdempotencySnapshotTests {
     @Test func theMemoryOfKeysRoundTripsThroughASnapshot() throws {
         let ns = Namespace("alice")
         let store = Store()

@@ -4,7 +4,7 @@ import Testing
 
 /// The id → leaf map against a Dictionary, for dense, sparse and mixed ids,
 /// crossing the dense/sparse page thresholds both ways.
-@Suite struct ItemLocatorTests {
+@Suite(.timeLimit(.minutes(10))) struct ItemLocatorTests {
     static let cases: [(seed: UInt64, idRange: ClosedRange<UInt64>)] = [
         (1, 1...600),                         // dense pages
         (2, 1...100_000),                     // sparse pages

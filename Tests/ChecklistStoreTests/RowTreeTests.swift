@@ -7,7 +7,7 @@ import Testing
 /// long random operation sequences on trees several levels deep. Small
 /// capacities (4 rows per leaf, 4 children per node) make 40 rows three
 /// levels deep.
-@Suite struct RowTreeTests {
+@Suite(.timeLimit(.minutes(10))) struct RowTreeTests {
     /// How a tree of `size` rows is built; the same rows end in different
     /// shapes (appending fills leaves, inserting at the front splits evenly).
     enum Build: CaseIterable {

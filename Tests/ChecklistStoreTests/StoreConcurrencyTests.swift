@@ -4,7 +4,7 @@ import Testing
 
 /// The store is shared by many threads: requests are atomic and each list's
 /// changes reach `onCommit` in revision order.
-@Suite struct StoreConcurrencyTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreConcurrencyTests {
     @Test("concurrent writers and readers")
     func concurrentRequests() async throws {
         let recorder = ChangeRecorder()

@@ -8,7 +8,7 @@ import Testing
 /// instant, and a store restored from the cut's lists and memory, then
 /// given the changes made after the cut, answers every retry and applies
 /// nothing twice.
-@Suite struct StoreCutIdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreCutIdempotencyTests {
     static let ns = Namespace("alice")
 
     static func insert(_ text: String, tempRef: UInt64 = 1) -> PatchOperation {

@@ -5,7 +5,7 @@ import Testing
 
 /// Imports: whole lists set atomically, the id rules, and changes that
 /// replay into the same store.
-@Suite struct StoreImportTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreImportTests {
     static let a = Namespace("a")
     static let b = Namespace("b")
 

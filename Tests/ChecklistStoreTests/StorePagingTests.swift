@@ -3,7 +3,7 @@ import Testing
 @testable import ChecklistStore
 
 /// Pages by offset and by anchor, under each filter, copied and zero-copy.
-@Suite struct StorePagingTests {
+@Suite(.timeLimit(.minutes(10))) struct StorePagingTests {
     /// A list of 12 items "0" ... "11"; items 2, 3, 5, 7, 11 are checked.
     static func makeList() throws -> (Store, ListID) {
         let store = Store(limits: Limits(maxPageRows: 5), treeShape: RowTreeShape(leafCapacity: 4, innerCapacity: 4), onCommit: { _ in })

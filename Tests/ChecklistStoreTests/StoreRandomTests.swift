@@ -6,7 +6,7 @@ import Testing
 /// Random request sequences against the real store and `ReferenceStore`:
 /// same answers and same errors for every request, same contents all along,
 /// and a fresh store fed the committed changes ends up identical.
-@Suite struct StoreRandomTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreRandomTests {
     static let limits = Limits(maxFrameBytes: 1 << 20, maxPageRows: 20, maxTextBytes: 30, maxBatchOps: 8)
     static let namespaces = [Namespace("alice"), Namespace("bob"), Namespace.default]
 

@@ -7,7 +7,7 @@ import Testing
 /// counts, the revision and the item id counter are as before, and nothing
 /// is committed. Lists here are several levels deep (tiny node capacities),
 /// so the undone prefixes split and merge nodes.
-@Suite struct StoreRollbackTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreRollbackTests {
     static let limits = Limits(maxFrameBytes: 1 << 20, maxPageRows: 1000, maxTextBytes: 30, maxBatchOps: 60)
 
     @Test("failing batches are rolled back exactly", arguments: [UInt64(1), 2, 3])

@@ -5,7 +5,7 @@ import Testing
 
 /// Export, restore and replay: a store can be rebuilt exactly from a
 /// snapshot or from its committed changes.
-@Suite struct StoreSnapshotTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreSnapshotTests {
     /// A store with a few lists in two namespaces, some deleted, with varied rows.
     static func populatedStore(_ recorder: ChangeRecorder = ChangeRecorder()) throws -> Store {
         var rng = SplitMix64(seed: 42)

@@ -4,7 +4,7 @@ import Testing
 
 /// The store's rules one by one: ids, revisions, the committed changes,
 /// validation errors (codes and fields that cross the wire), temp refs.
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreTests {
     static let limits = Limits(maxFrameBytes: 1 << 20, maxPageRows: 50, maxTextBytes: 16, maxBatchOps: 5)
 
     static func makeStore() -> (Store, ChangeRecorder) {

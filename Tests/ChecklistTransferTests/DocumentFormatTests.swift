@@ -6,7 +6,7 @@ import Testing
 
 /// The file formats of `checklist export`/`import`: detection, our JSON,
 /// the apps' property lists (XML and binary), and documents as snapshots.
-@Suite struct DocumentFormatTests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentFormatTests {
     /// Checklists.plist as the apps' PropertyListEncoder writes it: lists of
     /// {name, iconName, items: [{text, checked, dueDate, shouldRemind, itemID}]}.
     static var appLists: [Any] { [

@@ -6,7 +6,7 @@ import Testing
 /// The snapshot file inside the EXPORT/IMPORT golden vectors was made by
 /// Protocol/vectors/generate.py from SNAPSHOT.md alone (its own records,
 /// CRC and fixed-Huffman gzip): this build's reader must take it, exactly.
-@Suite struct VectorSnapshotTests {
+@Suite(.timeLimit(.minutes(10))) struct VectorSnapshotTests {
     static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Protocol/vectors").standardized
 

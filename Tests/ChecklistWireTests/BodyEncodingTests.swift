@@ -3,7 +3,7 @@ import ChecklistWire
 import Testing
 
 /// SPEC.md section 3: the primitive body encodings.
-@Suite("Body encoding")
+@Suite("Body encoding", .timeLimit(.minutes(10)))
 struct BodyEncodingTests {
     static let varintCases: [(UInt64, [UInt8])] = [
         (0, [0x00]),

@@ -3,7 +3,7 @@ import ChecklistRandom
 import ChecklistWire
 import Testing
 
-@Suite("Compression")
+@Suite("Compression", .timeLimit(.minutes(10)))
 struct CompressionTests {
     static func compress(_ input: [UInt8], level: Int32 = 1, limit: Int? = nil) -> [UInt8]? {
         var out: [UInt8] = []

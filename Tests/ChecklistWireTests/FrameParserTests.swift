@@ -2,7 +2,7 @@ import ChecklistModel
 import ChecklistWire
 import Testing
 
-@Suite("Frame parser")
+@Suite("Frame parser", .timeLimit(.minutes(10)))
 struct FrameParserTests {
     /// Every vector split at every byte boundary: each strict prefix needs
     /// more bytes (or, for a wrong length, is refused as soon as the 4-byte

@@ -4,7 +4,7 @@ import Testing
 
 /// The golden vectors of Protocol/vectors, written by an independent encoder
 /// from SPEC.md alone, checked against the Swift codec in both directions.
-@Suite("Golden vectors")
+@Suite("Golden vectors", .timeLimit(.minutes(10)))
 struct GoldenVectorTests {
     @Test func vectorsAreBundled() throws {
         #expect(GoldenVectors.directory != nil, "the test target copies Protocol/vectors")

@@ -5,7 +5,7 @@ import Testing
 /// The live-sync messages beyond the generic golden-vector checks: every
 /// applied opcode, change kind and subscription status has a vector, and a
 /// `Change` becomes the **ListChange** the vectors describe.
-@Suite("Live-sync vectors")
+@Suite("Live-sync vectors", .timeLimit(.minutes(10)))
 struct LiveSyncVectorTests {
     @Test func vectorsCoverEveryChangeKindAppliedOpcodeAndStatus() throws {
         var seen = Set<String>()

@@ -75,7 +75,7 @@ struct Arbitrary {
     }
 }
 
-@Suite("Round-trip properties")
+@Suite("Round-trip properties", .timeLimit(.minutes(10)))
 struct RoundTripPropertyTests {
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func patchOperations(_ seed: UInt64) throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// `checklistd --tokens` end to end: namespaces chosen by the HELLO token,
 /// no way across them, SIGHUP reloads, and the startup rules.
-@Suite(.timeLimit(.minutes(5))) struct AccessControlTests {
+@Suite(.timeLimit(.minutes(10))) struct AccessControlTests {
     /// The wire code of the server error `body` fails with, or nil.
     func wireCode(_ body: () async throws -> Void) async -> ChecklistError.Code? {
         await clientError(body)?.wireCode

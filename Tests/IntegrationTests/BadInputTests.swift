@@ -10,7 +10,7 @@ import Testing
 /// runner checks the exact answer and connection outcome, then that a
 /// second connection still works and that LIST_LISTS and every page read
 /// the same as before the input.
-@Suite(.timeLimit(.minutes(5))) struct BadInputTests {
+@Suite(.timeLimit(.minutes(10))) struct BadInputTests {
     @Test(arguments: Catalogue.badInputs.map(\.id))
     func badInput(_ id: String) async throws {
         try await runCase(id)

@@ -4,7 +4,7 @@ import Testing
 
 /// The `checklist` command-line client against the real server: the flow a
 /// user types, read back through `--json`, and the documented exit codes.
-@Suite struct CLITests {
+@Suite(.timeLimit(.minutes(10))) struct CLITests {
     @Test func createAddShowCheckFilterMoveRemove() throws {
         let server = try TestServer.start()
         defer { server.stop() }

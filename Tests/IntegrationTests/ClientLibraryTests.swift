@@ -4,7 +4,7 @@ import ChecklistWire
 import Testing
 
 /// The client library against the real `checklistd` binary.
-@Suite struct ClientLibraryTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientLibraryTests {
     @Test func createAddPageCheckFilterMoveRemove() async throws {
         let server = try TestServer.start()
         defer { server.stop() }

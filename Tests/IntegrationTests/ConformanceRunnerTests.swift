@@ -5,7 +5,7 @@ import ChecklistTesting
 import Testing
 
 /// `checklist-conformance` as a user runs it, against the real server.
-@Suite(.timeLimit(.minutes(5))) struct ConformanceRunnerTests {
+@Suite(.timeLimit(.minutes(10))) struct ConformanceRunnerTests {
     func runner(_ arguments: [String]) async throws -> ProcessRunner.Result {
         let executable = try ProductLocator.path(of: "checklist-conformance")
         return try await BlockingWork.run(throttled: true) {
@@ -50,7 +50,7 @@ import Testing
 }
 
 /// The runner's own checks catch what they are there for.
-@Suite(.timeLimit(.minutes(5))) struct ConformanceRunnerSelfTests {
+@Suite(.timeLimit(.minutes(10))) struct ConformanceRunnerSelfTests {
     @Test func aCaseThatChangesDataFails() async throws {
         let server = try TokenServer.start()
         defer { server.stop() }

@@ -7,7 +7,7 @@ import Testing
 
 /// `--fsync always` against SIGKILL: whatever a client was told is saved
 /// survives the crash, exactly once.
-@Suite struct CrashRecoveryTests {
+@Suite(.timeLimit(.minutes(10))) struct CrashRecoveryTests {
     @Test func acknowledgedPatchesSurviveSigkillExactlyOnce() async throws {
         let directory = try TemporaryDirectory(prefix: "checklistd-crash")
         defer { directory.remove() }
@@ -27,6 +27,7 @@ import Testing
             let killAfter = 20 + Int(rng.next() % 150)
             let first = next
             next += 100_000
+            let stoppedBefore = acknowledged.stoppedWriters
             let writers = (0..<4).map { w in
                 Task {
                     var n = first + w
@@ -35,6 +36,7 @@ import Testing
                             _ = try await client.patch(list, ops: [.insert(tempRef: nil, position: .end,
                                                                            fields: ItemFields(text: "p\(n)"))])
                         } catch {
+                            acknowledged.writerStopped()
                             return
                         }
                         acknowledged.insert(n)
@@ -43,9 +45,8 @@ import Testing
                 }
             }
             let baseline = acknowledged.count
-            while acknowledged.count < baseline + killAfter {
-                await Task.yield()
-            }
+            let reached = await acknowledged.wait(forCount: baseline + killAfter, unlessMoreStoppedThan: stoppedBefore)
+            #expect(reached, "cycle \(cycle): every writer stopped before \(killAfter) acknowledgements")
             server.crash()
             for w in writers { _ = await w.value }
             await client.close()
@@ -74,10 +75,56 @@ import Testing
     }
 }
 
-/// The patch numbers the server acknowledged, from several writer tasks.
+/// The patch numbers the server acknowledged, from several writer tasks,
+/// and a wait for their count that a writer's failure ends too (so a
+/// server that stopped answering fails the test instead of hanging it).
 final class Acknowledged: Sendable {
-    private let numbers = Mutex<Set<Int>>([])
-    func insert(_ n: Int) { _ = numbers.withLock { $0.insert(n) } }
-    var count: Int { numbers.withLock { $0.count } }
-    var all: Set<Int> { numbers.withLock { $0 } }
+    private struct State {
+        var numbers: Set<Int> = []
+        var stoppedWriters = 0
+        /// Who waits for the count to reach `target`.
+        var waiters: [(target: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    func insert(_ n: Int) {
+        let ready = state.withLock { s in
+            s.numbers.insert(n)
+            let count = s.numbers.count
+            let ready = s.waiters.filter { $0.target <= count }
+            s.waiters.removeAll { $0.target <= count }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
+    }
+
+    /// Writers that gave up so far.
+    var stoppedWriters: Int { state.withLock { $0.stoppedWriters } }
+
+    /// A writer gave up (its patch failed): waiters are released, unsatisfied.
+    func writerStopped() {
+        let waiting = state.withLock { s in
+            s.stoppedWriters += 1
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiting { waiter.continuation.resume(returning: false) }
+    }
+
+    /// Waits until `target` numbers are in (true), or until more than
+    /// `stopped` writers have given up (false).
+    func wait(forCount target: Int, unlessMoreStoppedThan stopped: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer: Bool? = state.withLock { s in
+                if s.numbers.count >= target { return true }
+                if s.stoppedWriters > stopped { return false }
+                s.waiters.append((target, continuation))
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    var count: Int { state.withLock { $0.numbers.count } }
+    var all: Set<Int> { state.withLock { $0.numbers } }
 }

@@ -9,7 +9,7 @@ import Testing
 /// Every live-sync integration suite, one test at a time: each starts its
 /// own `checklistd` and moves megabytes, and the whole test plan already
 /// runs dozens of servers at once on few cores.
-@Suite(.serialized) struct LiveSyncIntegration {}
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LiveSyncIntegration {}
 
 /// A client's copy of one list, kept only from live-sync changes: applying
 /// every change in order must give exactly the server's list.

@@ -16,7 +16,7 @@ import Testing
 ///
 /// `CHECKLIST_NETFUZZ_CONNECTIONS` and `CHECKLIST_NETFUZZ_SEED` override
 /// the bounds for a longer run.
-@Suite(.timeLimit(.minutes(5))) struct NetworkFuzzTests {
+@Suite(.timeLimit(.minutes(10))) struct NetworkFuzzTests {
     @Test func mutatedAndRandomFramesLeaveTheServerAndItsDataIntact() async throws {
         let environment = ProcessInfo.processInfo.environment
         let connections = environment["CHECKLIST_NETFUZZ_CONNECTIONS"].flatMap(Int.init) ?? 1000

@@ -6,7 +6,7 @@ import Testing
 /// Exact bytes against the real server: the handshake rules and bad input,
 /// each checked against a second connection that must keep working and data
 /// that must stay unchanged.
-@Suite struct RawProtocolTests {
+@Suite(.timeLimit(.minutes(10))) struct RawProtocolTests {
     @Test func requestBeforeHelloIsRefusedAndTheConnectionStays() throws {
         let server = try TestServer.start()
         defer { server.stop() }

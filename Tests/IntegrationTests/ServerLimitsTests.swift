@@ -8,7 +8,7 @@ import Testing
 
 /// The load limits of Protocol/SPEC.md section 4.1 against the real server,
 /// STATS and its Prometheus twin, and the log lines they leave.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ServerLimitsTests {
     /// A client that pipelines 300 requests for 1000-row pages of 100-byte
     /// rows (about 31 MB of answers, far more than the high-water mark and

@@ -9,7 +9,7 @@ import Testing
 /// EXPORT and IMPORT (Protocol/SPEC.md sections 6.16-6.17) against the real
 /// server: round trips, atomicity, the documented errors of bad uploads,
 /// and the server going on serving after each.
-@Suite struct SnapshotTransferTests {
+@Suite(.timeLimit(.minutes(10))) struct SnapshotTransferTests {
     /// Everything a client can read of its lists: summaries (ids, names,
     /// icons, counts, revisions) and every item in order.
     struct Contents: Equatable, CustomStringConvertible {

@@ -8,7 +8,7 @@ import Testing
 /// `checklist export`/`import` in every format and `checklistd
 /// export`/`import` on a stopped server's data directory, with the real
 /// binaries.
-@Suite struct TransferCLITests {
+@Suite(.timeLimit(.minutes(10))) struct TransferCLITests {
     @Test func exportAndImportInEveryFormat() async throws {
         let source = try TestServer.start()
         defer { source.stop() }

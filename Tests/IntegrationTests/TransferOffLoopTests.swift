@@ -12,7 +12,7 @@ import Testing
 /// loop are answered meanwhile, while the transferring connection's own
 /// answers keep request order, and a connection that goes away, or a
 /// server that stops, while a chunk is being made is handled cleanly.
-@Suite struct TransferOffLoopTests {
+@Suite(.timeLimit(.minutes(10))) struct TransferOffLoopTests {
     /// A snapshot of `items` items with hexadecimal texts, which compress
     /// poorly: exporting them again takes real work per chunk.
     static func bulkySnapshot(items: Int, lists: Int = 2) throws -> [UInt8] {

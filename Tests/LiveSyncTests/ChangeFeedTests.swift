@@ -8,7 +8,7 @@ import Testing
 /// per list the last `retainPerList` changes, in all at most `maxBytes`
 /// (oldest published first out), a deleted list's changes dropped; and
 /// CHANGES_SINCE answers exactly what is retained, or RESYNC_REQUIRED.
-@Suite struct ChangeFeedTests {
+@Suite(.timeLimit(.minutes(10))) struct ChangeFeedTests {
     /// The policy spelled out on a flat array, in publish order.
     struct Reference {
         struct Entry { var list: ListID; var revision: Revision; var bytes: Int }

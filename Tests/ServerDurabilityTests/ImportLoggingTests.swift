@@ -7,7 +7,7 @@ import Testing
 /// An import reaches the write-ahead log as one record (all of it survives
 /// a crash, or none), encoded by the log's flusher from the store's
 /// copy-on-write rows rather than under the store's lock.
-@Suite struct ImportLoggingTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportLoggingTests {
     /// A store whose commits go to `log`.
     static func store(logging log: WriteAheadLog) -> Store {
         Store(onCommitGroup: { changes in _ = try? log.append(changes) })

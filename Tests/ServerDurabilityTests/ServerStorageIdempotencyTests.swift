@@ -8,7 +8,7 @@ import Testing
 /// The server's snapshots carry its memory of answered idempotency keys,
 /// and a start from such a snapshot restores it before the log after the
 /// snapshot is replayed (Protocol/SNAPSHOT.md sections 3.8 and 8).
-@Suite struct ServerStorageIdempotencyTests {
+@Suite(.timeLimit(.minutes(10))) struct ServerStorageIdempotencyTests {
     static let alice = Namespace("alice")
     static let bob = Namespace("bob")
 

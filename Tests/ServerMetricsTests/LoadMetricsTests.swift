@@ -7,7 +7,7 @@ import Testing
 
 /// The pieces behind STATS, the metrics endpoint, the in-flight limit and
 /// the event log, without a socket.
-@Suite struct LoadMetricsTests {
+@Suite(.timeLimit(.minutes(10))) struct LoadMetricsTests {
     /// Every quantile is within one bucket (6.25%) above the exact value,
     /// never below it, and capped at the maximum.
     @Test func latencyBucketsAreTightAndNeverUnderstate() {

@@ -108,6 +108,11 @@ struct ConnectionSession {
     }
 
     private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) {
+        // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
+        if case .awaitingHello = state, header.flags.contains(.compressed) {
+            send(ErrorMessage(.badField("flags", "a compressed body before HELLO_OK")), requestID: header.requestID)
+            return
+        }
         let request: Request
         do {
             request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)

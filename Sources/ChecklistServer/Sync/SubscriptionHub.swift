@@ -65,6 +65,20 @@ public final class SubscriptionHub: Sendable {
             return outbox
         }
 
+        /// Registers `subscriber` for pushes of `lists` (and of its whole
+        /// namespace with `allLists`), on top of what it had.
+        mutating func register(_ subscriber: Subscriber, epoch: UInt64, lists: [ListID], allLists: Bool) {
+            var registration = registrations[subscriber.id]
+                ?? Registration(subscriber: subscriber, outbox: outbox(for: subscriber.handle.eventLoop),
+                                allLists: false, lists: [], epoch: epoch)
+            registration.epoch = epoch
+            registration.lists.formUnion(lists)
+            registration.allLists = registration.allLists || allLists
+            registrations[subscriber.id] = registration
+            for list in lists { byList[list, default: []].insert(subscriber.id) }
+            if registration.allLists { byNamespace[subscriber.namespace, default: []].insert(subscriber.id) }
+        }
+
         mutating func remove(_ id: ObjectIdentifier) {
             guard let registration = registrations.removeValue(forKey: id) else { return }
             for list in registration.lists { byList[list]?.remove(id); if byList[list]?.isEmpty == true { byList[list] = nil } }
@@ -165,60 +179,69 @@ public final class SubscriptionHub: Sendable {
         return store.withSummaries(in: subscriber.namespace, of: request.entries.map(\.list),
                                    includingAll: request.allLists) { requested, all in
             state.withLock { s in
-                var entries: [Subscribed.Entry] = []
-                var catchUp: [EncodedChange] = []
-                var catchUpBytes = 0
-                var seen = Set<ListID>()
-                var found: [ListID: Revision] = [:]
-                var explicit: [ListID] = []
-                func add(_ list: ListID, _ summary: ListSummary?, from: Revision?, isExplicit: Bool) {
-                    guard seen.insert(list).inserted else { return }  // a list named twice: the first entry counts
-                    guard let summary else {
-                        entries.append(Subscribed.Entry(list: list, revision: 0, status: .notFound))
-                        return
-                    }
-                    let current = summary.revision
-                    var status = Subscribed.Status.live
-                    if let from, from != current {
-                        switch s.feed.changes(of: list, after: from, current: current, limit: .max, maxBytes: budget - catchUpBytes) {
-                        case .changes(let changes, complete: true):
-                            let bytes = changes.reduce(0) { $0 + $1.frame.count }
-                            if catchUpBytes + bytes <= budget {
-                                catchUp += changes
-                                catchUpBytes += bytes
-                            } else {
-                                status = .fetch
-                            }
-                        case .changes:
-                            status = .fetch
-                        case .resyncRequired:
-                            status = .resync
-                        }
-                    }
-                    entries.append(Subscribed.Entry(list: list, revision: current, status: status))
-                    found[list] = current
-                    if isExplicit { explicit.append(list) }
-                }
+                var answer = SubscribeAnswer(catchUpBudget: budget)
                 for (entry, summary) in zip(request.entries, requested) {
-                    add(entry.list, summary, from: entry.revision, isExplicit: true)
+                    answer.add(entry.list, summary, from: entry.revision, isExplicit: true, feed: s.feed)
                 }
-                for summary in all { add(summary.id, summary, from: nil, isExplicit: false) }
+                for summary in all { answer.add(summary.id, summary, from: nil, isExplicit: false, feed: s.feed) }
 
                 local.allLists = local.allLists || request.allLists
-                local.lists.formUnion(explicit)
-                for (list, revision) in found { local.lastSent[list] = revision }
+                local.lists.formUnion(answer.explicit)
+                for (list, revision) in answer.found { local.lastSent[list] = revision }
                 if local.isActive {
-                    var registration = s.registrations[subscriber.id]
-                        ?? Registration(subscriber: subscriber, outbox: s.outbox(for: subscriber.handle.eventLoop),
-                                        allLists: false, lists: [], epoch: local.epoch)
-                    registration.epoch = local.epoch
-                    registration.lists.formUnion(explicit)
-                    registration.allLists = registration.allLists || request.allLists
-                    s.registrations[subscriber.id] = registration
-                    for list in explicit { s.byList[list, default: []].insert(subscriber.id) }
-                    if registration.allLists { s.byNamespace[subscriber.namespace, default: []].insert(subscriber.id) }
+                    s.register(subscriber, epoch: local.epoch, lists: answer.explicit, allLists: request.allLists)
                 }
-                return SubscribeOutcome(answer: Subscribed(entries: entries), catchUp: catchUp)
+                return SubscribeOutcome(answer: Subscribed(entries: answer.entries), catchUp: answer.catchUp)
+            }
+        }
+    }
+
+    /// The SUBSCRIBED entries and catch-up of one SUBSCRIBE, built one list
+    /// at a time in answer order (Protocol/SPEC.md section 6.11).
+    private struct SubscribeAnswer {
+        /// Catch-up bytes allowed in all (the push buffer).
+        let catchUpBudget: Int
+        var entries: [Subscribed.Entry] = []
+        var catchUp: [EncodedChange] = []
+        var catchUpBytes = 0
+        var seen = Set<ListID>()
+        /// The revision of every list found.
+        var found: [ListID: Revision] = [:]
+        /// The lists named in the request that exist.
+        var explicit: [ListID] = []
+
+        init(catchUpBudget: Int) { self.catchUpBudget = catchUpBudget }
+
+        /// Adds `list`'s entry (`summary` nil: it does not exist), with the
+        /// catch-up from `from` when the client gave a revision.
+        mutating func add(_ list: ListID, _ summary: ListSummary?, from: Revision?, isExplicit: Bool, feed: ChangeFeed) {
+            guard seen.insert(list).inserted else { return }  // a list named twice: the first entry counts
+            guard let summary else {
+                entries.append(Subscribed.Entry(list: list, revision: 0, status: .notFound))
+                return
+            }
+            let current = summary.revision
+            let status = from.map { catchUp(list, from: $0, current: current, feed: feed) } ?? .live
+            entries.append(Subscribed.Entry(list: list, revision: current, status: status))
+            found[list] = current
+            if isExplicit { explicit.append(list) }
+        }
+
+        /// Takes the catch-up of `list` from `from` to `current` if it is
+        /// retained and fits what is left of the budget, and says so.
+        private mutating func catchUp(_ list: ListID, from: Revision, current: Revision, feed: ChangeFeed) -> Subscribed.Status {
+            guard from != current else { return .live }
+            switch feed.changes(of: list, after: from, current: current, limit: .max, maxBytes: catchUpBudget - catchUpBytes) {
+            case .changes(let changes, complete: true):
+                let bytes = changes.reduce(0) { $0 + $1.frame.count }
+                guard catchUpBytes + bytes <= catchUpBudget else { return .fetch }
+                catchUp += changes
+                catchUpBytes += bytes
+                return .live
+            case .changes:
+                return .fetch
+            case .resyncRequired:
+                return .resync
             }
         }
     }

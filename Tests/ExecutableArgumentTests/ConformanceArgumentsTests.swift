@@ -1,0 +1,49 @@
+@testable import checklist_conformance
+import Testing
+
+/// `checklist-conformance`'s command line (`Arguments`), parsed without
+/// running anything.
+@Suite(.timeLimit(.minutes(10)))
+struct ConformanceArgumentsTests {
+    @Test func aServerAndItsOptions() throws {
+        let a = try Arguments(["127.0.0.1:7420", "--token", "t", "--second-token", "u", "--idle", "0.5",
+                               "--timeout", "3", "--only", "ping-too-long,second-hello"], environmentToken: nil)
+        #expect(a.action == .run(host: "127.0.0.1", port: 7420) && a.address == "127.0.0.1:7420")
+        #expect(a.token == "t" && a.secondToken == "u")
+        #expect(a.idle == .milliseconds(500) && a.timeout == .seconds(3))
+        #expect(a.only == ["ping-too-long", "second-hello"])
+    }
+
+    @Test func anIPv6HostLosesItsBrackets() throws {
+        let a = try Arguments(["[::1]:9"], environmentToken: nil)
+        #expect(a.action == .run(host: "::1", port: 9))
+        #expect(a.idle == .seconds(2) && a.timeout == .seconds(10) && a.only == nil)
+    }
+
+    @Test func theEnvironmentTokenIsTheDefault() throws {
+        #expect(try Arguments(["h:1"], environmentToken: "env").token == "env")
+        #expect(try Arguments(["h:1"], environmentToken: "").token == nil)
+        #expect(try Arguments(["h:1", "--token", "flag"], environmentToken: "env").token == "flag")
+    }
+
+    @Test func printingActionsNeedNoServer() throws {
+        #expect(try Arguments(["--list"], environmentToken: nil).action == .list)
+        #expect(try Arguments(["--markdown", "--bogus"], environmentToken: nil).action == .markdown)
+        #expect(try Arguments(["-h"], environmentToken: nil).action == .help)
+    }
+
+    @Test(arguments: [
+        ([], "give the server as HOST:PORT"),
+        (["localhost"], "give the server as HOST:PORT"),
+        (["h:99999"], "give the server as HOST:PORT"),
+        (["h:1", "h:2"], "unexpected argument 'h:2'"),
+        (["h:1", "--fast"], "unexpected argument '--fast'"),
+        (["h:1", "--token"], "--token needs a value"),
+        (["h:1", "--idle", "-1"], "--idle: '-1' is not a number of seconds"),
+    ] as [([String], String)])
+    func badCommandLinesAreUsageErrors(arguments: [String], message: String) {
+        #expect(throws: Arguments.UsageError(message: message)) {
+            _ = try Arguments(arguments, environmentToken: nil)
+        }
+    }
+}
