@@ -36,8 +36,8 @@ import Testing
 
     /// Answers count as in flight until the bytes after them have left the
     /// connection's output.
-    @Test func inFlightAnswersFollowTheBytesSent() {
-        var answers = InFlightAnswers()
+    @Test func unsentAnswersFollowTheBytesSent() {
+        var answers = UnsentAnswers()
         answers.wrote(bytes: 100, answers: 3)
         answers.wrote(bytes: 50, answers: 2)
         answers.wrote(bytes: 10, answers: 0)  // a connection-level error
