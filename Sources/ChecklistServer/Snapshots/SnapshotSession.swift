@@ -41,10 +41,10 @@ struct SnapshotSession {
     /// The source written in exported snapshots' headers.
     static let exportSource = "checklistd/1.0 EXPORT"
 
-    /// Most lists one IMPORT may hold: the answer's renamed pairs (at most
-    /// 20 bytes each) must fit in one frame.
+    /// Most lists one IMPORT may hold: the answer's renamed pairs must fit
+    /// in one frame.
     var maxImportLists: Int {
-        min(Store.defaultMaxImportLists, max(1, (Int(limits.maxFrameBytes) - 64) / 20))
+        min(Store.defaultMaxImportLists, max(1, ImportOK.maxRenamedPairs(maxFrameBytes: limits.maxFrameBytes)))
     }
 
     /// Answers `request` into `answers`, or returns the work that will make
@@ -113,7 +113,7 @@ struct SnapshotSession {
             let (cut, _) = store.cut { () }
             let cursor = try ExportCursor(cut: cut, namespace: namespace, requested: lists, source: Self.exportSource)
             // At most the server's chunk size, and room in the frame for the other fields.
-            var chunkBytes = min(transfers.configuration.exportChunkBytes, Int(limits.maxFrameBytes) - 64)
+            var chunkBytes = min(transfers.configuration.exportChunkBytes, ExportChunk.maxDataBytes(maxFrameBytes: limits.maxFrameBytes))
             if asked > 0 { chunkBytes = min(chunkBytes, Int(clamping: asked)) }
             export = (Exclusive(cursor), max(1, chunkBytes))
         case .next(let sequence):

@@ -32,7 +32,7 @@ extension PageMessage {
         public private(set) var count = 0
 
         public init(maxFrameBytes: UInt32) {
-            maxBodyBytes = Int(maxFrameBytes) - Int(FrameHeader.minimumLength)
+            maxBodyBytes = FrameHeader.maxBodyBytes(maxFrameBytes: maxFrameBytes)
         }
 
         /// Whether `rows` rows of at most `maxTextBytes` each surely fit:
