@@ -106,3 +106,18 @@ import Testing
         #expect(end("") == nil)
     }
 }
+
+/// The idle timeout's decisions, without a connection.
+@Suite(.timeLimit(.minutes(1))) struct IdleTimeoutTests {
+    @Test func verdicts() {
+        let timeout = IdleTimeout(limit: .seconds(30))
+        #expect(timeout.verdict(quiet: .seconds(29), outputWaiting: nil, pendingOutput: 0) == .keep)
+        #expect(timeout.verdict(quiet: .seconds(30), outputWaiting: nil, pendingOutput: 0) == .idle(.seconds(30)))
+        // Output still owed is not idle, however quiet the client.
+        #expect(timeout.verdict(quiet: .seconds(40), outputWaiting: .seconds(10), pendingOutput: 5) == .keep)
+        // Owed output untaken for the whole timeout: stalled.
+        #expect(timeout.verdict(quiet: .seconds(40), outputWaiting: .seconds(30), pendingOutput: 5)
+                == .outputStalled(.seconds(30)))
+        #expect(IdleTimeout(limit: nil).verdict(quiet: .seconds(1000), outputWaiting: .seconds(1000), pendingOutput: 1) == .keep)
+    }
+}
