@@ -20,6 +20,7 @@ extension RowTree {
     /// be read after the store's lock is released, while the tree changes.
     func rowRuns(filter: RowFilter, from offset: Int, limit: Int) -> [RowRun] {
         var runs: [RowRun] = []
+        runs.reserveCapacity(2)  // a page of 100 rows of the whole list spans one or two leaves
         forEachRun(filter: filter, from: offset, limit: limit) { leaf, slot, rows in
             runs.append(RowRun(leaf: leaf, slot: slot, rows: rows))
         }
