@@ -228,7 +228,7 @@ final class LoadConnection {
     /// A page of the load list as it must be: `total` rows "item 0"... with
     /// ids 1... in order, `min(limit, total - offset)` of them from `offset`.
     private func checkPage(_ r: inout WireReader, _ request: Outstanding, _ plan: LoadPlan) throws(ChecklistError) -> String? {
-        let h = try PageMessage.Header.decode(from: &r)
+        let h = try PageHeader.decode(from: &r)
         let expected = request.offset < plan.items ? min(plan.pageSize, plan.items - request.offset) : 0
         guard h.list == plan.lists[request.list], h.total == UInt64(plan.items), h.offset == UInt64(request.offset),
               h.count == expected else {

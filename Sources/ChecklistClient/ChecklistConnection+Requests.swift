@@ -69,12 +69,12 @@ extension ChecklistConnection {
     ///     inserted above it; an anchor not in the list is `NOT_FOUND`).
     ///   - limit: 1 to `serverLimits.maxPageRows`.
     ///   - filter: All rows, checked rows only or unchecked rows only.
-    public func page(_ list: ListID, start: GetPage.Start = .offset(0), limit: Int,
-                     filter: RowFilter = .all) async throws -> Page {
+    public func page(_ list: ListID, start: PageStart = .offset(0), limit: Int,
+                     filter: RowFilter = .all) async throws -> FetchedPage {
         let request = GetPage(list: list, filter: filter, start: start, limit: UInt64(clamping: limit))
         let answer = try await call(.getPage(request))
         guard case .page(let message) = answer else { throw unexpected(answer, "PAGE") }
-        return Page(message, filter: filter)
+        return FetchedPage(message, filter: filter)
     }
 
     /// Applies `ops` to a list atomically: all of them and the revision

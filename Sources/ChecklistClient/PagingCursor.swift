@@ -155,7 +155,7 @@ public final class PagingCursor: Sendable {
     }
 
     private func decodeRows(from r: inout WireReader, into s: inout State) throws(ChecklistError) -> Int {
-        let header = try PageMessage.Header.decode(from: &r)
+        let header = try PageHeader.decode(from: &r)
         s.total = Int(header.total)
         s.revision = header.revision
         let first = Int(header.offset)

@@ -1,18 +1,10 @@
 import ChecklistModel
 
-/// The bits of `RowLeaf.flags`: one byte per row.
-@usableFromInline
-enum RowFlag {
-    @usableFromInline static let checked: UInt8 = 1 << 0
-    @usableFromInline static let remind: UInt8 = 1 << 1
-    static let hasDue: UInt8 = 1 << 2
-    static let hasPrice: UInt8 = 1 << 3
-}
-
 /// A leaf of the `RowTree`: a run of consecutive rows stored column-wise,
 /// with no heap object per row.
 ///
-/// - `ids`, `flags` and `textEnds` hold one entry per row.
+/// - `ids`, `flags` and `textEnds` hold one entry per row; a row's flags
+///   byte is its `ItemFlags` raw value, the same bits as on the wire.
 /// - The texts of all rows are concatenated in `arena` (UTF-8); row `i`'s text
 ///   is `arena[textEnds[i-1] ..< textEnds[i]]` (`0` for the first row).
 /// - `dues` and `prices` are empty while no row of the leaf has one; once one
@@ -55,7 +47,7 @@ struct RowLeaf: Sendable {
     }
 
     func isChecked(_ slot: Int) -> Bool {
-        flags[slot] & RowFlag.checked != 0
+        flags[slot] & ItemFlags.checked.rawValue != 0
     }
 
     // MARK: Reading
@@ -69,10 +61,10 @@ struct RowLeaf: Sendable {
         let f = flags[slot]
         return ItemFields(
             text: text(at: slot),
-            checked: f & RowFlag.checked != 0,
-            due: f & RowFlag.hasDue != 0 ? dues[slot] : nil,
-            remind: f & RowFlag.remind != 0,
-            price: f & RowFlag.hasPrice != 0 ? prices[slot] : nil)
+            checked: f & ItemFlags.checked.rawValue != 0,
+            due: f & ItemFlags.hasDue.rawValue != 0 ? dues[slot] : nil,
+            remind: f & ItemFlags.remind.rawValue != 0,
+            price: f & ItemFlags.hasPrice.rawValue != 0 ? prices[slot] : nil)
     }
 
     func item(at slot: Int) -> Item {
@@ -83,11 +75,7 @@ struct RowLeaf: Sendable {
 
     /// Inserts one row at `slot` (`0...count`).
     mutating func insert(id: UInt64, fields: ItemFields, at slot: Int) {
-        var f: UInt8 = 0
-        if fields.checked { f |= RowFlag.checked }
-        if fields.remind { f |= RowFlag.remind }
-        if fields.due != nil { f |= RowFlag.hasDue }
-        if fields.price != nil { f |= RowFlag.hasPrice }
+        let f = ItemFlags(checked: fields.checked, remind: fields.remind, due: fields.due, price: fields.price).rawValue
         let start = textStart(slot)
         var text = fields.text
         let byteCount = text.withUTF8 { bytes in
@@ -111,7 +99,7 @@ struct RowLeaf: Sendable {
         let range = textStart(slot)..<Int(textEnds[slot])
         arena.removeSubrange(range)
         ids.remove(at: slot)
-        if flags.remove(at: slot) & RowFlag.checked != 0 { checkedCount -= 1 }
+        if flags.remove(at: slot) & ItemFlags.checked.rawValue != 0 { checkedCount -= 1 }
         textEnds.remove(at: slot)
         shiftTextEnds(from: slot, by: -range.count)
         if !dues.isEmpty { dues.remove(at: slot) }
@@ -133,19 +121,19 @@ struct RowLeaf: Sendable {
             shiftTextEnds(from: slot, by: delta)
             return .text(old)
         case .checked(let value):
-            let old = setFlag(RowFlag.checked, value, at: slot)
+            let old = setFlag(ItemFlags.checked.rawValue, value, at: slot)
             if old != value { checkedCount += value ? 1 : -1 }
             return .checked(old)
         case .remind(let value):
-            return .remind(setFlag(RowFlag.remind, value, at: slot))
+            return .remind(setFlag(ItemFlags.remind.rawValue, value, at: slot))
         case .due(let value):
-            let old = flags[slot] & RowFlag.hasDue != 0 ? dues[slot] : nil
-            _ = setFlag(RowFlag.hasDue, value != nil, at: slot)
+            let old = flags[slot] & ItemFlags.hasDue.rawValue != 0 ? dues[slot] : nil
+            _ = setFlag(ItemFlags.hasDue.rawValue, value != nil, at: slot)
             Self.set(value, in: &dues, at: slot, rowCount: ids.count)
             return .due(old)
         case .price(let value):
-            let old = flags[slot] & RowFlag.hasPrice != 0 ? prices[slot] : nil
-            _ = setFlag(RowFlag.hasPrice, value != nil, at: slot)
+            let old = flags[slot] & ItemFlags.hasPrice.rawValue != 0 ? prices[slot] : nil
+            _ = setFlag(ItemFlags.hasPrice.rawValue, value != nil, at: slot)
             Self.set(value, in: &prices, at: slot, rowCount: ids.count)
             return .price(old)
         }
@@ -164,7 +152,7 @@ struct RowLeaf: Sendable {
         out.textEnds = textEnds[range].map { $0 &- base }
         if !dues.isEmpty { out.dues = Array(dues[range]) }
         if !prices.isEmpty { out.prices = Array(prices[range]) }
-        out.checkedCount = out.flags.reduce(0) { $0 + Int($1 & RowFlag.checked) }
+        out.checkedCount = out.flags.reduce(0) { $0 + Int($1 & ItemFlags.checked.rawValue) }
         out.dropUnusedColumns()
 
         ids.removeSubrange(range)
@@ -241,8 +229,8 @@ struct RowLeaf: Sendable {
 
     /// Frees `dues`/`prices` when no row uses them any more.
     private mutating func dropUnusedColumns() {
-        if !dues.isEmpty, !flags.contains(where: { $0 & RowFlag.hasDue != 0 }) { dues = [] }
-        if !prices.isEmpty, !flags.contains(where: { $0 & RowFlag.hasPrice != 0 }) { prices = [] }
+        if !dues.isEmpty, !flags.contains(where: { $0 & ItemFlags.hasDue.rawValue != 0 }) { dues = [] }
+        if !prices.isEmpty, !flags.contains(where: { $0 & ItemFlags.hasPrice.rawValue != 0 }) { prices = [] }
     }
 
     /// Inserts into an optional column; `rowCount` already includes the new row.

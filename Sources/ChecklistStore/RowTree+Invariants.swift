@@ -1,3 +1,5 @@
+import ChecklistModel
+
 // A full consistency check of the tree, for tests: O(n).
 extension RowTree {
     /// Describes the first broken invariant, or returns nil when the tree is
@@ -28,11 +30,11 @@ extension RowTree {
                 previous = end
             }
             if Int(previous) != leaf.arena.count { fail("leaf \(l): arena has \(leaf.arena.count) bytes, texts end at \(previous)") }
-            let leafChecked = leaf.flags.filter { $0 & RowFlag.checked != 0 }.count
+            let leafChecked = leaf.flags.filter { $0 & ItemFlags.checked.rawValue != 0 }.count
             if leafChecked != leaf.checkedCount { fail("leaf \(l): checkedCount \(leaf.checkedCount), flags say \(leafChecked)") }
             for (slot, flag) in leaf.flags.enumerated() {
-                if flag & RowFlag.hasDue != 0, leaf.dues.isEmpty { fail("leaf \(l) slot \(slot): due without column") }
-                if flag & RowFlag.hasPrice != 0, leaf.prices.isEmpty { fail("leaf \(l) slot \(slot): price without column") }
+                if flag & ItemFlags.hasDue.rawValue != 0, leaf.dues.isEmpty { fail("leaf \(l) slot \(slot): due without column") }
+                if flag & ItemFlags.hasPrice.rawValue != 0, leaf.prices.isEmpty { fail("leaf \(l) slot \(slot): price without column") }
             }
             for id in leaf.ids where locator.leaf(of: id) != l {
                 fail("id \(id): locator says \(String(describing: locator.leaf(of: id))), lives in leaf \(l)")

@@ -3,8 +3,9 @@ import ChecklistModel
 /// One row as stored, lent to a visitor without copying its text.
 ///
 /// A `RowView` is only valid inside the closure it is handed to: its text
-/// bytes point into the store's storage, which is only stable while the
-/// store's lock is held. Do not keep it (or the buffer) past the callback.
+/// bytes point into the leaf being visited (the store's own, or a share of
+/// it in `PageRows`), which is only stable during the call. Do not keep it
+/// (or the buffer) past the callback.
 /// Reading `id`, the flags, `due`, `price` and the text bytes allocates
 /// nothing; `text`, `fields` and `item` build Strings.
 public struct RowView {
@@ -23,9 +24,11 @@ public struct RowView {
     }
 
     /// The check mark.
-    @inlinable public var checked: Bool { flags & RowFlag.checked != 0 }
+    @inlinable public var checked: Bool { flags & ItemFlags.checked.rawValue != 0 }
+    /// The flag bits, as stored and as on the wire.
+    @inlinable public var itemFlags: ItemFlags { ItemFlags(rawValue: flags) }
     /// Whether the app should remind at `due`.
-    @inlinable public var remind: Bool { flags & RowFlag.remind != 0 }
+    @inlinable public var remind: Bool { flags & ItemFlags.remind.rawValue != 0 }
     /// Length of the text in UTF-8 bytes.
     @inlinable public var textByteCount: Int { textBytes.count }
 

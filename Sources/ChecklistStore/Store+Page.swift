@@ -14,57 +14,31 @@ extension Store {
     /// - Throws: `.badField("limit")` for a limit below 1,
     ///   `.limitExceeded("limit")` above the maximum, `.notFound` for a
     ///   missing list or anchor item.
-    public func page(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> Page {
-        var page: Page?
-        try visitPage(in: ns, list: list, start: start, limit: limit, filter: filter) { header, rows in
-            var items: [Item] = []
-            items.reserveCapacity(header.count)
-            rows.forEach { items.append($0.item) }
-            page = Page(summary: header.summary, total: header.total, offset: header.offset, items: items)
-        }
-        guard let page else { preconditionFailure("visitPage calls its body") }
-        return page
+    public func page(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> StorePage {
+        let rows = try pageRows(in: ns, list: list, start: start, limit: limit, filter: filter)
+        var items: [Item] = []
+        items.reserveCapacity(rows.header.count)
+        rows.forEach { items.append($0.item) }
+        return StorePage(summary: rows.summary, total: rows.header.total, offset: rows.header.offset, items: items)
     }
 
     /// A page of rows without copying them: the path for the wire encoder.
     ///
-    /// Resolves the page like `page(in:list:start:limit:filter:)`, then calls
-    /// `body` once, with the store locked, passing the page's header and a
-    /// function that visits the page's rows in order. Each `RowView` lends
-    /// the row's text bytes straight from the store's storage, so an encoder
-    /// can copy them into its output buffer with no intermediate String.
+    /// Resolves the page like `page(in:list:start:limit:filter:)`. Under the
+    /// store's lock it takes only the page's header and a copy-on-write
+    /// share of the leaves the rows are in; the rows are read (and encoded,
+    /// compressed) after the lock is released, as they were at the page's
+    /// revision, whatever commits meanwhile.
     ///
-    /// Rules for `body`: call the visiting function at most once or a few
-    /// times (each call walks the page again); do not keep a `RowView` or its
-    /// bytes after the visitor returns; do not call into the store (it is
-    /// locked: deadlock); be quick, the whole store waits.
-    ///
-    /// Inlinable, so that the generic part is specialized in the caller and
-    /// only the non-generic `visitPage` runs behind the call.
-    ///
-    /// - Throws: the errors of `page(...)` (as `ChecklistError`), or what
-    ///   `body` throws.
-    @inlinable
-    public func withPage<R>(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter,
-                            _ body: (PageHeader, _ forEachRow: ((RowView) -> Void) -> Void) throws -> R) throws -> R {
-        var result: Result<R, any Error>?
-        try visitPage(in: ns, list: list, start: start, limit: limit, filter: filter) { header, rows in
-            result = Result { try body(header) { visit in rows.forEach(visit) } }
-        }
-        guard let result else { preconditionFailure("visitPage calls its body") }
-        return try result.get()
-    }
-
-    /// Resolves a page under the lock and hands it to `body`, with the rows
-    /// to visit.
-    @usableFromInline
-    func visitPage(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter,
-                   _ body: (PageHeader, PageRows) -> Void) throws(ChecklistError) {
+    /// - Throws: the errors of `page(...)`.
+    public func pageRows(in ns: Namespace, list: ListID, start: PageStart, limit: Int,
+                         filter: RowFilter) throws(ChecklistError) -> PageRows {
         try Validation.pageLimit(limit, limits: limits)
-        try locked { state throws(ChecklistError) in
+        return try locked { state throws(ChecklistError) in
             try state.withList(list, in: ns) { list throws(ChecklistError) in
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
-                body(header, PageRows(tree: list.rows, filter: filter, offset: Int(clamping: header.offset), count: header.count))
+                let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
+                return PageRows(summary: list.summary, header: header, filter: filter, runs: runs)
             }
         }
     }
@@ -81,22 +55,28 @@ extension Store {
             offset = UInt64(position.index(filter))
         }
         let count = offset < UInt64(total) ? min(limit, total - Int(offset)) : 0
-        return PageHeader(summary: list.summary, total: UInt64(total), offset: offset, count: count)
+        return PageHeader(list: list.summary.id, revision: list.summary.revision, total: UInt64(total),
+                          offset: offset, count: count)
     }
 }
 
-/// The rows of one page, as `Store.visitPage` lends them: only valid while
-/// the store is locked, inside the body it is handed to.
-@usableFromInline
-struct PageRows {
-    /// A copy of the list's tree header (its columns are shared, not copied).
-    let tree: RowTree
+/// The rows of one page as `Store.pageRows` resolved them: the page's
+/// header and shares of the leaves its rows are in. Reading them needs no
+/// lock; they stay as they were at `header.revision`.
+public struct PageRows: Sendable {
+    /// The list, as of this page.
+    public let summary: ListSummary
+    /// The page: its counts and how many rows it holds (`count`).
+    public let header: PageHeader
     let filter: RowFilter
-    let offset: Int
-    let count: Int
+    let runs: [RowRun]
 
-    @usableFromInline
-    func forEach(_ visit: (RowView) -> Void) {
-        tree.forEachRow(filter: filter, from: offset, limit: count, visit)
+    /// Visits the page's `header.count` rows in order. Each `RowView` lends
+    /// its text bytes from the shared leaf: do not keep it (or its bytes)
+    /// past the call of `visit`.
+    public func forEach(_ visit: (RowView) -> Void) {
+        for run in runs {
+            _ = run.leaf.visit(from: run.slot, filter: filter, limit: run.rows, visit)
+        }
     }
 }

@@ -24,11 +24,12 @@ public final class Store: Sendable {
     /// Locking rule: `state` holds every namespace, list and row, and is
     /// only reachable through this one lock. Each public method takes the
     /// lock once, does all its work under it and releases it before it
-    /// returns, so every call is atomic and calls are totally ordered.
-    /// Under the lock nothing blocks; the only code run there that the store
-    /// does not own is `onCommit`, the `withPage` body and the `exportLists`
-    /// visitor. Those must not call back into the store: the lock is not
-    /// recursive, so that would deadlock.
+    /// returns, so every call is atomic and calls are totally ordered (a
+    /// page's rows are read after the lock, from copy-on-write shares of
+    /// their leaves taken under it: see `pageRows`). Under the lock nothing
+    /// blocks; the only code run there that the store does not own is
+    /// `onCommit` and the `exportLists` visitor. Those must not call back
+    /// into the store: the lock is not recursive, so that would deadlock.
     private let state: Mutex<StoreState>
     /// Node capacities of the lists' row trees.
     let treeShape: RowTreeShape

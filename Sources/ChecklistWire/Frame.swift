@@ -7,6 +7,10 @@ public struct FrameHeader: Hashable, Sendable {
     public static let size = 10
     /// The smallest legal `length`: type + flags + request id, empty body.
     public static let minimumLength: UInt32 = 6
+    /// The largest body a frame of at most `maxFrameBytes` (its `length`) carries.
+    public static func maxBodyBytes(maxFrameBytes: UInt32) -> Int {
+        Int(maxFrameBytes) - Int(minimumLength)
+    }
     /// The request id of server-initiated frames.
     public static let pushRequestID: UInt32 = 0
 

@@ -120,7 +120,7 @@ extension JSON {
         ])
     }
 
-    static func page(_ page: Page, list: ListSummary) -> JSON {
+    static func page(_ page: FetchedPage, list: ListSummary) -> JSON {
         .object([
             ("list", summary(list)),
             ("total", .uint(page.total)),

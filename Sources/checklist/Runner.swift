@@ -77,7 +77,7 @@ struct Runner {
     /// The list's summary and the rows asked for. With an id, the LIST_LISTS
     /// and the first GET_PAGE are pipelined on the connection. More rows than
     /// the server's `maxPageRows` are fetched page by page.
-    private func show(_ ref: ListRef, offset: UInt64, limit: Int, filter: RowFilter) async throws -> (ListSummary, Page) {
+    private func show(_ ref: ListRef, offset: UInt64, limit: Int, filter: RowFilter) async throws -> (ListSummary, FetchedPage) {
         switch ref {
         case .id(let id):
             async let lists = connection.lists()
@@ -93,7 +93,7 @@ struct Runner {
         }
     }
 
-    private func fetchRows(_ list: ListID, offset: UInt64, limit: Int, filter: RowFilter) async throws -> Page {
+    private func fetchRows(_ list: ListID, offset: UInt64, limit: Int, filter: RowFilter) async throws -> FetchedPage {
         let pageRows = max(1, Int(connection.serverLimits.maxPageRows))
         var page = try await connection.page(list, start: .offset(offset), limit: min(limit, pageRows), filter: filter)
         while page.items.count < limit && page.hasMore {

@@ -13,7 +13,7 @@ enum TextOutput {
         "list \(list.id) \(quoted(list.name)) (icon \(clean(list.icon))): \(list.subtitle), revision \(list.revision)"
     }
 
-    static func page(_ page: Page, list: ListSummary) -> String {
+    static func page(_ page: FetchedPage, list: ListSummary) -> String {
         var lines = [summary(list)]
         let which = page.filter == .all ? "" : " \(page.filter)"
         if page.items.isEmpty {

@@ -20,16 +20,37 @@ import Testing
         return ConnectionSession(dispatcher: dispatcher, limits: .default, accessControl: access)
     }
 
-    /// Feeds `requests` and returns the answers and the action.
+    /// What the connection does after an exchange.
+    enum Action: Equatable {
+        /// Keep reading.
+        case `continue`
+        /// Send the answers, then close.
+        case closeAfterFlush
+    }
+
+    /// Feeds `requests` one frame at a time, as the connection handler does
+    /// (stopping at an outcome that closes the connection), and returns the
+    /// answers and the action. Each outcome must describe its answer.
     func exchange(_ session: inout ConnectionSession, _ requests: [(Request, UInt32)])
-        -> (answers: [(UInt32, ServerMessage)], action: ConnectionSession.Action) {
+        -> (answers: [(UInt32, ServerMessage)], action: Action) {
         var w = WireWriter()
         var encoder = FrameEncoder()
         for (request, id) in requests { request.encode(requestID: id, into: &w, encoder: &encoder) }
-        let (consumed, action) = w.bytes.withUnsafeBytes { session.receive($0, outputBudget: .max) }
-        #expect(consumed == w.count)
+        var outcomes: [RequestOutcome] = []
+        w.bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while case let .frame(header, body, size) = FrameParser.next(in: UnsafeRawBufferPointer(rebasing: raw[offset...]),
+                                                                           maxFrameBytes: .max) {
+                let frame = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                outcomes.append(session.receive(header, body: UnsafeRawBufferPointer(rebasing: frame[body])))
+                offset += size
+                if outcomes.last?.closesConnection == true { break }
+            }
+        }
         var answers: [(UInt32, ServerMessage)] = []
-        session.output.bytes.withUnsafeBytes { raw in
+        var output: [UInt8] = []
+        session.drainAnswers { output.append(contentsOf: $0) }
+        output.withUnsafeBytes { raw in
             var offset = 0
             while case let .frame(header, body, size) = FrameParser.next(in: UnsafeRawBufferPointer(rebasing: raw[offset...]),
                                                                            maxFrameBytes: .max) {
@@ -41,8 +62,10 @@ import Testing
                 offset += size
             }
         }
-        session.output.reset()
-        return (answers, action)
+        #expect(outcomes.map(\.kind) == answers.map { $0.1.type })
+        #expect(outcomes.map(\.errorCode) == answers.map { errorCode($0.1) })
+        let closes = outcomes.last?.closesConnection == true
+        return (answers, closes ? .closeAfterFlush : .continue)
     }
 
     func errorCode(_ message: ServerMessage) -> ChecklistError.Code? {

@@ -161,7 +161,7 @@ struct ReferenceStore {
         return PatchResult(revision: list.revision, ids: assigned, applied: applied, summary: list.summary)
     }
 
-    func page(_ ns: Namespace, _ id: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> Page {
+    func page(_ ns: Namespace, _ id: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> StorePage {
         if limit < 1 { throw .badField("limit", "too small") }
         if limit > Int(limits.maxPageRows) { throw ChecklistError(.limitExceeded, "too big", field: "limit") }
         let list = try list(ns, id)
@@ -175,7 +175,7 @@ struct ReferenceStore {
             offset = UInt64(list.items[..<i].filter { filter.matches(checked: $0.checked) }.count)
         }
         let items = offset < UInt64(matching.count) ? Array(matching[Int(offset)..<min(Int(offset) + limit, matching.count)]) : []
-        return Page(summary: list.summary, total: UInt64(matching.count), offset: offset, items: items)
+        return StorePage(summary: list.summary, total: UInt64(matching.count), offset: offset, items: items)
     }
 }
 

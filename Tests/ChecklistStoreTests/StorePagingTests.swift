@@ -15,7 +15,7 @@ import Testing
         return (store, list.id)
     }
 
-    static func texts(_ page: Page) -> [String] { page.items.map(\.text) }
+    static func texts(_ page: StorePage) -> [String] { page.items.map(\.text) }
 
     @Test("offsets under each filter")
     func offsets() throws {
@@ -76,7 +76,7 @@ import Testing
         }
     }
 
-    @Test("withPage lends the same rows as page, text bytes included")
+    @Test("pageRows lends the same rows as page, text bytes included")
     func zeroCopy() throws {
         let (store, list) = try Self.makeList()
         _ = try store.patch(in: .default, list: list, baseRevision: nil, ops: [
@@ -85,25 +85,46 @@ import Testing
         for filter in RowFilter.allCases {
             for start: PageStart in [.offset(0), .offset(2), .anchor(ItemID(4)), .offset(40)] {
                 let page = try store.page(in: .default, list: list, start: start, limit: 4, filter: filter)
-                let (header, items, bytes) = try store.withPage(in: .default, list: list, start: start, limit: 4, filter: filter) {
-                    header, forEachRow in
-                    var items: [Item] = []
-                    var bytes: [[UInt8]] = []
-                    forEachRow { row in
-                        items.append(row.item)
-                        bytes.append(row.withTextBytes { Array($0) })
-                    }
-                    return (header, items, bytes)
+                let rows = try store.pageRows(in: .default, list: list, start: start, limit: 4, filter: filter)
+                var items: [Item] = []
+                var bytes: [[UInt8]] = []
+                rows.forEach { row in
+                    items.append(row.item)
+                    bytes.append(row.withTextBytes { Array($0) })
                 }
-                #expect(header == PageHeader(summary: page.summary, total: page.total, offset: page.offset, count: page.items.count))
+                #expect(rows.header == PageHeader(list: page.summary.id, revision: page.summary.revision, total: page.total,
+                                                  offset: page.offset, count: page.items.count))
+                #expect(rows.summary == page.summary)
                 #expect(items == page.items)
                 #expect(bytes == page.items.map { Array($0.text.utf8) })
             }
         }
-        // Errors from the body come through unchanged.
-        struct Stop: Error {}
-        #expect(throws: Stop.self) {
-            try store.withPage(in: .default, list: list, start: .offset(0), limit: 1, filter: .all) { _, _ in throw Stop() }
+        // The errors are those of page.
+        StoreTests.expectError(.notFound, message: "item 99 not found") {
+            _ = try store.pageRows(in: .default, list: list, start: .anchor(ItemID(99)), limit: 1, filter: .all)
+        }
+        StoreTests.expectError(.limitExceeded, field: "limit") {
+            _ = try store.pageRows(in: .default, list: list, start: .offset(0), limit: 6, filter: .all)
+        }
+    }
+
+    @Test("rows taken by pageRows stay as they were while the list changes")
+    func pageRowsAreASnapshot() throws {
+        let (store, list) = try Self.makeList()
+        for filter in RowFilter.allCases {
+            let before = try store.page(in: .default, list: list, start: .offset(1), limit: 5, filter: filter)
+            let rows = try store.pageRows(in: .default, list: list, start: .offset(1), limit: 5, filter: filter)
+            // Edit, insert and delete in the very leaves the rows are in (4-row leaves).
+            let ids = before.items.map(\.id)
+            _ = try store.patch(in: .default, list: list, baseRevision: nil, ops: ids.map { .setText(.id($0), "changed") }
+                                + [.setChecked(.id(ids[0]), true), .delete(.id(ids[1])),
+                                   .insert(tempRef: nil, position: .index(0), fields: ItemFields(text: "new"))])
+            var items: [Item] = []
+            rows.forEach { items.append($0.item) }
+            #expect(items == before.items)
+            #expect(rows.header.revision == before.summary.revision)
+            let after = try store.page(in: .default, list: list, start: .offset(1), limit: 5, filter: filter)
+            #expect(after.items != before.items)
         }
     }
 }

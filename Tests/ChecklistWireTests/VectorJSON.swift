@@ -316,7 +316,7 @@ enum VectorJSON {
         case "DELETE_LIST": return .deleteList(DeleteList(list: ListID(try f.uint("list"))))
         case "GET_PAGE":
             guard let filter = RowFilter(rawValue: UInt8(try f.uint("filter"))) else { throw VectorMappingError("filter") }
-            let start: GetPage.Start
+            let start: PageStart
             switch try f.uint("startKind") {
             case 0: start = .offset(try f.uint("start"))
             case 1: start = .anchor(ItemID(try f.uint("start")))

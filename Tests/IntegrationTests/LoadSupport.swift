@@ -135,7 +135,7 @@ extension RawConnection {
                 guard case let .frame(header, body, consumed) = FrameParser.next(in: raw, maxFrameBytes: .max) else { return nil }
                 let rowCount = (try? FrameBody.withMessageBytes(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
                                                                 maxFrameBytes: .max) { (r) throws(ChecklistError) in
-                    try PageMessage.Header.decode(from: &r).count
+                    try PageHeader.decode(from: &r).count
                 }) ?? -1
                 return (header, rowCount, consumed)
             }

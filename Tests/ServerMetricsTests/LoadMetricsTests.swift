@@ -40,8 +40,8 @@ import Testing
 
     /// Answers count as in flight until the bytes after them have left the
     /// connection's output.
-    @Test func inFlightAnswersFollowTheBytesSent() {
-        var answers = InFlightAnswers()
+    @Test func unsentAnswersFollowTheBytesSent() {
+        var answers = UnsentAnswers()
         answers.wrote(bytes: 100, answers: 3)
         answers.wrote(bytes: 50, answers: 2)
         answers.wrote(bytes: 10, answers: 0)  // a connection-level error
@@ -108,5 +108,20 @@ import Testing
         #expect(end("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") == 34)
         #expect(end("GET /metrics HTTP/1.1\r\nHost: x\r\n") == nil)
         #expect(end("") == nil)
+    }
+}
+
+/// The idle timeout's decisions, without a connection.
+@Suite(.timeLimit(.minutes(1))) struct IdleTimeoutTests {
+    @Test func verdicts() {
+        let timeout = IdleTimeout(limit: .seconds(30))
+        #expect(timeout.verdict(quiet: .seconds(29), outputWaiting: nil, pendingOutput: 0) == .keep)
+        #expect(timeout.verdict(quiet: .seconds(30), outputWaiting: nil, pendingOutput: 0) == .idle(.seconds(30)))
+        // Output still owed is not idle, however quiet the client.
+        #expect(timeout.verdict(quiet: .seconds(40), outputWaiting: .seconds(10), pendingOutput: 5) == .keep)
+        // Owed output untaken for the whole timeout: stalled.
+        #expect(timeout.verdict(quiet: .seconds(40), outputWaiting: .seconds(30), pendingOutput: 5)
+                == .outputStalled(.seconds(30)))
+        #expect(IdleTimeout(limit: nil).verdict(quiet: .seconds(1000), outputWaiting: .seconds(1000), pendingOutput: 1) == .keep)
     }
 }

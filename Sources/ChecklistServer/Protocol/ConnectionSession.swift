@@ -2,29 +2,21 @@ import ChecklistModel
 import ChecklistStore
 import ChecklistWire
 
-/// The protocol state of one connection, free of I/O: it is handed the
-/// bytes that arrived, appends every answer to `output` and says whether the
-/// connection must close. The socket layer carries that out.
+/// The protocol state of one connection, free of I/O: it is handed one
+/// frame at a time (the connection finds them), appends each answer to its
+/// output and returns a `RequestOutcome` saying what the answer is and what
+/// the connection must do. The socket layer carries that out.
 ///
 /// Owned by the connection's event-loop thread; not shared.
 struct ConnectionSession {
-    /// What the socket layer must do after a call to `receive`.
-    enum Action: Equatable {
-        /// Keep reading.
-        case `continue`
-        /// Send what `output` holds, then close: framing is lost.
-        case closeAfterFlush
-    }
-
     enum State {
         case awaitingHello
         case ready(version: UInt64)
     }
 
     private(set) var state: State = .awaitingHello
-    /// Frames to send, appended by `receive`. The owner drains it.
-    var output = WireWriter(capacity: 4096)
-    private var encoder = FrameEncoder(compress: false)
+    /// The answers owed, written by every request handled here.
+    private var answers = AnswerWriter()
     private let dispatcher: RequestDispatcher
     private let limits: Limits
     /// The server's tokens; nil when it runs without access control.
@@ -44,12 +36,14 @@ struct ConnectionSession {
     var liveSync: LiveSyncSession
     /// EXPORT and IMPORT, with this connection's running transfers.
     private var snapshots: SnapshotSession
-    /// The heavy part of the last snapshot request, left for a transfer
-    /// worker; the owner takes it with `takeSnapshotWork`.
+    /// The heavy part of the request being handled, left for a transfer worker.
     private var snapshotWork: SnapshotWork?
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
+
+    /// Bytes of answers written and not yet drained.
+    var pendingAnswerBytes: Int { answers.count }
 
     init(dispatcher: RequestDispatcher, limits: Limits, accessControl: AccessControl? = nil) {
         self.dispatcher = dispatcher
@@ -59,45 +53,53 @@ struct ConnectionSession {
         self.snapshots = SnapshotSession(transfers: dispatcher.snapshots, store: dispatcher.store, limits: limits)
     }
 
-    /// Handles the whole frames at the start of `input`, stopping early once
-    /// `output` holds `outputBudget` bytes (back-pressure: the caller offers
-    /// the rest again when its output drained), or after a snapshot request
-    /// whose answer is left to a worker (`takeSnapshotWork`), and returns how
-    /// many bytes it consumed.
-    mutating func receive(_ input: UnsafeRawBufferPointer, outputBudget: Int) -> (consumed: Int, action: Action) {
-        var consumed = 0
-        while output.count < outputBudget {
-            let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
-            switch FrameParser.next(in: rest, maxFrameBytes: limits.maxFrameBytes) {
-            case .needMore:
-                return (consumed, .continue)
-            case .fatal(let error):
-                send(ErrorMessage(error), requestID: FrameHeader.pushRequestID)
-                return (input.count, .closeAfterFlush)
-            case let .frame(header, body, frameSize):
-                handle(header: header, body: UnsafeRawBufferPointer(rebasing: rest[body]))
-                consumed += frameSize
-                if closeRequested { return (input.count, .closeAfterFlush) }
-                // Later requests wait for that answer: answers keep request order.
-                if snapshotWork != nil { return (consumed, .continue) }
-            }
-        }
-        return (consumed, .continue)
+    /// Handles one whole frame (found by `FrameParser`): decodes its
+    /// request, answers it and says what the answer is. A request whose
+    /// answer a transfer worker makes returns that work instead
+    /// (`transferWork`); give this session no request before its outcome
+    /// came back to `completeSnapshotWork`.
+    mutating func receive(_ header: FrameHeader, body: UnsafeRawBufferPointer) -> RequestOutcome {
+        let start = answers.count
+        handle(header: header, body: body)
+        var outcome = outcome(since: start)
+        outcome.transferWork = snapshotWork
+        snapshotWork = nil
+        if outcome.transferWork != nil { outcome.kind = nil }
+        return outcome
     }
 
-    /// The work the last request left for a transfer worker (EXPORT START
-    /// or NEXT, IMPORT DATA or END), if any. Its answer is not in `output`:
-    /// run the work off the loop, then hand its outcome to
-    /// `completeSnapshotWork`, and give this session no request before that.
-    mutating func takeSnapshotWork() -> SnapshotWork? {
-        defer { snapshotWork = nil }
-        return snapshotWork
+    /// Framing is lost (the parser's fatal error): answers it with request
+    /// id 0; the connection must close after it.
+    mutating func framingLost(_ error: ChecklistError) -> RequestOutcome {
+        let start = answers.count
+        answers.fail(error, requestID: FrameHeader.pushRequestID)
+        var outcome = outcome(since: start)
+        outcome.closesConnection = true
+        return outcome
     }
 
-    /// Appends the answer `outcome` of `work` (taken from
-    /// `takeSnapshotWork`) to `output`.
-    mutating func completeSnapshotWork(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome) {
-        snapshots.complete(work, outcome, into: &output, encoder: &encoder)
+    /// Appends the answer `outcome` of `work` (from a `receive` outcome's
+    /// `transferWork`), made by a transfer worker.
+    mutating func completeSnapshotWork(_ work: SnapshotWork, _ result: SnapshotWork.Outcome) -> RequestOutcome {
+        let start = answers.count
+        snapshots.complete(work, result, into: &answers)
+        return outcome(since: start)
+    }
+
+    /// Hands the answers written so far to `send`, then forgets them.
+    mutating func drainAnswers(_ send: (UnsafeRawBufferPointer) -> Void) {
+        answers.drain(send)
+    }
+
+    /// Gives the answer buffer back if nothing is owed (idle connections).
+    mutating func releaseAnswerBuffer() {
+        answers.releaseBuffer()
+    }
+
+    private func outcome(since start: Int) -> RequestOutcome {
+        let answered = start < answers.count
+        return RequestOutcome(answer: start..<answers.count, kind: answered ? answers.lastKind : nil,
+                              errorCode: answered ? answers.lastErrorCode : nil, closesConnection: closeRequested)
     }
 
     /// The connection closed: ends its transfers.
@@ -110,38 +112,37 @@ struct ConnectionSession {
     private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) {
         // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
         if case .awaitingHello = state, header.flags.contains(.compressed) {
-            send(ErrorMessage(.badField("flags", "a compressed body before HELLO_OK")), requestID: header.requestID)
+            answers.fail(.badField("flags", "a compressed body before HELLO_OK"), requestID: header.requestID)
             return
         }
         let request: Request
         do {
             request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
         } catch {
-            send(ErrorMessage(error), requestID: header.requestID)
+            answers.fail(error, requestID: header.requestID)
             return
         }
         switch (state, request) {
         case (.awaitingHello, .hello(let hello)):
             handshake(hello, requestID: header.requestID)
         case (.awaitingHello, _):
-            send(ErrorMessage(ChecklistError(.helloRequired, "send HELLO before \(request.type)")), requestID: header.requestID)
+            answers.fail(ChecklistError(.helloRequired, "send HELLO before \(request.type)"), requestID: header.requestID)
         case (.ready, .hello):
-            send(ErrorMessage(ChecklistError(.badState, "HELLO was already accepted on this connection")), requestID: header.requestID)
+            answers.fail(ChecklistError(.badState, "HELLO was already accepted on this connection"), requestID: header.requestID)
         case (.ready, _):
             guard tokenStillValid() else {
                 refuse("the token of this connection was revoked", requestID: header.requestID, close: true)
                 return
             }
             if LiveSyncSession.handles(request) {
-                liveSync.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
+                liveSync.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
                 return
             }
             if SnapshotSession.handles(request) {
-                snapshotWork = snapshots.handle(request, namespace: namespace, requestID: header.requestID,
-                                                into: &output, encoder: &encoder)
+                snapshotWork = snapshots.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
                 return
             }
-            dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &output, encoder: &encoder)
+            dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
         }
     }
 
@@ -150,7 +151,7 @@ struct ConnectionSession {
             let error = ChecklistError(.unsupportedVersion,
                                        "client offers versions \(hello.minVersion)...\(hello.maxVersion); server speaks protocol versions \(ProtocolVersions.description)",
                                        field: "minVersion")
-            send(ErrorMessage(error), requestID: requestID)
+            answers.fail(error, requestID: requestID)
             return
         }
         if let accessControl {
@@ -168,9 +169,9 @@ struct ConnectionSession {
             authentication = (token, generation)
         }
         state = .ready(version: version)
-        encoder.compress = hello.features.contains(.compression)
-        send(HelloOK(version: version, features: [.compression], serverName: dispatcher.serverName, limits: limits),
-             requestID: requestID)
+        answers.encoder.compress = hello.features.contains(.compression)
+        answers.append(HelloOK(version: version, features: [.compression], serverName: dispatcher.serverName, limits: limits),
+                       requestID: requestID)
     }
 
     /// A HELLO without a usable token: NOT_AUTHENTICATED; the last allowed
@@ -183,7 +184,7 @@ struct ConnectionSession {
     }
 
     private mutating func refuse(_ message: String, requestID: UInt32, close: Bool) {
-        send(ErrorMessage(ChecklistError(.notAuthenticated, message)), requestID: requestID)
+        answers.fail(ChecklistError(.notAuthenticated, message), requestID: requestID)
         if close { closeRequested = true }
     }
 
@@ -200,9 +201,5 @@ struct ConnectionSession {
         guard accessControl.namespace(for: token) == namespace else { return false }
         authentication = (token, current)
         return true
-    }
-
-    private mutating func send<M: WireMessage>(_ message: M, requestID: UInt32) {
-        encoder.append(message, requestID: requestID, to: &output)
     }
 }

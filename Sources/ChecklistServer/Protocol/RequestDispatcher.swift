@@ -27,84 +27,69 @@ final class RequestDispatcher: Sendable {
         self.liveSync = liveSync
     }
 
-    /// Answers one request (already past the handshake) into `out`.
-    func handle(_ request: Request, namespace: Namespace, requestID: UInt32,
-                into out: inout WireWriter, encoder: inout FrameEncoder) {
+    /// Answers one request (already past the handshake) into `answers`.
+    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) {
         do {
             switch request {
             case .hello:
                 throw ChecklistError(.badState, "HELLO was already accepted on this connection")
             case .ping(let ping):
-                encoder.append(Pong(data: ping.data), requestID: requestID, to: &out)
+                answers.append(Pong(data: ping.data), requestID: requestID)
             case .listLists:
-                encoder.append(Lists(lists: store.lists(in: namespace)), requestID: requestID, to: &out)
+                answers.append(Lists(lists: store.lists(in: namespace)), requestID: requestID)
             case .createList(let m):
                 let summary = try store.createList(in: namespace, name: m.name, icon: m.icon)
-                encoder.append(ListInfo(summary: summary), requestID: requestID, to: &out)
+                answers.append(ListInfo(summary: summary), requestID: requestID)
             case .updateList(let m):
                 let summary = try store.updateList(in: namespace, list: m.list, name: m.name, icon: m.icon)
-                encoder.append(type: .listUpdated, requestID: requestID, to: &out) { ListInfo(summary: summary).encode(into: &$0) }
+                answers.append(type: .listUpdated, requestID: requestID) { ListInfo(summary: summary).encode(into: &$0) }
             case .deleteList(let m):
                 let revision = try store.deleteList(in: namespace, list: m.list)
-                encoder.append(ListDeleted(list: m.list, revision: revision), requestID: requestID, to: &out)
+                answers.append(ListDeleted(list: m.list, revision: revision), requestID: requestID)
             case .getPage(let m):
-                try page(m, namespace: namespace, requestID: requestID, into: &out, encoder: &encoder)
+                let rows = try store.pageRows(in: namespace, list: m.list, start: m.start, limit: Int(clamping: m.limit),
+                                              filter: m.filter)
+                // The store is no longer locked: encoding and compressing hold nobody up.
+                page(rows, requestID: requestID, into: &answers)
             case .patch(let m):
                 let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
                                              idempotencyKey: m.idempotencyKey)
                 let ids = result.ids.map { PatchOK.Assignment(tempRef: $0.tempRef, id: $0.id) }
-                encoder.append(PatchOK(list: m.list, revision: result.revision, ids: ids), requestID: requestID, to: &out)
+                answers.append(PatchOK(list: m.list, revision: result.revision, ids: ids), requestID: requestID)
             case .stats:
-                encoder.append(metrics.report(), requestID: requestID, to: &out)
+                answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
                 throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's live-sync session")
             case .export, .import:
                 throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's snapshot session")
             }
         } catch let error as ChecklistError {
-            encoder.append(ErrorMessage(error), requestID: requestID, to: &out)
+            answers.fail(error, requestID: requestID)
         } catch {
-            encoder.append(ErrorMessage(ChecklistError(.internalError, "\(error)")), requestID: requestID, to: &out)
+            answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
         }
     }
 
-    /// Encodes a PAGE straight from the store's row storage: text bytes go
-    /// from the tree's arena into the output buffer, with no Item or String
+    /// Encodes a PAGE from the rows `Store.pageRows` resolved: text bytes go
+    /// from the shared leaves into the output buffer, with no Item or String
     /// in between. Rows that would push the frame past `maxFrameBytes` are
     /// left for the next request (Protocol/SPEC.md section 6.7).
-    private func page(_ m: GetPage, namespace: Namespace, requestID: UInt32,
-                      into out: inout WireWriter, encoder: inout FrameEncoder) throws {
-        let start: PageStart
-        switch m.start {
-        case .offset(let o): start = .offset(o)
-        case .anchor(let id): start = .anchor(id)
+    private func page(_ rows: PageRows, requestID: UInt32, into answers: inout AnswerWriter) {
+        var header = rows.header
+        var fitting = PageMessage.RowsFitting(maxFrameBytes: limits.maxFrameBytes)
+        if !fitting.allFit(rows: header.count, maxTextBytes: Int(limits.maxTextBytes)) {
+            rows.forEach { fitting.admit(textBytes: $0.textByteCount) }
+            header.count = fitting.count
         }
-        let maxBody = Int(limits.maxFrameBytes) - Int(FrameHeader.minimumLength)
-        try store.withPage(in: namespace, list: m.list, start: start, limit: Int(clamping: m.limit), filter: m.filter) { header, forEachRow in
-            var count = header.count
-            // Header fields take at most 5 varints of 10 bytes; a row at most
-            // 10 (id) + 1 + 10 (length) + text + 20 (due, price).
-            if 50 + count * (41 + Int(limits.maxTextBytes)) > maxBody {
-                var size = 50
-                var fitting = 0
-                forEachRow { row in
-                    size += 41 + row.textByteCount
-                    if size <= maxBody { fitting += 1 }
-                }
-                count = fitting
-            }
-            let pageHeader = PageMessage.Header(list: m.list, revision: header.summary.revision, total: header.total,
-                                                offset: header.offset, count: count)
-            encoder.append(type: .page, requestID: requestID, to: &out) { w in
-                pageHeader.encode(into: &w)
-                var left = count
-                forEachRow { row in
-                    guard left > 0 else { return }
-                    left -= 1
-                    w.writeVarint(row.id.rawValue)
-                    ItemFields.encode(checked: row.checked, remind: row.remind, due: row.due, price: row.price, into: &w) { w in
-                        row.withTextBytes { w.writeBytes($0) }
-                    }
+        answers.append(type: .page, requestID: requestID) { w in
+            header.encode(into: &w)
+            var left = header.count
+            rows.forEach { row in
+                guard left > 0 else { return }
+                left -= 1
+                row.withTextBytes { text in
+                    PageMessage.encodeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
+                                          price: row.price, text: text, into: &w)
                 }
             }
         }

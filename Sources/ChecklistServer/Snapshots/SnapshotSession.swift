@@ -41,24 +41,24 @@ struct SnapshotSession {
     /// The source written in exported snapshots' headers.
     static let exportSource = "checklistd/1.0 EXPORT"
 
-    /// Most lists one IMPORT may hold: the answer's renamed pairs (at most
-    /// 20 bytes each) must fit in one frame.
+    /// Most lists one IMPORT may hold: the answer's renamed pairs must fit
+    /// in one frame.
     var maxImportLists: Int {
-        min(Store.defaultMaxImportLists, max(1, (Int(limits.maxFrameBytes) - 64) / 20))
+        min(Store.defaultMaxImportLists, max(1, ImportOK.maxRenamedPairs(maxFrameBytes: limits.maxFrameBytes)))
     }
 
-    /// Answers `request` into `out`, or returns the work that will make its
-    /// answer (to be run off the loop, then given to `complete`).
+    /// Answers `request` into `answers`, or returns the work that will make
+    /// its answer (to be run off the loop, then given to `complete`).
     mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32,
-                         into out: inout WireWriter, encoder: inout FrameEncoder) -> SnapshotWork? {
+                         into answers: inout AnswerWriter) -> SnapshotWork? {
         do {
             switch request {
             case .export(let m):
-                return try handleExport(m.action, namespace: namespace, requestID: requestID, into: &out, encoder: &encoder)
+                return try handleExport(m.action, namespace: namespace, requestID: requestID, into: &answers)
             case .import(let m):
                 switch try handleImport(m.action, namespace: namespace, requestID: requestID) {
                 case .answer(let answer):
-                    encoder.append(answer, requestID: requestID, to: &out)
+                    answers.append(answer, requestID: requestID)
                     return nil
                 case .work(let work):
                     return work
@@ -67,35 +67,30 @@ struct SnapshotSession {
                 throw ChecklistError(.internalError, "\(request.type) is not a snapshot request")
             }
         } catch let error as ChecklistError {
-            encoder.append(ErrorMessage(error), requestID: requestID, to: &out)
+            answers.fail(error, requestID: requestID)
         } catch {
-            encoder.append(ErrorMessage(ChecklistError(.internalError, "\(error)")), requestID: requestID, to: &out)
+            answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
         }
         return nil
     }
 
-    /// Writes the answer `outcome` of `work` into `out` and updates the
+    /// Writes the answer `outcome` of `work` into `answers` and updates the
     /// running transfers: an export ends with its END chunk or a failure,
     /// an import with a failed DATA.
-    mutating func complete(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome,
-                           into out: inout WireWriter, encoder: inout FrameEncoder) {
+    mutating func complete(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome, into answers: inout AnswerWriter) {
         switch outcome {
         case .success(.exportChunk(let frame, let ended)):
             if ended { export = nil }
-            if out.count == 0 {
-                out.bytes = frame  // the common case: no copy
-            } else {
-                out.bytes.append(contentsOf: frame)
-            }
+            answers.appendEncoded(frame, type: .exportChunk)
         case .success(.importOK(let answer)):
-            encoder.append(answer, requestID: work.requestID, to: &out)
+            answers.append(answer, requestID: work.requestID)
         case .failure(let error):
             switch work.kind {
             case .exportChunk: export = nil
             case .importData: importStream = nil  // a bad chunk ends the import; nothing was applied
             case .importEnd: break  // already over
             }
-            encoder.append(ErrorMessage(error), requestID: work.requestID, to: &out)
+            answers.fail(error, requestID: work.requestID)
         }
     }
 
@@ -109,7 +104,7 @@ struct SnapshotSession {
     // MARK: EXPORT
 
     private mutating func handleExport(_ action: Export.Action, namespace: Namespace, requestID: UInt32,
-                                       into out: inout WireWriter, encoder: inout FrameEncoder) throws -> SnapshotWork? {
+                                       into answers: inout AnswerWriter) throws -> SnapshotWork? {
         switch action {
         case .start(let asked, let lists):
             guard export == nil else {
@@ -118,7 +113,7 @@ struct SnapshotSession {
             let (cut, _) = store.cut { () }
             let cursor = try ExportCursor(cut: cut, namespace: namespace, requested: lists, source: Self.exportSource)
             // At most the server's chunk size, and room in the frame for the other fields.
-            var chunkBytes = min(transfers.configuration.exportChunkBytes, Int(limits.maxFrameBytes) - 64)
+            var chunkBytes = min(transfers.configuration.exportChunkBytes, ExportChunk.maxDataBytes(maxFrameBytes: limits.maxFrameBytes))
             if asked > 0 { chunkBytes = min(chunkBytes, Int(clamping: asked)) }
             export = (Exclusive(cursor), max(1, chunkBytes))
         case .next(let sequence):
@@ -130,8 +125,8 @@ struct SnapshotSession {
         case .cancel:
             let sequence = export?.cursor.withValue { $0.nextSequence } ?? 0
             export = nil
-            encoder.append(ExportChunk(sequence: sequence, status: .cancelled, listCount: 0, itemCount: 0,
-                                       itemsWritten: 0, rawBytes: 0, data: []), requestID: requestID, to: &out)
+            answers.append(ExportChunk(sequence: sequence, status: .cancelled, listCount: 0, itemCount: 0,
+                                       itemsWritten: 0, rawBytes: 0, data: []), requestID: requestID)
             return nil
         }
         guard let (cursor, chunkBytes) = export else { return nil }

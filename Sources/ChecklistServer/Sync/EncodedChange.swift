@@ -15,10 +15,6 @@ struct EncodedChange: Sendable {
     /// When it was published (for latency figures).
     let publishedAt: ContinuousClock.Instant
 
-    /// Room kept below `maxFrameBytes` for the fields a CHANGES answer puts
-    /// before its changes (three varints).
-    static let changesHeaderRoom = 32
-
     /// Encodes `change`. A patch whose **ListChange** would not fit in a
     /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
     init(_ change: Change, maxFrameBytes: UInt32, now: ContinuousClock.Instant = .now) {
@@ -31,7 +27,7 @@ struct EncodedChange: Sendable {
         var w = WireWriter(capacity: 64)
         let wire = ListChange(change)
         encoder.append(ChangePush(wire), requestID: FrameHeader.pushRequestID, to: &w)
-        if w.count - FrameHeader.size > Int(maxFrameBytes) - Int(FrameHeader.minimumLength) - Self.changesHeaderRoom {
+        if w.count - FrameHeader.size > Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) {
             w.reset()
             let omitted = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
             encoder.append(ChangePush(omitted), requestID: FrameHeader.pushRequestID, to: &w)

@@ -29,22 +29,22 @@ struct LiveSyncSession {
         }
     }
 
-    mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32,
-                         into out: inout WireWriter, encoder: inout FrameEncoder) {
+    /// Answers `request` into `answers`.
+    mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) {
         do throws(ChecklistError) {
             guard let hub else { throw ChecklistError(.badState, "live sync is not enabled on this server") }
             switch request {
             case .subscribe(let m):
                 let subscriber = try self.subscriber(namespace: namespace)
                 let outcome = hub.subscribe(subscriber, m, store: store)
-                encoder.append(outcome.answer, requestID: requestID, to: &out)
-                for change in outcome.catchUp { out.bytes.append(contentsOf: change.frame) }
+                answers.append(outcome.answer, requestID: requestID)
+                for change in outcome.catchUp { answers.appendPush(change.frame) }
             case .unsubscribe(let m):
                 if let subscriber { hub.unsubscribe(subscriber, m) }
-                encoder.append(Unsubscribed(), requestID: requestID, to: &out)
+                answers.append(Unsubscribed(), requestID: requestID)
             case .changesSince(let m):
                 let (current, changes) = try hub.changes(of: m.list, after: m.revision, limit: m.limit, in: namespace, store: store)
-                encoder.append(type: .changes, requestID: requestID, to: &out) { w in
+                answers.append(type: .changes, requestID: requestID) { w in
                     Changes.encodeHeader(list: m.list, revision: current, count: changes.count, into: &w)
                     for change in changes { w.bytes.append(contentsOf: change.body) }
                 }
@@ -52,7 +52,7 @@ struct LiveSyncSession {
                 throw ChecklistError(.internalError, "\(request.type) is not a live-sync request")
             }
         } catch {
-            encoder.append(ErrorMessage(error), requestID: requestID, to: &out)
+            answers.fail(error, requestID: requestID)
         }
     }
 

@@ -288,7 +288,7 @@ public final class SubscriptionHub: Sendable {
     ///   ahead of the list.
     func changes(of list: ListID, after revision: Revision, limit: UInt64, in ns: Namespace,
                  store: Store) throws(ChecklistError) -> (current: Revision, changes: [EncodedChange]) {
-        let maxBytes = Int(maxFrameBytes) - Int(FrameHeader.minimumLength) - EncodedChange.changesHeaderRoom
+        let maxBytes = Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes)
         return try store.withSummaries(in: ns, of: [list], includingAll: false) { (requested, _) throws(ChecklistError) in
             guard let summary = requested[0] else { throw .notFound("list \(list) not found") }
             let current = summary.revision

@@ -32,6 +32,15 @@ public struct Changes: WireMessage {
         for change in changes { change.encode(into: &w) }
     }
 
+    /// Room kept for the fields before the changes (three varints).
+    public static let maxHeaderBytes = 32
+
+    /// The most bytes of **ListChange**s one CHANGES frame of at most
+    /// `maxFrameBytes` carries.
+    public static func maxChangesBytes(maxFrameBytes: UInt32) -> Int {
+        FrameHeader.maxBodyBytes(maxFrameBytes: maxFrameBytes) - maxHeaderBytes
+    }
+
     /// The fields before the changes; a server copies each change's
     /// already-encoded **ListChange** after it.
     public static func encodeHeader(list: ListID, revision: Revision, count: Int, into w: inout WireWriter) {

@@ -54,6 +54,12 @@ public struct ExportChunk: WireMessage {
         data.withUnsafeBytes { Self.encode(header: self, data: $0, into: &w) }
     }
 
+    /// The most `data` bytes a chunk in a frame of at most `maxFrameBytes`
+    /// carries, 64 bytes being kept for the other fields.
+    public static func maxDataBytes(maxFrameBytes: UInt32) -> Int {
+        Int(maxFrameBytes) - 64
+    }
+
     /// Encodes a chunk whose data is borrowed (the server's output path).
     public static func encode(header c: ExportChunk, data: UnsafeRawBufferPointer, into w: inout WireWriter) {
         w.writeVarint(c.sequence)

@@ -4,20 +4,12 @@ import ChecklistModel
 public struct GetPage: WireMessage {
     public static let messageType = MessageType.getPage
 
-    /// Where the page starts.
-    public enum Start: Hashable, Sendable {
-        /// The filtered index of the first row.
-        case offset(UInt64)
-        /// The item that should be the first row.
-        case anchor(ItemID)
-    }
-
     public var list: ListID
     public var filter: RowFilter
-    public var start: Start
+    public var start: PageStart
     public var limit: UInt64
 
-    public init(list: ListID, filter: RowFilter = .all, start: Start = .offset(0), limit: UInt64) {
+    public init(list: ListID, filter: RowFilter = .all, start: PageStart = .offset(0), limit: UInt64) {
         self.list = list
         self.filter = filter
         self.start = start
@@ -33,7 +25,7 @@ public struct GetPage: WireMessage {
         let kind = try r.readU8("startKind")
         guard kind <= 1 else { throw .badField("startKind", "startKind must be 0 or 1, got \(kind)") }
         let value = try r.readVarint("start")
-        let start: Start = kind == 0 ? .offset(value) : .anchor(ItemID(value))
+        let start: PageStart = kind == 0 ? .offset(value) : .anchor(ItemID(value))
         return GetPage(list: list, filter: filter, start: start, limit: try r.readVarint("limit"))
     }
 

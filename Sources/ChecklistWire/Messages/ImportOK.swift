@@ -70,6 +70,12 @@ public struct ImportOK: WireMessage {
                         deleted: deleted, renamed: renamed)
     }
 
+    /// The most renamed pairs (at most 20 bytes each) an answer in a frame
+    /// of at most `maxFrameBytes` holds, 64 bytes being kept for the other fields.
+    public static func maxRenamedPairs(maxFrameBytes: UInt32) -> Int {
+        (Int(maxFrameBytes) - 64) / 20
+    }
+
     public func encode(into w: inout WireWriter) {
         w.writeU8(status.rawValue)
         w.writeVarint(sequence)

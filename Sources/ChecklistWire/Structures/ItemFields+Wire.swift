@@ -1,26 +1,5 @@
 import ChecklistModel
 
-/// The `flags` byte of **ItemFields** (Protocol/SPEC.md section 6).
-public struct ItemFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    public static let checked = ItemFlags(rawValue: 1 << 0)
-    public static let remind = ItemFlags(rawValue: 1 << 1)
-    public static let hasDue = ItemFlags(rawValue: 1 << 2)
-    public static let hasPrice = ItemFlags(rawValue: 1 << 3)
-    public static let known: ItemFlags = [.checked, .remind, .hasDue, .hasPrice]
-
-    public init(checked: Bool, remind: Bool, due: Int64?, price: Int64?) {
-        var f: ItemFlags = []
-        if checked { f.insert(.checked) }
-        if remind { f.insert(.remind) }
-        if due != nil { f.insert(.hasDue) }
-        if price != nil { f.insert(.hasPrice) }
-        self = f
-    }
-}
-
 extension ItemFields {
     /// Decodes **ItemFields**: flags, text, optional due and price.
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> ItemFields {

@@ -1,8 +1,8 @@
 import ChecklistModel
 import ChecklistWire
 
-/// One page of a list's rows, as a table view shows them.
-public struct Page: Hashable, Sendable {
+/// One page of a list's rows as the server sent it (GET_PAGE), for a table view.
+public struct FetchedPage: Hashable, Sendable {
     /// The list the rows belong to.
     public var list: ListID
     /// The list's revision the rows were read at.

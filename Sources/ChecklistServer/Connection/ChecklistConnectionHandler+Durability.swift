@@ -1,0 +1,64 @@
+import ChecklistEventLoop
+import ChecklistModel
+
+// Answers held until the log is durable (`DurabilityBarrier`), and the
+// goodbye at shutdown, which follows every answer owed.
+extension ChecklistConnectionHandler {
+    /// Sends the held answers whose commits are durable; if some still
+    /// wait, asks to be woken on this loop when their commit is.
+    func releaseHeld(_ connection: Connection) {
+        guard durability.isEnabled else { return }
+        let waitingFor: UInt64?
+        switch durability.release(to: connection) {
+        case .done: waitingFor = nil
+        case .waiting(let position): waitingFor = position
+        case .failed:
+            // A commit whose answer is held failed: that answer must never
+            // be sent, nor any after it (the client retries).
+            closingByServer = true
+            connection.abort()
+            return
+        }
+        if goodbyeAfterHeld && !durability.isHolding && connection.isOpen {
+            goodbyeAfterHeld = false
+            sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+            connection.endAwaitingAnswer()
+            return
+        }
+        // Requests held back (in-flight limit, output budget) may go on now.
+        if pipeline.inputHeldBack { connection.offerInputAgain() }
+        guard let lsn = waitingFor, connection.isOpen else { return }
+        let me = loopBound(connection)
+        let handle = connection.handle
+        durability.wake(connectionID: connection.id, at: lsn) {
+            _ = handle.execute { connection in me.value.releaseHeld(connection) }
+        }
+    }
+
+    /// The goodbye of Protocol/SPEC.md section 1: after the answers already
+    /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
+    func connectionShuttingDown(_ connection: Connection) {
+        closingByServer = true
+        // A request already read is still being answered: the goodbye follows
+        // its answer (the connection's close waits for it).
+        if transfers.awaited != nil {
+            transfers.goodbyeAfterAnswer = true
+            return
+        }
+        sayGoodbye(connection)
+    }
+
+    /// Sends the goodbye after every answer owed: at once, or, when answers
+    /// still wait for the log to be durable, once they have gone (the
+    /// connection's close waits for that, up to the shutdown deadline).
+    func sayGoodbye(_ connection: Connection) {
+        guard !durability.isHolding else {
+            if !goodbyeAfterHeld {
+                goodbyeAfterHeld = true
+                connection.beginAwaitingAnswer()
+            }
+            return
+        }
+        sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+    }
+}

@@ -1,0 +1,51 @@
+import ChecklistEventLoop
+import ChecklistModel
+
+// The coarse tick: idle buffers given back, revoked tokens, idle timeout.
+extension ChecklistConnectionHandler {
+    /// Called about once a second while the connection is open.
+    func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
+        // An answer is owed: neither idle nor to be cut off before it is sent
+        // (a revoked token is acted on at the first tick after it).
+        guard transfers.awaited == nil else { return }
+        let quiet = now - max(connection.lastInputAt, transfers.answeredAt ?? connection.lastInputAt)
+        // A quiet connection keeps no answer buffer (thousands of idle
+        // connections should cost no buffer memory); the next answer makes one.
+        if quiet >= .seconds(1) { session.releaseAnswerBuffer() }
+        // Access control: a connection whose token a reload revoked is closed
+        // within a tick, even one that only listens for pushes.
+        if connection.isOpen && session.tokenRevoked() {
+            closingByServer = true
+            sendConnectionError(ChecklistError(.notAuthenticated, "the token of this connection was revoked"), to: connection)
+            connection.close()
+            return
+        }
+        guard connection.isOpen else { return }
+        switch idleTimeout.verdict(quiet: quiet, outputWaiting: connection.outputWaitingSince.map { now - $0 },
+                                   pendingOutput: connection.pendingOutputBytes) {
+        case .keep:
+            return
+        case .outputStalled(let limit):
+            closingByServer = true
+            metrics.recordIdleClose()
+            policy.log.warn("output_stalled", ["conn": connection.id, "peer": connection.peer,
+                                               "pendingBytes": connection.pendingOutputBytes,
+                                               "idleTimeoutSeconds": ChecklistServer.seconds(limit)])
+            connection.abort()
+        case .idle(let limit):
+            closeIdle(connection, after: limit)
+        }
+    }
+
+    /// Nothing received for `limit` and nothing owed: says why, then closes.
+    private func closeIdle(_ connection: Connection, after limit: Duration) {
+        pipeline.outputDrained()
+        closingByServer = true
+        metrics.recordIdleClose()
+        let seconds = ChecklistServer.seconds(limit)
+        policy.log.info("idle_timeout", ["conn": connection.id, "peer": connection.peer, "idleTimeoutSeconds": seconds])
+        sendConnectionError(ChecklistError(.limitExceeded, "no request for \(seconds) seconds: closing", field: "idleTimeout"),
+                            to: connection)
+        connection.close()
+    }
+}

@@ -1,0 +1,41 @@
+import ChecklistEventLoop
+import ChecklistModel
+
+// Snapshot requests whose answers a transfer worker makes (see `ConnectionTransfers`).
+extension ChecklistConnectionHandler {
+    /// Runs `transfer`'s work on a worker; its answer comes back to this
+    /// loop (`finishTransfer`). Meanwhile the connection reads nothing.
+    func startTransfer(_ transfer: PendingTransfer, _ connection: Connection) {
+        transfers.awaited = transfer
+        connection.beginAwaitingAnswer()
+        let me = loopBound(connection)
+        let handle = connection.handle
+        let queued = transfers.submit(transfer.work) { outcome in
+            // Dropped if the connection closed meanwhile (or the loop
+            // stopped): an import's place is freed with its stream.
+            handle.execute { connection in me.value.finishTransfer(outcome, connection) }
+        }
+        if !queued {
+            finishTransfer(.failure(ChecklistError(.shuttingDown, "the server is shutting down")), connection)
+        }
+    }
+
+    /// Writes the answer a worker made, then lets the connection read the
+    /// requests behind it again (or close, if the server is stopping).
+    func finishTransfer(_ result: SnapshotWork.Outcome, _ connection: Connection) {
+        guard let transfer = transfers.awaited else { return }
+        transfers.awaited = nil
+        defer { connection.endAwaitingAnswer() }
+        guard connection.isOpen else { return }
+        let outcome = session.completeSnapshotWork(transfer.work, result)
+        // IMPORT END logged the import: its answer waits until that is durable.
+        if transfer.work.kind == .importEnd { durability.noteAnswer(outcome, logBefore: transfer.logBefore) }
+        record(transfer.header, outcome, took: ContinuousClock.now - transfer.began, connection)
+        sendAnswers(count: 1, connection)
+        transfers.answeredAt = connection.eventLoop.now
+        if transfers.goodbyeAfterAnswer {
+            transfers.goodbyeAfterAnswer = false
+            sayGoodbye(connection)
+        }
+    }
+}

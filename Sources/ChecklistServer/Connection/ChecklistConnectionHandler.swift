@@ -1,0 +1,235 @@
+import ChecklistEventLoop
+import ChecklistModel
+import ChecklistWire
+
+/// Connects one socket to its protocol session: bytes in, frames out. Each
+/// frame is found once, here, and handed to the session, whose
+/// `RequestOutcome` says what its answer is. The handler also enforces the
+/// per-connection load limits (Protocol/SPEC.md section 4.1: requests in
+/// flight, idle timeout), times every request for STATS and logs the events
+/// of its connection.
+///
+/// Its concerns, each with its own state: pipelining (`RequestPipeline`),
+/// answers waiting for the log (`DurabilityBarrier`), snapshot transfers
+/// made off the loop (`ConnectionTransfers`, in
+/// `ChecklistConnectionHandler+Transfers.swift`) and timeouts
+/// (`IdleTimeout`, in `ChecklistConnectionHandler+Ticks.swift`).
+///
+/// Runs only on its connection's event-loop thread.
+final class ChecklistConnectionHandler: ConnectionHandler {
+    var session: ConnectionSession
+    private let outputHighWater: Int
+    let policy: ConnectionPolicy
+    let metrics: RequestMetrics
+    var pipeline: RequestPipeline
+    var durability: DurabilityBarrier
+    var transfers: ConnectionTransfers
+    let idleTimeout: IdleTimeout
+    /// The server decided to close (refusal, lost framing, idle timeout,
+    /// shutdown): the close is not the peer's error.
+    var closingByServer = false
+    /// The server began shutting down while answers waited for the log
+    /// (`--fsync always`): the goodbye follows them.
+    var goodbyeAfterHeld = false
+    /// This handler as other threads reach it (a transfer worker, the log's
+    /// flusher): bound to the connection's loop, made at first use and
+    /// dropped when the connection closes.
+    private var reachableFromOtherThreads: LoopBound<ChecklistConnectionHandler>?
+
+    init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
+         policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil) {
+        durability = DurabilityBarrier(storage: storage)
+        transfers = ConnectionTransfers(workers: dispatcher.snapshots.workers)
+        // No answer buffer until there is an answer: an idle connection costs none.
+        session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
+        pipeline = RequestPipeline(maxInFlight: policy.maxInFlight)
+        idleTimeout = IdleTimeout(limit: policy.idleTimeout)
+        self.outputHighWater = outputHighWater
+        self.policy = policy
+        self.metrics = policy.metrics.shard(forLoop: loopIndex)
+    }
+
+    func connectionActive(_ connection: Connection) {
+        // The parser refuses an over-limit length from its 4-byte prefix, so
+        // the input never needs to hold more than one maximal frame.
+        connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
+        session.liveSync.handle = connection.handle
+        if connection.isOverConnectionLimit {
+            closingByServer = true
+            policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
+                                                 "maxConnections": policy.maxConnections])
+            sendConnectionError(ChecklistError(.limitExceeded, "server is at its connection limit", field: "connections"),
+                                to: connection)
+        } else if policy.log.isEnabled(.debug) {
+            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer])
+        }
+    }
+
+    /// How far one call of `connectionReadable` got.
+    private struct ReadPass {
+        var consumed = 0
+        /// Requests answered in this pass.
+        var answered = 0
+        var stopped = false
+        /// The last answer must be the connection's last.
+        var closeAfterAnswers = false
+        /// A request whose answer a transfer worker makes.
+        var offLoop: PendingTransfer?
+    }
+
+    /// Hands the session one whole frame at a time, so that each request is
+    /// timed and counted, stopping at the output budget (back-pressure) or
+    /// when `maxInFlight` requests are in flight. Held-back input is offered
+    /// again by the connection once its output drains.
+    func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+        // Not while a transfer's answer is awaited (the connection offers no
+        // input then; `finishTransfer` has it offered again).
+        guard transfers.awaited == nil else { return 0 }
+        // Answers held for durability count as output owed: they are
+        // back-pressure too, and not yet sent.
+        let owed = connection.pendingOutputBytes + durability.heldBytes
+        let budget = outputHighWater - owed
+        pipeline.inputHeldBack = true
+        guard budget > 0 else { return 0 }
+        pipeline.beginReading(pendingOutput: owed)
+        var pass = ReadPass()
+        while !pass.stopped && session.pendingAnswerBytes < budget {
+            guard pipeline.mayRead(answered: pass.answered) else {
+                holdAtInFlightLimit(connection)
+                break
+            }
+            let rest = UnsafeRawBufferPointer(rebasing: input[pass.consumed...])
+            switch FrameParser.next(in: rest, maxFrameBytes: session.maxFrameBytes) {
+            case .needMore:
+                pass.stopped = true
+            case .fatal(let error):
+                framingLost(error, connection)
+                pass.closeAfterAnswers = true
+                pass.stopped = true
+            case .frame(let header, let body, let size):
+                pass.consumed += size
+                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), connection, &pass)
+            }
+        }
+        sendAnswers(count: pass.answered, connection)
+        if pass.closeAfterAnswers {
+            pass.consumed = input.count
+            closingByServer = true
+            connection.close()
+        }
+        pipeline.inputHeldBack = pass.consumed < input.count
+        if let offLoop = pass.offLoop { startTransfer(offLoop, connection) }
+        return pass.consumed
+    }
+
+    /// Handles one request frame and notes what its outcome asks for.
+    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: Connection,
+                        _ pass: inout ReadPass) {
+        let began = ContinuousClock.now
+        let logBefore = durability.logPosition
+        let outcome = session.receive(header, body: body)
+        if let work = outcome.transferWork {
+            // Its answer comes from a worker; the requests after it wait.
+            pass.offLoop = PendingTransfer(work: work, header: header, began: began, logBefore: logBefore)
+            pass.stopped = true
+            return
+        }
+        durability.noteAnswer(outcome, logBefore: logBefore)
+        record(header, outcome, took: ContinuousClock.now - began, connection)
+        pass.answered += 1
+        if outcome.closesConnection {
+            pass.closeAfterAnswers = true
+            pass.stopped = true
+        }
+    }
+
+    /// Framing is lost: the session answers with an ERROR, then the
+    /// connection closes.
+    private func framingLost(_ error: ChecklistError, _ connection: Connection) {
+        _ = session.framingLost(error)
+        metrics.recordConnectionError(error.code)
+        policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer,
+                                             "reason": error.code.name, "message": error.message])
+    }
+
+    /// Hands the session's answers (`count` of them) to the connection, or
+    /// holds them while some must wait for the log.
+    func sendAnswers(count: Int, _ connection: Connection) {
+        let bytes = session.pendingAnswerBytes
+        guard bytes > 0 else { return }
+        var held = false
+        session.drainAnswers { held = durability.send($0, to: connection) }
+        if held { releaseHeld(connection) }
+        pipeline.wrote(bytes: bytes, answers: count)
+    }
+
+    /// This handler as a loop-bound reference, for work that comes back to
+    /// the loop from another thread. Dropped when the connection closes.
+    func loopBound(_ connection: Connection) -> LoopBound<ChecklistConnectionHandler> {
+        let me = reachableFromOtherThreads ?? LoopBound(self, eventLoop: connection.eventLoop)
+        reachableFromOtherThreads = me
+        return me
+    }
+
+    /// Back-pressure made visible (debug): the client is not taking its
+    /// answers, so its requests wait unread (tests wait for this line).
+    func connectionPausedReading(_ connection: Connection) {
+        policy.log.debug("read_paused", ["conn": connection.id, "peer": connection.peer,
+                                         "pendingBytes": connection.pendingOutputBytes])
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        transfers.closed.set()
+        session.connectionClosed()
+        transfers.awaited = nil
+        durability.cancel(connectionID: connection.id)
+        reachableFromOtherThreads = nil  // no cycle left
+        if connection.pendingOutputBytes > policy.maxOutputBytes {
+            policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
+                                             "pendingBytes": connection.pendingOutputBytes,
+                                             "maxOutputBytes": policy.maxOutputBytes])
+        } else if !closingByServer && !connection.isInputClosed {
+            let reason = connection.pendingInputBytes >= connection.maxInputBytes ? "input_limit" : "reset"
+            policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer, "reason": reason,
+                                                 "unsentBytes": connection.pendingOutputBytes])
+        } else if policy.log.isEnabled(.debug) {
+            policy.log.debug("connection_close", ["conn": connection.id, "peer": connection.peer])
+        }
+    }
+
+    private func holdAtInFlightLimit(_ connection: Connection) {
+        guard pipeline.pauseAtLimit() else { return }
+        metrics.recordInFlightPause()
+        if policy.log.isEnabled(.debug) {
+            policy.log.debug("in_flight_limit", ["conn": connection.id, "peer": connection.peer,
+                                                 "maxInFlight": policy.maxInFlight])
+        }
+    }
+
+    /// Counts one handled request, with the ERROR code its outcome reports,
+    /// and logs it when it was slow.
+    func record(_ header: FrameHeader, _ outcome: RequestOutcome, took: Duration, _ connection: Connection) {
+        let nanos = Self.nanoseconds(took)
+        metrics.recordRequest(type: header.type, errorCode: outcome.errorCode, nanos: nanos)
+        if took >= policy.slowRequest {
+            policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": header.type.name,
+                                             "request": header.requestID, "ms": Double(nanos / 1000) / 1000,
+                                             "error": outcome.errorCode?.name ?? "none"])
+        }
+    }
+
+    /// Writes a connection-level ERROR (request id 0).
+    func sendConnectionError(_ error: ChecklistError, to connection: Connection) {
+        var w = WireWriter()
+        var encoder = FrameEncoder()
+        encoder.append(ErrorMessage(error), requestID: FrameHeader.pushRequestID, to: &w)
+        connection.write(w.bytes)
+        pipeline.wrote(bytes: w.count, answers: 0)
+        metrics.recordConnectionError(error.code)
+    }
+
+    private static func nanoseconds(_ d: Duration) -> UInt64 {
+        let (seconds, attoseconds) = d.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

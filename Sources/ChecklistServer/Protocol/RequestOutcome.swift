@@ -1,0 +1,27 @@
+import ChecklistModel
+import ChecklistWire
+
+/// What handling one request came to, for its connection: where the answer
+/// is, what it is, and what must happen around it. The connection acts on
+/// this and never looks into the answer's bytes.
+struct RequestOutcome {
+    /// Where the answer's frames lie in the session's output (empty while
+    /// a transfer worker makes it).
+    var answer: Range<Int>
+    /// The answer's message type; nil while a transfer worker makes it.
+    var kind: MessageType?
+    /// The answer's code when it is an ERROR.
+    var errorCode: ChecklistError.Code?
+    /// The answer must be the connection's last: the connection sends it,
+    /// then closes (refused authentication, revoked token, lost framing).
+    var closesConnection = false
+    /// The heavy part of a snapshot request, for a transfer worker; its
+    /// answer comes from `ConnectionSession.completeSnapshotWork`, and the
+    /// requests after it wait for that.
+    var transferWork: SnapshotWork?
+
+    /// The answer reports a commit: a PATCH_OK, for a patch applied now or
+    /// remembered from an earlier attempt (the idempotency memory), whose
+    /// change may not be durable yet even if this request logged nothing.
+    var reportsCommit: Bool { kind == .patchOK }
+}

@@ -1,0 +1,51 @@
+import ChecklistModel
+
+/// Encoding a PAGE straight from where rows are stored, and how many rows
+/// fit in one frame (Protocol/SPEC.md section 6.7: rows that would push the
+/// frame past `maxFrameBytes` are left for the next request).
+extension PageMessage {
+    /// Most bytes the header takes: five varints of at most 10 bytes.
+    public static let maxHeaderBytes = 5 * 10
+    /// Most bytes a row takes besides its text: id varint (10), flags (1),
+    /// text length varint (10), due and price zigzag varints (10 each).
+    public static let maxRowBytesBesidesText = 10 + 1 + 10 + 10 + 10
+
+    /// Appends one row: its id, then **ItemFields** with the text copied
+    /// from `text` (UTF-8 bytes, e.g. straight from the store's storage).
+    @inlinable
+    public static func encodeRow(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+                                 text: UnsafeRawBufferPointer, into w: inout WireWriter) {
+        w.writeVarint(id.rawValue)
+        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w) { w in
+            w.writeBytes(text)
+        }
+    }
+
+    /// Counts the rows of one PAGE that fit in a frame, by the encoding's
+    /// worst case per field, so that nothing is encoded twice.
+    public struct RowsFitting: Sendable {
+        /// The largest body a frame may carry.
+        public let maxBodyBytes: Int
+        /// Bytes the header and the rows admitted so far may take.
+        private var bound = PageMessage.maxHeaderBytes
+        /// Rows admitted so far.
+        public private(set) var count = 0
+
+        public init(maxFrameBytes: UInt32) {
+            maxBodyBytes = FrameHeader.maxBodyBytes(maxFrameBytes: maxFrameBytes)
+        }
+
+        /// Whether `rows` rows of at most `maxTextBytes` each surely fit:
+        /// then none needs to be measured.
+        public func allFit(rows: Int, maxTextBytes: Int) -> Bool {
+            PageMessage.maxHeaderBytes + rows * (PageMessage.maxRowBytesBesidesText + maxTextBytes) <= maxBodyBytes
+        }
+
+        /// Admits the next row, of `textBytes` text bytes, if it still fits;
+        /// once one does not, no later row does either.
+        public mutating func admit(textBytes: Int) {
+            bound += PageMessage.maxRowBytesBesidesText + textBytes
+            if bound <= maxBodyBytes { count += 1 }
+        }
+    }
+}
