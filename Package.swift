@@ -2,10 +2,11 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux, CPostgres C libraries (zlib, libpq) and the Linux shim (epoll, eventfd, accept4)
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
+//   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistServer          epoll event loops, connections, request dispatch
 //   ChecklistClient          async/await client library
@@ -28,10 +29,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
         .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
         .target(name: "ChecklistPersistence", dependencies: ["ChecklistModel", "ChecklistWire", "CZlib"]),
+        .target(name: "ChecklistPostgres", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistPersistence", "CPostgres"]),
         .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "ChecklistSocket", "CLinux"]),
