@@ -64,6 +64,8 @@ let package = Package(
         .testTarget(name: "IntegrationTests",
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
                                    "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
+        .testTarget(name: "ChecklistPostgresTests",
+                    dependencies: ["ChecklistPostgres", "ChecklistPersistence", "ChecklistModel", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
     ],
     swiftLanguageModes: [.v6]

@@ -33,6 +33,9 @@ public final class PostgresConnection {
             PQfinish(handle)
             throw PostgresError(.connectionFailed, "setting client_encoding UTF8: \(message)")
         }
+        // Notices (e.g. "relation ... already exists, skipping") are not
+        // errors; libpq would print them to stderr.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
     }
 
