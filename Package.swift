@@ -13,7 +13,7 @@ import PackageDescription
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
-//   checklistd, checklist, checklist-bench, checklist-conformance   executables
+//   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables
 let package = Package(
     name: "Checklists",
     platforms: [.macOS(.v15)],
@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "checklist", targets: ["checklist"]),
         .executable(name: "checklist-bench", targets: ["checklist-bench"]),
         .executable(name: "checklist-conformance", targets: ["checklist-conformance"]),
+        .executable(name: "checklist-postgres-bench", targets: ["checklist-postgres-bench"]),
         .library(name: "ChecklistClient", targets: ["ChecklistClient"]),
         .library(name: "ChecklistWire", targets: ["ChecklistWire"]),
         .library(name: "ChecklistTesting", targets: ["ChecklistTesting"]),
@@ -51,6 +52,10 @@ let package = Package(
                           dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistTesting", "ChecklistSocket", "CLinux",
                                          "ChecklistPersistence"],
                           path: "Benchmarks/checklist-bench"),
+        .executableTarget(name: "checklist-postgres-bench",
+                          dependencies: ["ChecklistModel", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",
+                                         "ChecklistTesting"],
+                          path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests", dependencies: ["ChecklistWire"],
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests", dependencies: ["ChecklistStore"]),

@@ -6,8 +6,9 @@ extension PostgresStore {
     /// remembered. Either all of them are committed when this returns, or
     /// none is (the transaction rolled back) and it throws.
     ///
-    /// Round trips: BEGIN, one statement per table the batch touches, COMMIT
-    /// (5 for a batch of keyed patches, whatever its size).
+    /// Round trips: BEGIN, one statement per table the batch touches, COMMIT:
+    /// 4 for a batch of patches, 5 when they carry idempotency keys, whatever
+    /// the batch's size.
     ///
     /// - Throws: `STALE_REVISION` with the refused lists in `lists` when a
     ///   base is not the committed revision, a deleted list is gone, or a
@@ -54,8 +55,6 @@ extension PostgresStore {
                     .textArray(columns.answerNamespaces), .int64Array(columns.answerClients),
                     .int64Array(columns.answerSequences), .int64Array(columns.answerLists),
                     .int64Array(columns.answerRevisions), .byteaArray(columns.answerInserted)])
-                try connection.execute(Statements.touchClients, [
-                    .textArray(columns.answerNamespaces), .int64Array(columns.answerClients)])
                 try afterStatement()
             }
         }

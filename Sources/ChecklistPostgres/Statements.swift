@@ -78,14 +78,15 @@ enum Statements {
 
     // MARK: Idempotency
 
+    /// Remembers the batch's answers and marks their clients used, in one
+    /// statement.
     static let insertAnswers = PostgresStatement(name: "ckl_insert_answers", sql: """
-        INSERT INTO idempotency_answers (namespace, client, sequence, list_id, revision, inserted)
-        SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::bytea[])
-        """)
-
-    static let touchClients = PostgresStatement(name: "ckl_touch_clients", sql: """
+        WITH answers AS (
+            INSERT INTO idempotency_answers (namespace, client, sequence, list_id, revision, inserted)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::bytea[])
+            RETURNING namespace, client)
         INSERT INTO idempotency_clients (namespace, client)
-        SELECT DISTINCT * FROM unnest($1::text[], $2::int8[])
+        SELECT DISTINCT namespace, client FROM answers
         ON CONFLICT (namespace, client) DO UPDATE SET last_used = now()
         """)
 
