@@ -36,7 +36,8 @@ let package = Package(
         .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
         .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
         .target(name: "ChecklistPersistence", dependencies: ["ChecklistModel", "ChecklistWire", "CZlib"]),
-        .target(name: "ChecklistPostgres", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistPersistence", "CPostgres"]),
+        .target(name: "ChecklistPostgres",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "CPostgres"]),
         .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "ChecklistSocket", "CLinux"]),
@@ -70,7 +71,7 @@ let package = Package(
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
                                    "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
         .testTarget(name: "ChecklistPostgresTests",
-                    dependencies: ["ChecklistPostgres", "ChecklistPersistence", "ChecklistModel", "ChecklistTesting"]),
+                    dependencies: ["ChecklistPostgres", "ChecklistPersistence", "ChecklistModel", "ChecklistStore", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 import ChecklistWire
 
 /// A batch of `ListCommit`s turned into one column array per table, for the
@@ -71,11 +72,11 @@ struct CommitColumns {
         }
     }
 
-    private static func append(_ list: ListRecord, base: Revision, namespace: String,
+    private static func append(_ list: ExportedList, base: Revision, namespace: String,
                                to columns: inout ListColumns) throws(PostgresError) {
         let name = StoredText.columns(list.summary.name)
         let icon = StoredText.columns(list.summary.icon)
-        columns.ids.append(try PostgresValue.exactInt64(list.id.rawValue, "list id"))
+        columns.ids.append(try PostgresValue.exactInt64(list.summary.id.rawValue, "list id"))
         columns.bases.append(try PostgresValue.exactInt64(base, "revision"))
         columns.namespaces.append(namespace)
         columns.names.append(name.text)
@@ -84,7 +85,7 @@ struct CommitColumns {
         columns.iconBytes.append(icon.exact)
         columns.itemCounts.append(try PostgresValue.exactInt64(list.summary.itemCount, "item count"))
         columns.uncheckedCounts.append(try PostgresValue.exactInt64(list.summary.uncheckedCount, "unchecked count"))
-        columns.revisions.append(try PostgresValue.exactInt64(list.revision, "revision"))
+        columns.revisions.append(try PostgresValue.exactInt64(list.summary.revision, "revision"))
         columns.nextItemIDs.append(try PostgresValue.exactInt64(list.nextItemID.rawValue, "next item id"))
     }
 

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 
 /// One list's part of a commit: the changes the store applied to it, the
 /// list they leave, and the answer to remember with them.
@@ -12,13 +13,13 @@ public struct ListCommit: Hashable, Sendable {
     /// The list's changes in revision order, `baseRevision + 1` onwards.
     public var changes: [Change]
     /// The list after the changes; nil when they deleted it.
-    public var after: ListRecord?
+    public var after: ExportedList?
     /// The idempotency answer a keyed PATCH gave, remembered in the same
     /// transaction as its change (exactly-once across a node's loss).
     public var answer: RememberedAnswer?
 
     public init(namespace: Namespace, list: ListID, baseRevision: Revision, changes: [Change],
-                after: ListRecord?, answer: RememberedAnswer? = nil) {
+                after: ExportedList?, answer: RememberedAnswer? = nil) {
         self.namespace = namespace
         self.list = list
         self.baseRevision = baseRevision
@@ -28,7 +29,7 @@ public struct ListCommit: Hashable, Sendable {
     }
 
     /// The revision the commit leaves the list at.
-    public var revision: Revision { after?.revision ?? changes.last?.revision ?? baseRevision }
+    public var revision: Revision { after?.summary.revision ?? changes.last?.revision ?? baseRevision }
 }
 
 /// A client's answered key, as `idempotency_answers` keeps it.

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 
 /// The store operations the server needs, over one `PostgresConnection`
 /// (docs/POSTGRES.md): load lists, commit batches with revision checks,
@@ -41,25 +42,25 @@ public final class PostgresStore {
     }
 
     /// The lists of `namespace` in id order, as LIST_LISTS shows them.
-    public func lists(in namespace: Namespace) throws(PostgresError) -> [ListRecord] {
+    public func lists(in namespace: Namespace) throws(PostgresError) -> [ExportedList] {
         let result = try connection.execute(Statements.listsInNamespace, [.text(try StoredText.namespace(namespace))])
         return try (0..<result.rowCount).map { row throws(PostgresError) in try Self.record(result, row, namespace: namespace) }
     }
 
     /// One list's row, or nil.
-    public func list(_ id: ListID) throws(PostgresError) -> ListRecord? {
+    public func list(_ id: ListID) throws(PostgresError) -> ExportedList? {
         let result = try connection.execute(Statements.listByID, [try .id(id.rawValue, "list id")])
         guard result.rowCount == 1 else { return nil }
         return try Self.record(result, 0, namespace: Namespace(try result.string(0, 10) ?? ""))
     }
 
     /// Decodes the columns `Statements.listColumns` names.
-    static func record(_ r: PostgresResult, _ row: Int, namespace: Namespace) throws(PostgresError) -> ListRecord {
+    static func record(_ r: PostgresResult, _ row: Int, namespace: Namespace) throws(PostgresError) -> ExportedList {
         let summary = ListSummary(id: ListID(try r.uint64(row, 0)),
                                   name: try StoredText.value(text: try r.string(row, 1), exact: r.bytes(row, 3)),
                                   icon: try StoredText.value(text: try r.string(row, 2), exact: r.bytes(row, 4)),
                                   itemCount: try r.uint64(row, 5), uncheckedCount: try r.uint64(row, 6),
                                   revision: try r.uint64(row, 7))
-        return ListRecord(namespace: namespace, summary: summary, nextItemID: ItemID(try r.uint64(row, 8)))
+        return ExportedList(namespace: namespace, summary: summary, nextItemID: ItemID(try r.uint64(row, 8)))
     }
 }

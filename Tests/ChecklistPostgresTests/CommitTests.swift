@@ -31,7 +31,7 @@ struct CommitTests {
         #expect(error?.lists == [ListID(1)])
         #expect(error?.message.contains("committed against revision 1, the database has revision 2") == true)
         #expect(try store.list(ListID(1))?.summary.name == "First")
-        #expect(try store.list(ListID(2))?.revision == 1)
+        #expect(try store.list(ListID(2))?.summary.revision == 1)
         #expect(try changeCount(store) == 3)
     }
 
@@ -76,7 +76,7 @@ struct CommitTests {
         #expect(!store.connection.isUsable)
         let after = PostgresStore(connection: try PostgresConnection(conninfo: conninfo))
         #expect(try after.list(ListID(2)) == nil)
-        #expect(try after.list(ListID(1))?.revision == 1)
+        #expect(try after.list(ListID(1))?.summary.revision == 1)
         #expect(try changeCount(after) == 1)
     }
 

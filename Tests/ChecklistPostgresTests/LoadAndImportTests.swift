@@ -15,7 +15,7 @@ struct LoadAndImportTests {
         let record = try #require(try store.list(ListID(1)))
         #expect(record.summary.itemCount == count)
         #expect(record.summary.uncheckedCount == count - count / 3)
-        #expect(record.revision == 7)
+        #expect(record.summary.revision == 7)
         let sink = CollectingSink()
         let report = try #require(try store.loadList(ListID(1), into: sink) { _ in })
         #expect(report.checkpointItems == count)

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 import ChecklistPersistence
 import ChecklistPostgres
 import ChecklistTesting
@@ -58,8 +59,8 @@ final class CollectingSink: SnapshotRestoreSink {
 enum Fixture {
     static func record(_ id: UInt64, name: String = "Groceries", icon: String = "Groceries", revision: Revision,
                        items: UInt64 = 0, unchecked: UInt64 = 0, nextItemID: UInt64 = 1,
-                       namespace: Namespace = .default) -> ListRecord {
-        ListRecord(namespace: namespace,
+                       namespace: Namespace = .default) -> ExportedList {
+        ExportedList(namespace: namespace,
                    summary: ListSummary(id: ListID(id), name: name, icon: icon, itemCount: items,
                                         uncheckedCount: unchecked, revision: revision),
                    nextItemID: ItemID(nextItemID))

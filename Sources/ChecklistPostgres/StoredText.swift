@@ -1,22 +1,5 @@
 import ChecklistModel
 
-/// A list as the `lists` table holds it: what LIST_LISTS shows (name, icon,
-/// counts, revision), its namespace, and the id its next item gets.
-public struct ListRecord: Hashable, Sendable {
-    public var namespace: Namespace
-    public var summary: ListSummary
-    public var nextItemID: ItemID
-
-    public init(namespace: Namespace, summary: ListSummary, nextItemID: ItemID) {
-        self.namespace = namespace
-        self.summary = summary
-        self.nextItemID = nextItemID
-    }
-
-    public var id: ListID { summary.id }
-    public var revision: Revision { summary.revision }
-}
-
 /// How a name or icon is stored. PostgreSQL's `text` cannot hold U+0000,
 /// which the model allows (it is valid UTF-8), so a value holding it is kept
 /// exactly in a `bytea` column beside the text, and the text column shows it
