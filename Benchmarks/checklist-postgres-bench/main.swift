@@ -67,6 +67,42 @@ final class StoreSink: SnapshotRestoreSink {
     }
 }
 
+/// Counts what a load hands over, without building a list: the cost of the
+/// fetch and the snapshot decode alone.
+final class CountingSink: SnapshotRestoreSink {
+    var items = 0
+    func restoreHeader(_ header: SnapshotHeader) throws {}
+    func restoreList(_ list: SnapshotList) throws {}
+    func restoreItem(_ item: Item, in list: ListID) throws { items += 1 }
+}
+
+/// CPU seconds this process used so far (user + system, all threads).
+func cpuMilliseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
+}
+
+/// Runs `body` `count` times; returns the sorted wall times and the median CPU time.
+func measure(_ count: Int, _ body: () throws -> Void) rethrows -> (wall: [Double], cpu: Double) {
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        let cpuStart = cpuMilliseconds()
+        try body()
+        wall.append(milliseconds(since: start))
+        cpu.append(cpuMilliseconds() - cpuStart)
+    }
+    return (wall.sorted(), cpu.sorted()[cpu.count / 2])
+}
+
+func report(_ what: String, _ figures: (wall: [Double], cpu: Double)) {
+    let f = { String(format: "%.0f", $0) }
+    print("\(what): wall min \(f(figures.wall[0])) ms, median \(f(figures.wall[figures.wall.count / 2])) ms, CPU median \(f(figures.cpu)) ms (\(figures.wall.count) runs)")
+}
+
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -88,22 +124,24 @@ for i in 1...options.items {
                                                                  checked: i % 3 == 0)))
 }
 try store.importLists { try $0.add(checkpoint) }
-print("stored \(options.items) items in \(String(format: "%.0f", milliseconds(since: start))) ms")
+let parts = try store.connection.execute("SELECT count(*), sum(length(data))::bigint FROM list_checkpoints WHERE list_id = 1")
+print("stored \(options.items) items in \(String(format: "%.0f", milliseconds(since: start))) ms: \(try parts.int64(0, 0)) parts, \(try parts.int64(0, 1)) compressed bytes")
 
-var times: [Double] = []
-var bytes = 0
-for _ in 0..<options.loads {
+report("fetch of the checkpoint parts only", try measure(options.loads) {
+    _ = try store.connection.execute("SELECT data FROM list_checkpoints WHERE list_id = 1 ORDER BY part")
+})
+report("load into a counting sink (fetch + snapshot decode)", try measure(options.loads) {
+    let sink = CountingSink()
+    _ = try store.loadList(ListID(1), into: sink) { _ in }
+    guard sink.items == Int(options.items) else { fatalError("the load handed over \(sink.items) items") }
+})
+report("load of \(options.items) items into an empty Store", try measure(options.loads) {
     let target = Store()
-    start = ContinuousClock.now
-    let report = try store.loadList(ListID(1), into: StoreSink(store: target)) { try target.replay($0) }
-    times.append(milliseconds(since: start))
-    bytes = report?.checkpointBytes ?? 0
+    _ = try store.loadList(ListID(1), into: StoreSink(store: target)) { try target.replay($0) }
     guard try target.summary(in: .default, list: ListID(1)).itemCount == options.items else {
         fatalError("the loaded list does not hold \(options.items) items")
     }
-}
-times.sort()
-print("load of \(options.items) items (\(bytes) compressed bytes) into an empty Store: min \(String(format: "%.0f", times[0])) ms, median \(String(format: "%.0f", times[times.count / 2])) ms over \(times.count) loads")
+})
 
 if let cluster, options.pgbenchSeconds > 0 {
     let database = "pgbench_anchor"
