@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux, CPostgres C libraries (zlib, libpq) and the Linux shim (epoll, eventfd, accept4)
 //   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
 //   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
@@ -11,6 +11,7 @@ import PackageDescription
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32
 //   ChecklistPersistence     the server's write-ahead log, data directory and recovery
+//   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistEventLoop       epoll event loops, connections, timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
@@ -19,7 +20,7 @@ import PackageDescription
 //                            FrameSocket, the blocking frame client of tests, tools and conformance
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
-//   checklistd, checklist, checklist-bench, checklist-conformance   executables
+//   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables
 let package = Package(
     name: "Checklists",
     platforms: [.macOS(.v15)],
@@ -28,6 +29,7 @@ let package = Package(
         .executable(name: "checklist", targets: ["checklist"]),
         .executable(name: "checklist-bench", targets: ["checklist-bench"]),
         .executable(name: "checklist-conformance", targets: ["checklist-conformance"]),
+        .executable(name: "checklist-postgres-bench", targets: ["checklist-postgres-bench"]),
         .library(name: "ChecklistClient", targets: ["ChecklistClient"]),
         .library(name: "ChecklistWire", targets: ["ChecklistWire"]),
         .library(name: "ChecklistTesting", targets: ["ChecklistTesting"]),
@@ -35,6 +37,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .target(name: "ChecklistRandom"),
         .target(name: "ChecklistLatency"),
         .target(name: "ChecklistModel"),
@@ -52,6 +56,8 @@ let package = Package(
                 dependencies: ["CLinux"]),
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket"]),
+        .target(name: "ChecklistPostgres",
+                dependencies: ["CPostgres", "ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
         .target(name: "ChecklistClient",
@@ -71,6 +77,10 @@ let package = Package(
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom"],
                           path: "Benchmarks/checklist-bench"),
+        .executableTarget(name: "checklist-postgres-bench",
+                          dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",
+                                         "ChecklistTesting"],
+                          path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],
                     resources: [.copy("../../Protocol/vectors")]),
@@ -103,6 +113,8 @@ let package = Package(
         .testTarget(name: "ExecutableArgumentTests",
                 dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
                                "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
+        .testTarget(name: "ChecklistPostgresTests",
+                dependencies: ["ChecklistPostgres", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistModel", "ChecklistStore", "ChecklistTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,156 @@
+// checklist-postgres-bench: how fast a list loads from PostgreSQL into an
+// empty Store, and the pgbench anchor figure of the same cluster.
+//
+//   checklist-postgres-bench [--items 1000000] [--loads 5] [--postgres CONNINFO]
+//                            [--pgbench-seconds 10]
+//
+// Without --postgres it starts a private cluster (fsync on, as
+// `PostgresCluster` makes it) and stops it at the end. --pgbench-seconds 0
+// skips pgbench (which needs a cluster of its own making: it writes
+// pgbench_* tables into a database it creates).
+import ChecklistModel
+import ChecklistPersistence
+import ChecklistSnapshot
+import ChecklistPostgres
+import ChecklistStore
+import ChecklistTesting
+import Foundation
+
+struct Options {
+    var items: UInt64 = 1_000_000
+    var loads = 5
+    var conninfo: String?
+    var pgbenchSeconds = 10
+
+    init(_ arguments: ArraySlice<String>) {
+        var rest = arguments
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { Self.usage("\(flag) needs a value") }
+            switch flag {
+            case "--items": items = UInt64(Self.count(value, flag))
+            case "--loads": loads = Self.count(value, flag)
+            case "--postgres": conninfo = value
+            case "--pgbench-seconds": pgbenchSeconds = Self.count(value, flag)
+            default: Self.usage("unknown option \(flag)")
+            }
+        }
+    }
+
+    static func count(_ value: String, _ flag: String) -> Int {
+        guard let n = Int(value), n >= 0 else { usage("\(flag) takes a whole number") }
+        return n
+    }
+
+    static func usage(_ problem: String) -> Never {
+        FileHandle.standardError.write(Data("checklist-postgres-bench: \(problem)\nusage: checklist-postgres-bench [--items N] [--loads N] [--postgres CONNINFO] [--pgbench-seconds S]\n".utf8))
+        exit(2)
+    }
+}
+
+/// Feeds a checkpoint into a Store list by list, as the server's recovery does.
+final class StoreSink: SnapshotRestoreSink {
+    let store: Store
+    private var restorer: ListRestorer?
+    init(store: Store) { self.store = store }
+
+    func restoreHeader(_ header: SnapshotHeader) throws { store.restoreNextListID(header.nextListID) }
+    func restoreList(_ list: SnapshotList) throws {
+        let summary = ListSummary(id: list.id, name: list.name, icon: list.icon, itemCount: 0, uncheckedCount: 0, revision: list.revision)
+        restorer = try store.makeRestorer(for: ExportedList(namespace: list.namespace, summary: summary, nextItemID: list.nextItemID))
+    }
+    func restoreItem(_ item: Item, in list: ListID) throws {
+        guard var current = restorer.take() else { throw PostgresError(.misuse, "an item before its list") }
+        try current.append(item)
+        restorer = consume current
+    }
+    func restoreEnd(_ trailer: SnapshotTrailer) throws {
+        if let current = restorer.take() { try store.finishRestore(current) }
+    }
+}
+
+/// Counts what a load hands over, without building a list: the cost of the
+/// fetch and the snapshot decode alone.
+final class CountingSink: SnapshotRestoreSink {
+    var items = 0
+    func restoreHeader(_ header: SnapshotHeader) throws {}
+    func restoreList(_ list: SnapshotList) throws {}
+    func restoreItem(_ item: Item, in list: ListID) throws { items += 1 }
+}
+
+/// CPU seconds this process used so far (user + system, all threads).
+func cpuMilliseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
+}
+
+/// Runs `body` `count` times; returns the sorted wall times and the median CPU time.
+func measure(_ count: Int, _ body: () throws -> Void) rethrows -> (wall: [Double], cpu: Double) {
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        let cpuStart = cpuMilliseconds()
+        try body()
+        wall.append(milliseconds(since: start))
+        cpu.append(cpuMilliseconds() - cpuStart)
+    }
+    return (wall.sorted(), cpu.sorted()[cpu.count / 2])
+}
+
+func report(_ what: String, _ figures: (wall: [Double], cpu: Double)) {
+    let f = { String(format: "%.0f", $0) }
+    print("\(what): wall min \(f(figures.wall[0])) ms, median \(f(figures.wall[figures.wall.count / 2])) ms, CPU median \(f(figures.cpu)) ms (\(figures.wall.count) runs)")
+}
+
+func milliseconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+let options = Options(CommandLine.arguments.dropFirst())
+guard options.items > 0, options.loads > 0 else { Options.usage("--items and --loads must be at least 1") }
+let cluster = options.conninfo == nil ? try PostgresCluster() : nil
+defer { cluster?.stop() }
+let conninfo = try options.conninfo ?? cluster!.createDatabase("checklist_load_bench")
+let store = try PostgresStore(conninfo: conninfo)
+
+var start = ContinuousClock.now
+let list = SnapshotList(namespace: .default, id: ListID(1), name: "Big", icon: "Inbox", revision: 1,
+                        nextItemID: ItemID(options.items + 1), itemCount: options.items)
+let checkpoint = try ListCheckpointBuilder(list: list)
+for i in 1...options.items {
+    try checkpoint.append(Item(id: ItemID(i), fields: ItemFields(text: "Item \(i): buy \(i &* 2_654_435_761 % 1_000_003) apples",
+                                                                 checked: i % 3 == 0)))
+}
+try store.importLists { try $0.add(checkpoint) }
+let parts = try store.connection.execute("SELECT count(*), sum(length(data))::bigint FROM list_checkpoints WHERE list_id = 1")
+print("stored \(options.items) items in \(String(format: "%.0f", milliseconds(since: start))) ms: \(try parts.int64(0, 0)) parts, \(try parts.int64(0, 1)) compressed bytes")
+
+report("fetch of the checkpoint parts only", try measure(options.loads) {
+    _ = try store.connection.execute("SELECT data FROM list_checkpoints WHERE list_id = 1 ORDER BY part")
+})
+report("load into a counting sink (fetch + snapshot decode)", try measure(options.loads) {
+    let sink = CountingSink()
+    _ = try store.loadList(ListID(1), into: sink) { _ in }
+    guard sink.items == Int(options.items) else { fatalError("the load handed over \(sink.items) items") }
+})
+report("load of \(options.items) items into an empty Store", try measure(options.loads) {
+    let target = Store()
+    _ = try store.loadList(ListID(1), into: StoreSink(store: target)) { try target.replay($0) }
+    guard try target.summary(in: .default, list: ListID(1)).itemCount == options.items else {
+        fatalError("the loaded list does not hold \(options.items) items")
+    }
+})
+
+if let cluster, options.pgbenchSeconds > 0 {
+    let database = "pgbench_anchor"
+    _ = try cluster.createDatabase(database)
+    let initialise = try cluster.runClient("pgbench", ["-i", "-q", "-s", "10", database])
+    guard initialise.status == 0 else { fatalError("pgbench -i failed: \(initialise.stderr)") }
+    let run = try cluster.runClient("pgbench", ["-N", "-c", "50", "-j", "2", "-T", String(options.pgbenchSeconds), database],
+                                    timeout: .seconds(options.pgbenchSeconds + 120))
+    let tps = run.stdout.split(separator: "\n").first { $0.hasPrefix("tps") } ?? "no tps line: \(run.stdout) \(run.stderr)"
+    print("pgbench -N -c 50 -j 2 -T \(options.pgbenchSeconds) (scale 10, same cluster): \(tps)")
+}

@@ -1,0 +1,154 @@
+import ChecklistModel
+import ChecklistStore
+import ChecklistWire
+
+/// A batch of `ListCommit`s turned into one column array per table, for the
+/// `unnest` statements of `Statements`. Pure: no I/O.
+struct CommitColumns {
+    struct ListColumns {
+        var ids: [Int64?] = [], bases: [Int64?] = [], namespaces: [String?] = []
+        var names: [String?] = [], icons: [String?] = [], nameBytes: [[UInt8]?] = [], iconBytes: [[UInt8]?] = []
+        var itemCounts: [Int64?] = [], uncheckedCounts: [Int64?] = [], revisions: [Int64?] = [], nextItemIDs: [Int64?] = []
+        var count: Int { ids.count }
+    }
+
+    var updated = ListColumns()
+    var created = ListColumns()
+    var deleted = ListColumns()
+    var createdNamespaces: [String?] = []
+    var highestCreated: Int64 = 0
+    var changeLists: [Int64?] = [], changeRevisions: [Int64?] = [], changeNamespaces: [String?] = []
+    var changeKinds: [Int64?] = [], changeBodies: [[UInt8]?] = []
+    var answerNamespaces: [String?] = [], answerClients: [Int64?] = [], answerSequences: [Int64?] = []
+    var answerLists: [Int64?] = [], answerRevisions: [Int64?] = [], answerInserted: [[UInt8]?] = []
+
+    /// Folds the commits of each list into one transition (first base, last
+    /// state) and collects every change and answer.
+    ///
+    /// - Throws: `MISUSE` when a list's commits do not follow each other
+    ///   (a base that is not the previous commit's revision).
+    init(_ commits: [ListCommit]) throws(PostgresError) {
+        var order: [ListID] = []
+        var first: [ListID: ListCommit] = [:]
+        var last: [ListID: ListCommit] = [:]
+        for commit in commits {
+            if let previous = last[commit.list] {
+                guard previous.revision == commit.baseRevision else {
+                    throw PostgresError(.misuse, "list \(commit.list): a commit on revision \(commit.baseRevision) follows one that left \(previous.revision)")
+                }
+            } else {
+                order.append(commit.list)
+                first[commit.list] = commit
+            }
+            last[commit.list] = commit
+            if let answer = commit.answer { try addAnswer(answer, namespace: commit.namespace) }
+        }
+        for id in order {
+            guard let start = first[id], let end = last[id] else { continue }
+            try addTransition(start: start, end: end)
+            // A deleted list keeps only its deletion as history.
+            let changes = end.after == nil ? Array(end.changes.suffix(1))
+                : commits.filter { $0.list == id }.flatMap(\.changes)
+            for change in changes { try addChange(change) }
+        }
+    }
+
+    private mutating func addTransition(start: ListCommit, end: ListCommit) throws(PostgresError) {
+        let namespace = try StoredText.namespace(start.namespace)
+        let id = try PostgresValue.exactInt64(start.list.rawValue, "list id")
+        switch (start.baseRevision, end.after) {
+        case (0, let after?):
+            try Self.append(after, base: 0, namespace: namespace, to: &created)
+            createdNamespaces.append(namespace)
+            highestCreated = max(highestCreated, id)
+        case (0, nil):
+            break // created and deleted in one batch: only the deletion is kept
+        case (let base, let after?):
+            try Self.append(after, base: base, namespace: namespace, to: &updated)
+        case (let base, nil):
+            deleted.ids.append(id)
+            deleted.bases.append(try PostgresValue.exactInt64(base, "revision"))
+            deleted.namespaces.append(namespace)
+        }
+    }
+
+    private static func append(_ list: ExportedList, base: Revision, namespace: String,
+                               to columns: inout ListColumns) throws(PostgresError) {
+        let name = StoredText.columns(list.summary.name)
+        let icon = StoredText.columns(list.summary.icon)
+        columns.ids.append(try PostgresValue.exactInt64(list.summary.id.rawValue, "list id"))
+        columns.bases.append(try PostgresValue.exactInt64(base, "revision"))
+        columns.namespaces.append(namespace)
+        columns.names.append(name.text)
+        columns.icons.append(icon.text)
+        columns.nameBytes.append(name.exact)
+        columns.iconBytes.append(icon.exact)
+        columns.itemCounts.append(try PostgresValue.exactInt64(list.summary.itemCount, "item count"))
+        columns.uncheckedCounts.append(try PostgresValue.exactInt64(list.summary.uncheckedCount, "unchecked count"))
+        columns.revisions.append(try PostgresValue.exactInt64(list.summary.revision, "revision"))
+        columns.nextItemIDs.append(try PostgresValue.exactInt64(list.nextItemID.rawValue, "next item id"))
+    }
+
+    private mutating func addChange(_ change: Change) throws(PostgresError) {
+        var writer = WireWriter(capacity: 128)
+        change.encode(into: &writer)
+        changeLists.append(try PostgresValue.exactInt64(change.list.rawValue, "list id"))
+        changeRevisions.append(try PostgresValue.exactInt64(change.revision, "revision"))
+        changeNamespaces.append(try StoredText.namespace(change.namespace))
+        changeKinds.append(Int64(writer.bytes[0]))
+        changeBodies.append(writer.bytes)
+    }
+
+    private mutating func addAnswer(_ remembered: RememberedAnswer, namespace: Namespace) throws(PostgresError) {
+        answerNamespaces.append(try StoredText.namespace(namespace))
+        answerClients.append(Int64(bitPattern: remembered.client))
+        answerSequences.append(try PostgresValue.exactInt64(remembered.answer.sequence, "sequence"))
+        answerLists.append(try PostgresValue.exactInt64(remembered.answer.list.rawValue, "list id"))
+        answerRevisions.append(try PostgresValue.exactInt64(remembered.answer.revision, "revision"))
+        answerInserted.append(InsertedRuns.encode(remembered.answer.inserted))
+    }
+
+    /// The parameters of `Statements.updateLists`.
+    var updateParameters: [PostgresValue] {
+        let c = updated
+        return [.int64Array(c.ids), .int64Array(c.bases), .textArray(c.namespaces), .textArray(c.names),
+                .textArray(c.icons), .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
+                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs)]
+    }
+
+    /// The parameters of `Statements.insertLists`.
+    var insertParameters: [PostgresValue] {
+        let c = created
+        return [.int64Array(c.ids), .textArray(c.namespaces), .textArray(c.names), .textArray(c.icons),
+                .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
+                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs)]
+    }
+}
+
+/// The item-id runs of an answer as stored in `idempotency_answers.inserted`:
+/// a varint count, then each run's first id and length as varints (the
+/// encoding of SNAPSHOT.md section 3.8's runs).
+enum InsertedRuns {
+    static func encode(_ runs: [ItemIDRun]) -> [UInt8] {
+        var w = WireWriter(capacity: 1 + runs.count * 4)
+        w.writeVarint(UInt64(runs.count))
+        for run in runs {
+            w.writeVarint(run.first.rawValue)
+            w.writeVarint(run.count)
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(PostgresError) -> [ItemIDRun] {
+        do {
+            return try WireReader.decode(bytes) { r throws(ChecklistError) in
+                let count = try r.readCount("runs", max: r.remaining / 2)
+                return try (0..<count).map { _ throws(ChecklistError) in
+                    ItemIDRun(first: ItemID(try r.readVarint("first")), count: try r.readVarint("count"))
+                }
+            }
+        } catch {
+            throw PostgresError(.corruptData, "stored inserted ids: \(error)")
+        }
+    }
+}

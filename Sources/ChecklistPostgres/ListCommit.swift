@@ -1,0 +1,44 @@
+import ChecklistModel
+import ChecklistStore
+
+/// One list's part of a commit: the changes the store applied to it, the
+/// list they leave, and the answer to remember with them.
+public struct ListCommit: Hashable, Sendable {
+    public var namespace: Namespace
+    public var list: ListID
+    /// The committed revision the changes were made against; 0 when they
+    /// create the list. The database must still be at it, or the batch
+    /// fails (`STALE_REVISION`).
+    public var baseRevision: Revision
+    /// The list's changes in revision order, `baseRevision + 1` onwards.
+    public var changes: [Change]
+    /// The list after the changes; nil when they deleted it.
+    public var after: ExportedList?
+    /// The idempotency answer a keyed PATCH gave, remembered in the same
+    /// transaction as its change (exactly-once across a node's loss).
+    public var answer: RememberedAnswer?
+
+    public init(namespace: Namespace, list: ListID, baseRevision: Revision, changes: [Change],
+                after: ExportedList?, answer: RememberedAnswer? = nil) {
+        self.namespace = namespace
+        self.list = list
+        self.baseRevision = baseRevision
+        self.changes = changes
+        self.after = after
+        self.answer = answer
+    }
+
+    /// The revision the commit leaves the list at.
+    public var revision: Revision { after?.summary.revision ?? changes.last?.revision ?? baseRevision }
+}
+
+/// A client's answered key, as `idempotency_answers` keeps it.
+public struct RememberedAnswer: Hashable, Sendable {
+    public var client: UInt64
+    public var answer: IdempotencyMemory.Answer
+
+    public init(client: UInt64, answer: IdempotencyMemory.Answer) {
+        self.client = client
+        self.answer = answer
+    }
+}

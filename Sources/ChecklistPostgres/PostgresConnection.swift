@@ -1,0 +1,173 @@
+import CPostgres
+
+/// One libpq connection (`PGconn *`), owned by this class and closed in
+/// `deinit`.
+///
+/// **Threading:** not `Sendable`. A connection belongs to the one thread
+/// that made it (a database thread of the server, a test): libpq is
+/// blocking here, and a connection is one conversation with one backend.
+/// The event loops never call it (docs/POSTGRES.md, "Threads").
+///
+/// **SQL:** every statement is a `StaticString` (a constant in the source),
+/// and every value a `PostgresValue` parameter in binary format, so no SQL is
+/// ever assembled from data. Results come back in binary format.
+public final class PostgresConnection {
+    private let handle: OpaquePointer
+    private var prepared: Set<String> = []
+
+    /// Connects with a libpq connection string (`host=... dbname=...`) or a
+    /// `postgresql://` URI, and sets the client encoding to UTF8.
+    ///
+    /// - Throws: `CONNECTION_FAILED` with libpq's message.
+    public init(conninfo: String) throws(PostgresError) {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.message(of: handle)
+            PQfinish(handle)
+            throw PostgresError(.connectionFailed, message)
+        }
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            let message = Self.message(of: handle)
+            PQfinish(handle)
+            throw PostgresError(.connectionFailed, "setting client_encoding UTF8: \(message)")
+        }
+        // Notices (e.g. "relation ... already exists, skipping") are not
+        // errors; libpq would print them to stderr.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        self.handle = handle
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// The server process serving this connection (`pg_backend_pid()`).
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// False once the connection broke; it must then be replaced.
+    public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server's version as an integer, e.g. 150013.
+    public var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// Runs one statement with `parameters` ($1, $2, ...) via `PQexecParams`.
+    @discardableResult
+    public func execute(_ sql: StaticString, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        let text = sql.description
+        return try run(parameters) { count, types, values, lengths, formats in
+            PQexecParams(handle, text, count, types, values, lengths, formats, 1)
+        }
+    }
+
+    /// Runs a prepared statement, preparing it on this connection first if
+    /// this is its first use here.
+    @discardableResult
+    public func execute(_ statement: PostgresStatement, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        if !prepared.contains(statement.name) {
+            let types = parameters.map(\.oid)
+            let result = types.withUnsafeBufferPointer { types in
+                PQprepare(handle, statement.name, statement.sql, Int32(types.count), types.baseAddress)
+            }
+            _ = try check(result)
+            prepared.insert(statement.name)
+        }
+        return try run(parameters) { count, _, values, lengths, formats in
+            PQexecPrepared(handle, statement.name, count, values, lengths, formats, 1)
+        }
+    }
+
+    /// Runs constant SQL that may hold several statements and takes no
+    /// parameters (schema steps), via `PQexec`.
+    public func executeScript(_ sql: StaticString) throws(PostgresError) {
+        _ = try check(PQexec(handle, sql.description))
+    }
+
+    /// How a transaction sees the database.
+    public enum TransactionMode: Sendable {
+        /// READ COMMITTED, read-write: commits.
+        case readWrite
+        /// REPEATABLE READ, READ ONLY: one snapshot for every statement, for
+        /// loads that read a checkpoint and the changes after it.
+        case readOnlySnapshot
+    }
+
+    /// Runs `body` in a transaction: BEGIN, then COMMIT if `body` returns,
+    /// ROLLBACK if it throws (when the connection still works). A COMMIT the
+    /// server turns into a rollback throws `STATEMENT_FAILED`.
+    public func transaction<R>(_ mode: TransactionMode = .readWrite, _ body: () throws -> R) throws -> R {
+        switch mode {
+        case .readWrite: try executeScript("BEGIN")
+        case .readOnlySnapshot: try executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        }
+        let value: R
+        do {
+            value = try body()
+        } catch {
+            if isUsable { try? executeScript("ROLLBACK") }
+            throw error
+        }
+        let result = try check(PQexec(handle, "COMMIT"))
+        guard result.commandStatus == "COMMIT" else {
+            throw PostgresError(.statementFailed, "COMMIT ended in a rollback")
+        }
+        return value
+    }
+
+    /// Encodes the parameters into one buffer and calls `send` with
+    /// libpq's parallel arrays, all in binary format.
+    private func run(_ parameters: [PostgresValue],
+                     _ send: (Int32, UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?,
+                              UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        var buffer: [UInt8] = []
+        var spans: [(offset: Int, count: Int)?] = []
+        spans.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            let start = buffer.count
+            spans.append(parameter.encode(into: &buffer) ? (start, buffer.count - start) : nil)
+        }
+        buffer.append(0) // so that an empty value still has a valid, non-null address
+        let types = parameters.map(\.oid)
+        let lengths = spans.map { Int32($0?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let result = buffer.withUnsafeBufferPointer { bytes in
+            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = spans.map { span in span.map { base + $0.offset } }
+            return send(Int32(parameters.count), types, values, lengths, formats)
+        }
+        return try check(result)
+    }
+
+    /// Turns a libpq result into a `PostgresResult`, or the error it holds.
+    private func check(_ raw: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        guard let raw else {
+            throw PostgresError(isUsable ? .statementFailed : .connectionLost, Self.message(of: handle))
+        }
+        let result = PostgresResult(taking: raw)
+        switch PQresultStatus(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return result
+        default:
+            let state = PQresultErrorField(raw, cpostgres_diag_sqlstate()).map { String(cString: $0) }
+            let text = PQresultErrorMessage(raw).map { String(cString: $0) } ?? Self.message(of: handle)
+            let lost = !isUsable || (state.map(Self.meansConnectionLost) ?? false)
+            throw PostgresError(lost ? .connectionLost : .statementFailed, Self.trimmed(text), sqlState: state)
+        }
+    }
+
+    /// SQLSTATE classes that end the session: connection exceptions (08)
+    /// and operator intervention (57P01 admin shutdown, 57P02 crash
+    /// shutdown, 57P03 cannot connect now).
+    static func meansConnectionLost(_ state: String) -> Bool {
+        state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
+    }
+
+    private static func message(of handle: OpaquePointer) -> String {
+        trimmed(PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown libpq error")
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        var text = text
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        return text
+    }
+}

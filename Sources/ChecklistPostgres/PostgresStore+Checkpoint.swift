@@ -1,0 +1,36 @@
+import ChecklistModel
+
+extension PostgresStore {
+    /// Stores `checkpoint` (finished here) as its list's checkpoint, unless
+    /// the list is gone, already has a checkpoint at or past its revision,
+    /// or is behind it. The changes after the new checkpoint stay; those at
+    /// or before it become trimmable (`trimChanges`).
+    ///
+    /// - Returns: whether the checkpoint was stored.
+    @discardableResult
+    public func storeCheckpoint(_ checkpoint: ListCheckpointBuilder) throws -> Bool {
+        let list = checkpoint.list
+        let parts = try checkpoint.finish()
+        let id = try PostgresValue.id(list.id.rawValue, "list id")
+        let revision = try PostgresValue.id(list.revision, "revision")
+        return try connection.transaction {
+            let row = try connection.execute(Statements.lockList, [id])
+            guard row.rowCount == 1 else { return false }
+            let current = try row.uint64(0, 0)
+            let stored = try row.uint64(0, 1)
+            guard stored < list.revision, list.revision <= current else { return false }
+            try connection.execute(Statements.dropCheckpoint, [id])
+            try connection.execute(Statements.insertCheckpoint, [
+                id, revision, .int64Array(parts.indices.map { Int64($0) }), .byteaArray(parts)])
+            try connection.execute(Statements.setCheckpointRevision, [id, revision])
+            return true
+        }
+    }
+
+    /// Lists with at least `changes` changes after their checkpoint, most
+    /// first: what a background compaction should checkpoint next.
+    public func compactionCandidates(changes: Int, limit: Int) throws(PostgresError) -> [ListID] {
+        let result = try connection.execute(Statements.compactionCandidates, [.int64(Int64(changes)), .int64(Int64(limit))])
+        return try (0..<result.rowCount).map { row throws(PostgresError) in ListID(try result.uint64(row, 0)) }
+    }
+}

@@ -1,0 +1,186 @@
+/// The statements the store runs on its hot paths, prepared once per
+/// connection. Batches pass one array per column and unnest them, so a
+/// batch of any size is one statement (one round trip) per table.
+enum Statements {
+    // MARK: Lists
+
+    static let nextListID = PostgresStatement(name: "ckl_next_list_id", sql:
+        "SELECT value FROM checklist_settings WHERE name = 'next_list_id'")
+
+    static let reserveListIDs = PostgresStatement(name: "ckl_reserve_list_ids", sql:
+        "UPDATE checklist_settings SET value = value + $1 WHERE name = 'next_list_id' RETURNING value")
+
+    static let raiseNextListID = PostgresStatement(name: "ckl_raise_next_list_id", sql:
+        "UPDATE checklist_settings SET value = greatest(value, $1) WHERE name = 'next_list_id'")
+
+    /// Columns 0-10 as `PostgresStore.record` reads them.
+    static let listsInNamespace = PostgresStatement(name: "ckl_lists_in_namespace", sql: """
+        SELECT id, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id,
+               checkpoint_revision, namespace
+        FROM lists WHERE namespace = $1 ORDER BY id
+        """)
+
+    static let listByID = PostgresStatement(name: "ckl_list_by_id", sql: """
+        SELECT id, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id,
+               checkpoint_revision, namespace
+        FROM lists WHERE id = $1
+        """)
+
+    static let allListIDs = PostgresStatement(name: "ckl_all_list_ids", sql: "SELECT id FROM lists ORDER BY id")
+
+    static let addNamespaces = PostgresStatement(name: "ckl_add_namespaces", sql:
+        "INSERT INTO namespaces (name) SELECT DISTINCT unnest($1::text[]) ON CONFLICT DO NOTHING")
+
+    // MARK: Commits
+
+    /// Lists the batch changes: each row only if its revision is still the
+    /// commit's base (the revision check); returns the ids that passed.
+    static let updateLists = PostgresStatement(name: "ckl_update_lists", sql: """
+        UPDATE lists AS l SET name = v.name, icon = v.icon, name_bytes = v.name_bytes, icon_bytes = v.icon_bytes,
+               item_count = v.item_count, unchecked_count = v.unchecked_count, revision = v.revision,
+               next_item_id = v.next_item_id, updated_at = now()
+        FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
+                    $8::int8[], $9::int8[], $10::int8[], $11::int8[])
+             AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id)
+        WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
+        RETURNING l.id
+        """)
+
+    /// Lists the batch creates; an id already taken is skipped (and missing
+    /// from what it returns).
+    static let insertLists = PostgresStatement(name: "ckl_insert_lists", sql: """
+        INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
+                           revision, next_item_id)
+        SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[],
+                             $7::int8[], $8::int8[], $9::int8[], $10::int8[])
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id
+        """)
+
+    /// Lists the batch deletes, with the same revision check.
+    static let deleteLists = PostgresStatement(name: "ckl_delete_lists", sql: """
+        DELETE FROM lists AS l USING unnest($1::int8[], $2::int8[], $3::text[]) AS v(id, base, namespace)
+        WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
+        RETURNING l.id
+        """)
+
+    static let dropHistory = PostgresStatement(name: "ckl_drop_history", sql:
+        "DELETE FROM changes WHERE list_id = ANY($1::int8[])")
+
+    static let revisions = PostgresStatement(name: "ckl_revisions", sql:
+        "SELECT id, revision FROM lists WHERE id = ANY($1::int8[])")
+
+    static let insertChanges = PostgresStatement(name: "ckl_insert_changes", sql: """
+        INSERT INTO changes (list_id, revision, namespace, kind, body)
+        SELECT v.list_id, v.revision, v.namespace, v.kind::smallint, v.body
+        FROM unnest($1::int8[], $2::int8[], $3::text[], $4::int8[], $5::bytea[]) AS v(list_id, revision, namespace, kind, body)
+        """)
+
+    // MARK: Idempotency
+
+    /// Remembers the batch's answers and marks their clients used, in one
+    /// statement.
+    static let insertAnswers = PostgresStatement(name: "ckl_insert_answers", sql: """
+        WITH answers AS (
+            INSERT INTO idempotency_answers (namespace, client, sequence, list_id, revision, inserted)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::bytea[])
+            RETURNING namespace, client)
+        INSERT INTO idempotency_clients (namespace, client)
+        SELECT DISTINCT namespace, client FROM answers
+        ON CONFLICT (namespace, client) DO UPDATE SET last_used = now()
+        """)
+
+    static let answer = PostgresStatement(name: "ckl_answer", sql: """
+        SELECT c.floor, a.list_id, a.revision, a.inserted
+        FROM idempotency_clients c
+        LEFT JOIN idempotency_answers a ON a.namespace = c.namespace AND a.client = c.client AND a.sequence = $3
+        WHERE c.namespace = $1 AND c.client = $2
+        """)
+
+    static let memory = PostgresStatement(name: "ckl_memory", sql: """
+        SELECT c.namespace, c.client, c.floor, a.sequence, a.list_id, a.revision, a.inserted
+        FROM idempotency_clients c
+        LEFT JOIN idempotency_answers a ON a.namespace = c.namespace AND a.client = c.client
+        ORDER BY c.last_used, c.namespace, c.client, a.sequence
+        """)
+
+    /// Forgets all but the newest `$1` answers of each client and raises
+    /// each client's floor to the highest sequence it forgot.
+    static let forgetAnswers = PostgresStatement(name: "ckl_forget_answers", sql: """
+        WITH ranked AS (
+            SELECT namespace, client, sequence,
+                   row_number() OVER (PARTITION BY namespace, client ORDER BY sequence DESC) AS newer
+            FROM idempotency_answers),
+        gone AS (
+            DELETE FROM idempotency_answers a USING ranked r
+            WHERE a.namespace = r.namespace AND a.client = r.client AND a.sequence = r.sequence AND r.newer > $1
+            RETURNING a.namespace, a.client, a.sequence),
+        floors AS (
+            UPDATE idempotency_clients c SET floor = greatest(c.floor, g.top)
+            FROM (SELECT namespace, client, max(sequence) AS top FROM gone GROUP BY namespace, client) g
+            WHERE c.namespace = g.namespace AND c.client = g.client
+            RETURNING 1)
+        SELECT count(*) FROM gone
+        """)
+
+    // MARK: Loads and checkpoints
+
+    static let checkpointParts = PostgresStatement(name: "ckl_checkpoint_parts", sql:
+        "SELECT revision, data FROM list_checkpoints WHERE list_id = $1 ORDER BY part")
+
+    static let changesAfter = PostgresStatement(name: "ckl_changes_after", sql:
+        "SELECT revision, body FROM changes WHERE list_id = $1 AND revision > $2 ORDER BY revision LIMIT $3")
+
+    static let lockList = PostgresStatement(name: "ckl_lock_list", sql:
+        "SELECT revision, checkpoint_revision FROM lists WHERE id = $1 FOR UPDATE")
+
+    static let dropCheckpoint = PostgresStatement(name: "ckl_drop_checkpoint", sql:
+        "DELETE FROM list_checkpoints WHERE list_id = $1")
+
+    static let insertCheckpoint = PostgresStatement(name: "ckl_insert_checkpoint", sql: """
+        INSERT INTO list_checkpoints (list_id, part, revision, data)
+        SELECT $1, p.part::int, $2, p.data FROM unnest($3::int8[], $4::bytea[]) AS p(part, data)
+        """)
+
+    static let setCheckpointRevision = PostgresStatement(name: "ckl_set_checkpoint_revision", sql:
+        "UPDATE lists SET checkpoint_revision = $2 WHERE id = $1")
+
+    static let compactionCandidates = PostgresStatement(name: "ckl_compaction_candidates", sql: """
+        SELECT id FROM lists WHERE revision - checkpoint_revision >= $1
+        ORDER BY revision - checkpoint_revision DESC, id LIMIT $2
+        """)
+
+    // MARK: Change feed
+
+    /// The list's revision and the oldest retained change's revision.
+    static let feedBounds = PostgresStatement(name: "ckl_feed_bounds", sql: """
+        SELECT l.revision, (SELECT min(c.revision) FROM changes c WHERE c.list_id = l.id)
+        FROM lists l WHERE l.id = $1 AND l.namespace = $2
+        """)
+
+    /// Drops changes older than the last `$1` of each list, but never one
+    /// after the list's checkpoint (a load needs those).
+    static let trimChanges = PostgresStatement(name: "ckl_trim_changes", sql: """
+        DELETE FROM changes c USING lists l
+        WHERE c.list_id = l.id AND c.revision <= least(l.checkpoint_revision, l.revision - $1)
+        """)
+
+    /// Drops the deletion markers of lists deleted more than `$1` seconds ago.
+    static let forgetDeletions = PostgresStatement(name: "ckl_forget_deletions", sql: """
+        DELETE FROM changes c
+        WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = c.list_id)
+          AND c.committed_at < now() - make_interval(secs => $1)
+        """)
+
+    // MARK: Imports
+
+    static let upsertList = PostgresStatement(name: "ckl_upsert_list", sql: """
+        INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
+                           revision, next_item_id, checkpoint_revision)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $9)
+        ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name, icon = EXCLUDED.icon,
+            name_bytes = EXCLUDED.name_bytes, icon_bytes = EXCLUDED.icon_bytes, item_count = EXCLUDED.item_count,
+            unchecked_count = EXCLUDED.unchecked_count, revision = EXCLUDED.revision,
+            next_item_id = EXCLUDED.next_item_id, checkpoint_revision = EXCLUDED.revision, updated_at = now()
+        """)
+}

@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private PostgreSQL cluster for a test run or a benchmark: `initdb` into
+/// a temporary directory, `pg_ctl start` on a free port of 127.0.0.1 with
+/// the socket directory inside it, stopped (and the directory removed) by
+/// `stop()`. Never a system-wide service.
+///
+/// PostgreSQL refuses to run as root: when this process is root, `initdb`
+/// and `pg_ctl` run as the `postgres` OS user (`runuser -u postgres --`) on
+/// a directory that user owns. Readiness is `pg_ctl start -w` (which
+/// watches the server's pid file) confirmed by `pg_isready`, never a sleep.
+public final class PostgresCluster: Sendable {
+    /// Why the cluster cannot be made, when it cannot.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let binDirectory: String
+    public let port: Int
+    private let directory: TemporaryDirectory
+    private let dataDirectory: String
+    private let runAsPostgres: Bool
+
+    /// The directory of PostgreSQL's programs: `$CHECKLIST_PG_BINDIR`, or
+    /// the newest `/usr/lib/postgresql/*/bin` that has `initdb`; nil if the
+    /// machine has none.
+    public static func findBinaries() -> String? {
+        if let dir = ProcessInfo.processInfo.environment["CHECKLIST_PG_BINDIR"], !dir.isEmpty { return dir }
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.compactMap(Int.init).sorted().reversed().lazy
+            .map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+    }
+
+    /// Makes and starts a cluster.
+    ///
+    /// - Parameter settings: extra server settings (`-c name=value`), e.g.
+    ///   `["synchronous_commit": "on"]`. fsync stays on unless given.
+    /// - Throws: `Unavailable` without PostgreSQL binaries; a
+    ///   `ChildProcessError` naming the command that failed, with its output.
+    public init(settings: [String: String] = [:]) throws {
+        guard let bin = Self.findBinaries() else {
+            throw Unavailable(description: "no PostgreSQL binaries (looked in /usr/lib/postgresql/*/bin and $CHECKLIST_PG_BINDIR); install the Debian package postgresql")
+        }
+        binDirectory = bin
+        runAsPostgres = geteuid() == 0
+        directory = try TemporaryDirectory(prefix: "checklists-pg")
+        let home = directory.appending("cluster")
+        dataDirectory = home + "/data"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
+        if runAsPostgres {
+            guard let user = getpwnam("postgres") else {
+                throw Unavailable(description: "running as root and there is no postgres OS user to run PostgreSQL as")
+            }
+            // The postgres user must reach its directory through ours.
+            chmod(directory.path, 0o711)
+            chown(home, user.pointee.pw_uid, user.pointee.pw_gid)
+        }
+        try Self.check(Self.run(bin + "/initdb", ["-D", dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                                  "--locale=C", "--no-sync"], asPostgres: runAsPostgres), "initdb")
+        var options = ["-c listen_addresses=127.0.0.1", "-k \(home)"]
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options.append("-c \(name)=\(value)") }
+        var lastFailure = ""
+        for _ in 0..<5 {
+            let candidate = try Self.freePort()
+            let start = try Self.run(bin + "/pg_ctl", ["start", "-w", "-t", "60", "-D", dataDirectory, "-l", home + "/server.log",
+                                                      "-o", (options + ["-p \(candidate)"]).joined(separator: " ")],
+                                     asPostgres: runAsPostgres)
+            if start.status == 0 {
+                port = candidate
+                let ready = try ProcessRunner.run(executable: bin + "/pg_isready", arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", "30"])
+                try Self.check(ready, "pg_isready")
+                return
+            }
+            // Most likely the port was taken between our probe and the bind.
+            lastFailure = start.stdout + start.stderr + ((try? String(contentsOfFile: home + "/server.log", encoding: .utf8)) ?? "")
+        }
+        throw ChildProcessError("pg_ctl start failed 5 times: \(lastFailure)")
+    }
+
+    /// A libpq connection string for `database` on this cluster.
+    public func conninfo(database: String = "postgres") -> String {
+        "host=127.0.0.1 port=\(port) user=postgres dbname=\(database)"
+    }
+
+    /// Creates an empty UTF8 database and returns its connection string.
+    public func createDatabase(_ name: String) throws -> String {
+        let result = try ProcessRunner.run(executable: binDirectory + "/createdb",
+                                           arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-E", "UTF8",
+                                                       "-T", "template0", name])
+        try Self.check(result, "createdb \(name)")
+        return conninfo(database: name)
+    }
+
+    /// Runs one of the cluster's client programs (psql, pgbench) against it.
+    public func runClient(_ program: String, _ arguments: [String], timeout: Duration = .seconds(120)) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(executable: binDirectory + "/" + program,
+                              arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres"] + arguments, timeout: timeout)
+    }
+
+    /// Stops the server (fast shutdown) and removes its directory.
+    public func stop() {
+        _ = try? Self.run(binDirectory + "/pg_ctl", ["stop", "-w", "-m", "fast", "-D", dataDirectory], asPostgres: runAsPostgres)
+        directory.remove()
+    }
+
+    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws -> ProcessRunner.Result {
+        if asPostgres {
+            return try ProcessRunner.run(executable: "/usr/sbin/runuser", arguments: ["-u", "postgres", "--", program] + arguments,
+                                         timeout: .seconds(120))
+        }
+        return try ProcessRunner.run(executable: program, arguments: arguments, timeout: .seconds(120))
+    }
+
+    private static func check(_ result: ProcessRunner.Result, _ what: String) throws {
+        guard result.status == 0 else {
+            throw ChildProcessError("\(what) exited with \(result.exitStatus): \(result.stdout)\(result.stderr)")
+        }
+    }
+
+    /// A port of 127.0.0.1 nothing listens on right now (bound to port 0,
+    /// read back, closed).
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ChildProcessError("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw ChildProcessError("bind 127.0.0.1:0: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

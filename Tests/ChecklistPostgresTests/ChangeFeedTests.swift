@@ -1,0 +1,72 @@
+import ChecklistModel
+import ChecklistPostgres
+import Testing
+
+@Suite(.enabled(if: TestCluster.binariesFound, TestCluster.skipReason), .timeLimit(.minutes(2)))
+struct ChangeFeedTests {
+    /// List 1 at revision 10: created, then renamed 9 times.
+    func tenRevisions() throws -> PostgresStore {
+        let (store, _) = try TestCluster.freshStore()
+        try store.commit([Fixture.create(1)] + (1..<10).map { Fixture.rename(1, from: $0, to: "v\($0 + 1)") })
+        return store
+    }
+
+    func revisions(_ read: FeedRead) -> [Revision]? {
+        if case .changes(let changes, _) = read { return changes.map(\.revision) }
+        return nil
+    }
+
+    @Test func changesComeInRevisionOrder() throws {
+        let store = try tenRevisions()
+        #expect(try store.changes(in: .default, list: ListID(1), after: 0, limit: 100).completeOrNil == true)
+        #expect(revisions(try store.changes(in: .default, list: ListID(1), after: 0, limit: 100)) == Array(1...10))
+        #expect(try store.changes(in: .default, list: ListID(1), after: 4, limit: 3).completeOrNil == false)
+        #expect(revisions(try store.changes(in: .default, list: ListID(1), after: 4, limit: 3)) == [5, 6, 7])
+        #expect(try store.changes(in: .default, list: ListID(1), after: 10, limit: 3) == .changes([], complete: true))
+        #expect(try store.changes(in: .default, list: ListID(1), after: 11, limit: 3) == .resyncRequired)
+        #expect(try store.changes(in: Namespace("other"), list: ListID(1), after: 0, limit: 3) == .noSuchList)
+    }
+
+    @Test func retentionKeepsWhatALoadNeeds() throws {
+        let store = try tenRevisions()
+        // Without a checkpoint every change is needed to load the list.
+        #expect(try store.trimChanges(retainPerList: 3) == 0)
+        #expect(try store.storeCheckpoint(Fixture.checkpoint(1, revision: 8, count: 0, name: "v8")))
+        #expect(try store.compactionCandidates(changes: 2, limit: 10) == [ListID(1)])
+        #expect(try store.compactionCandidates(changes: 3, limit: 10) == [])
+        // Keeps the last 3 and everything after the checkpoint: 8, 9, 10.
+        #expect(try store.trimChanges(retainPerList: 3) == 7)
+        #expect(try store.changes(in: .default, list: ListID(1), after: 6, limit: 10) == .resyncRequired)
+        #expect(revisions(try store.changes(in: .default, list: ListID(1), after: 7, limit: 10)) == [8, 9, 10])
+        // A load takes the checkpoint, then replays 9 and 10.
+        let sink = CollectingSink()
+        var replayed: [Revision] = []
+        let report = try #require(try store.loadList(ListID(1), into: sink) { replayed.append($0.revision) })
+        #expect(report.checkpointRevision == 8)
+        #expect(sink.lists.map(\.name) == ["v8"])
+        #expect(replayed == [9, 10])
+        // An older checkpoint than the stored one is not taken.
+        #expect(try !store.storeCheckpoint(Fixture.checkpoint(1, revision: 7, count: 0)))
+    }
+
+    @Test func aDeletedListKeepsOnlyItsDeletionUntilForgotten() throws {
+        let store = try tenRevisions()
+        try store.commit([Fixture.delete(1, from: 10)])
+        #expect(try store.changes(in: .default, list: ListID(1), after: 10, limit: 10) == .noSuchList)
+        #expect(try store.connection.execute("SELECT revision FROM changes").int64(0, 0) == 11)
+        #expect(try store.forgetDeletions(olderThan: 3600) == 0)
+        #expect(try store.forgetDeletions(olderThan: -1) == 1)
+    }
+}
+
+extension FeedRead {
+    var changesOrNil: [Change]? {
+        if case .changes(let changes, _) = self { return changes }
+        return nil
+    }
+
+    var completeOrNil: Bool? {
+        if case .changes(_, let complete) = self { return complete }
+        return nil
+    }
+}

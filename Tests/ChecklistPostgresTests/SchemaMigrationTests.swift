@@ -1,0 +1,92 @@
+import ChecklistPostgres
+import Foundation
+import Synchronization
+import Testing
+
+@Suite(.enabled(if: TestCluster.binariesFound, TestCluster.skipReason), .timeLimit(.minutes(2)))
+struct SchemaMigrationTests {
+    @Test func freshDatabaseGetsEveryStep() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        let report = try SchemaMigration.migrate(connection)
+        #expect(report.foundVersion == 0)
+        #expect(report.version == SchemaStep.latestVersion)
+        #expect(report.applied == SchemaStep.all.map(\.version))
+        for table in ["lists", "namespaces", "list_checkpoints", "changes", "idempotency_answers", "idempotency_clients"] {
+            let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [.text(table)])
+            #expect(try exists.bool(0, 0), "table \(table)")
+        }
+    }
+
+    @Test func rerunChangesNothing() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        try SchemaMigration.migrate(connection)
+        let again = try SchemaMigration.migrate(connection)
+        #expect(again.applied.isEmpty)
+        #expect(again.foundVersion == SchemaStep.latestVersion)
+        let rows = try connection.execute("SELECT count(*) FROM checklist_schema_version")
+        #expect(try rows.int64(0, 0) == Int64(SchemaStep.all.count))
+    }
+
+    @Test func newerSchemaIsRefusedNamingBothVersions() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        try SchemaMigration.migrate(connection)
+        try connection.execute("INSERT INTO checklist_schema_version (version, description) VALUES (99, 'from the future')")
+        let error = #expect(throws: PostgresError.self) { try SchemaMigration.migrate(connection) }
+        #expect(error?.code == .schemaTooNew)
+        #expect(error?.message.contains("version 99") == true)
+        #expect(error?.message.contains("version \(SchemaStep.latestVersion) this checklistd knows") == true)
+    }
+
+    @Test func aFailingStepKeepsNothingOfItself() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        let broken = SchemaStep(version: 2, description: "half a step", sql: """
+            CREATE TABLE half_done (id bigint);
+            SELECT no_such_function();
+            """)
+        #expect(throws: PostgresError.self) { try SchemaMigration.migrate(connection, steps: SchemaStep.all + [broken]) }
+        #expect(try SchemaMigration.recordedVersion(connection) == SchemaStep.latestVersion)
+        let table = try connection.execute("SELECT to_regclass('half_done') IS NULL")
+        #expect(try table.bool(0, 0))
+    }
+
+    /// Two starters wait on the advisory lock a third connection holds,
+    /// then race for it: exactly one of them runs each step.
+    @Test func twoConcurrentStartersMigrateOnce() throws {
+        let conninfo = try TestCluster.freshDatabase()
+        let holder = try PostgresConnection(conninfo: conninfo)
+        try holder.executeScript("BEGIN")
+        try holder.execute("SELECT pg_advisory_xact_lock($1)", [.int64(SchemaMigration.lockKey)])
+        let applied = Mutex<[[Int]]>([])
+        let failures = Mutex<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
+        let threads = (0..<2).map { _ in
+            Thread {
+                do {
+                    let connection = try PostgresConnection(conninfo: conninfo)
+                    let report = try SchemaMigration.migrate(connection)
+                    applied.withLock { $0.append(report.applied) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                finished.signal()
+            }
+        }
+        threads.forEach { $0.start() }
+        // Both must be waiting on the lock before it is released (a
+        // bounded poll of pg_locks: there is no event to wait on).
+        let deadline = ContinuousClock.now + .seconds(30)
+        var waiting: Int64 = 0
+        while waiting < 2 && ContinuousClock.now < deadline {
+            let locks = try holder.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            waiting = try locks.int64(0, 0)
+            if waiting < 2 { usleep(10_000) }
+        }
+        #expect(waiting == 2)
+        try holder.executeScript("COMMIT")
+        for _ in 0..<2 { #expect(finished.wait(timeout: .now() + 30) == .success) }
+        #expect(failures.withLock { $0 } == [])
+        let all = applied.withLock { $0 }
+        #expect(all.count == 2)
+        #expect(all.flatMap { $0 }.sorted() == SchemaStep.all.map(\.version))
+    }
+}
