@@ -43,7 +43,7 @@ enum Command: Sendable {
     /// Saves lists (none: every list) to a file.
     case export(file: String, lists: [ListRef], format: TransferFormat)
     /// Loads a file's lists.
-    case `import`(file: String, replace: Bool)
+    case `import`(file: String, replace: Bool, name: String?)
 }
 
 /// Bad command line: exit status 2. `command` selects the usage line shown.
@@ -138,7 +138,7 @@ extension Command {
             let count = try option("--count", "a number from 1", { Values.id($0).flatMap { Int(exactly: $0) } })
             self = .watch(try arguments.indices.map(list), from: from, count: count)
         case "export":
-            let format = try option("--format", "snapshot, json or plist", { TransferFormat(rawValue: $0) }) ?? .snapshot
+            let format = try option("--format", "snapshot, json, plist or keyed-archive", { TransferFormat(rawValue: $0) }) ?? .snapshot
             var lists: [ListRef] = []
             for text in parsed.repeated["--list"] ?? [] {
                 if Values.unsigned(text) != nil {
@@ -151,7 +151,9 @@ extension Command {
             }
             self = .export(file: arguments[0], lists: lists, format: format)
         case "import":
-            self = .import(file: arguments[0], replace: parsed.options["--replace"] != nil)
+            let name = parsed.options["--name"]
+            if let name, name.isEmpty { throw fail("--name needs a list name") }
+            self = .import(file: arguments[0], replace: parsed.options["--replace"] != nil, name: name)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'", command: nil)
         }
