@@ -208,7 +208,10 @@ final class JSONDocumentScanner {
     }
 
     private func optional<T>(_ at: String, _ value: () throws -> T) throws -> T? {
-        if try reader.literal() == .some(nil) { return nil }
+        if try reader.peekToken() == UInt8(ascii: "n") {
+            _ = try reader.literal()
+            return nil
+        }
         return try value()
     }
 
