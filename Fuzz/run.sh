@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with `swiftc -sanitize=fuzzer,address` and
 # runs each for SECONDS (default 60), starting from a seed corpus made from
-# Protocol/vectors (frames) and from the real SnapshotWriter (snapshots).
+# Protocol/vectors (frames), from the real SnapshotWriter (snapshots) and
+# from Tests/AppFiles/app_files.py (the apps' files).
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: frame-decoder, snapshot-reader (default: both)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: frame-decoder, snapshot-reader, app-files (default: all)
 #
 # Builds into $FUZZ_BUILD_DIR (default .build/fuzz); the corpus grown by
 # earlier runs is kept there and reused. A crash stops the run with libFuzzer's
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(frame-decoder snapshot-reader)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(frame-decoder snapshot-reader app-files)
 
 OUT=${FUZZ_BUILD_DIR:-$PWD/.build/fuzz}
 MODULES=$OUT/modules
@@ -37,6 +38,7 @@ build_module ChecklistModel
 build_module ChecklistThreads
 build_module ChecklistWire
 build_module ChecklistSnapshot
+build_module ChecklistTransfer
 
 link() {
     local target=$1; shift
@@ -46,12 +48,14 @@ link() {
 link frame-decoder Fuzz/FrameDecoder/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o"
 link snapshot-reader Fuzz/SnapshotReader/*.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
     "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o"
+link app-files Fuzz/AppFiles/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
+    "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o" "$MODULES/ChecklistTransfer.o"
 
 # Seeds. Frames: every golden vector, prefixed with the byte that selects a
 # 4 MiB maxFrameBytes (65536 for the zlib bomb), plus one stream of all the
 # request vectors back to back. Snapshots: written by the real writer.
 SEEDS=$OUT/seeds
-rm -rf "$SEEDS" && mkdir -p "$SEEDS/frame-decoder" "$SEEDS/snapshot-reader"
+rm -rf "$SEEDS" && mkdir -p "$SEEDS/frame-decoder" "$SEEDS/snapshot-reader" "$SEEDS/app-files"
 python3 - "$SEEDS/frame-decoder" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
@@ -78,6 +82,21 @@ for path in sorted(glob.glob("Protocol/vectors/snapshot/*.ckss.gz")):
         open(os.path.join(sys.argv[1], "vector-raw-" + name), "wb").write(b"\x01" + gzip.decompress(data))
     except Exception:
         pass  # a corrupt vector has no clean uncompressed form
+PY
+
+# The apps' files (keyed archives by plistlib, seed.plist as binary) and a JSON document.
+python3 Tests/AppFiles/app_files.py write "$SEEDS/app-files"
+python3 - "$SEEDS/app-files" <<'PY'
+import os, plistlib, sys
+d = sys.argv[1]
+for name in sorted(os.listdir(d)):
+    data = open(os.path.join(d, name), "rb").read()
+    if not data.startswith(b"bplist00"):
+        data = plistlib.dumps(plistlib.loads(data), fmt=plistlib.FMT_BINARY)
+    open(os.path.join(d, name), "wb").write(b"\x00" + data)
+open(os.path.join(d, "document.json"), "wb").write(b"\x01" +
+    b'{"format": "checklists", "version": 1, "lists": [{"id": 2, "name": "G", "items": [{"id": 1, "text": "M\\u00e9", "checked": true, "price": 249, "due": -5}]}, {"name": "E", "icon": "Trips", "revision": 3, "nextItemID": 9, "items": []}]}')
+open(os.path.join(d, "items.json"), "wb").write(b'\x01[{"name": "Milk", "price": 2.99, "uuid": "u"}, {"name": "Tea", "price": 1e-3}]')
 PY
 
 status=0

@@ -1,5 +1,4 @@
 import ChecklistModel
-import Foundation
 
 // The Checklists JSON document (README.md, "Export and import"):
 //
@@ -11,82 +10,36 @@ import Foundation
 // `due` is seconds since 1970-01-01T00:00:00Z, `price` integer minor units
 // (cents). When reading, only `name` (lists) and `text` (items) are
 // required: ids, revisions and flags may be left out (see
-// `ChecklistDocument.snapshotFile`), and a bare array of lists is accepted.
+// `ChecklistDocument.snapshotFile`), unknown keys are skipped, and a bare
+// array of lists is accepted, or a bare array of items (one list; see
+// `JSONDocumentScanner` for the Shopping List shape `{name, price}` with
+// the price in currency units). An item may carry `clientKey` (or `uuid`).
 extension ChecklistDocument {
     /// The `format` and `version` written and accepted.
     public static let jsonFormat = "checklists"
     public static let jsonVersion = 1
 
-    private struct JSONRoot: Codable {
-        var format: String?
-        var version: Int?
-        var lists: [JSONList]
-    }
-
-    private struct JSONList: Codable {
-        var id: UInt64?
-        var name: String
-        var icon: String?
-        var revision: UInt64?
-        var nextItemID: UInt64?
-        var items: [JSONItem]?
-    }
-
-    private struct JSONItem: Codable {
-        var id: UInt64?
-        var text: String
-        var checked: Bool?
-        var remind: Bool?
-        var due: Int64?
-        var price: Int64?
-    }
-
-    /// Reads a JSON document.
+    /// Reads a JSON document held in memory (the streaming import is
+    /// `JSONSnapshotStream`; both read with `JSONDocumentScanner`).
+    /// - Parameter nameForItems: the name of the list made from a bare
+    ///   array of items.
     /// - Throws: `TransferError` naming the path of what is wrong.
-    public init(json data: [UInt8]) throws {
-        let decoder = JSONDecoder()
-        let lists: [JSONList]
-        do {
-            if let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }), first == UInt8(ascii: "[") {
-                lists = try decoder.decode([JSONList].self, from: Data(data))
-            } else {
-                let root = try decoder.decode(JSONRoot.self, from: Data(data))
-                if let format = root.format, format != Self.jsonFormat {
-                    throw TransferError("JSON: \"format\" is \"\(format)\", not \"\(Self.jsonFormat)\"")
-                }
-                if let version = root.version, version != Self.jsonVersion {
-                    throw TransferError("JSON: version \(version) is not supported (this build reads version \(Self.jsonVersion))")
-                }
-                lists = root.lists
-            }
-        } catch let error as TransferError {
-            throw error
-        } catch let error as DecodingError {
-            throw TransferError("JSON: " + Self.describe(error))
+    public init(json data: [UInt8], nameForItems: String = "Checklist") throws {
+        let scanner = JSONDocumentScanner(reader: JSONByteReader(readAt: { offset, buffer in
+            guard offset < UInt64(data.count) else { return 0 }
+            let n = min(buffer.count, data.count - Int(offset))
+            data.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + n])) }
+            return n
+        }), nameForItems: nameForItems)
+        var lists: [List] = []
+        for info in try scanner.scan() {
+            var entries: [Entry] = []
+            try scanner.startItems(of: info)
+            while let entry = try scanner.nextItem() { entries.append(entry) }
+            lists.append(List(id: info.id.map { ListID($0) }, name: info.name, icon: info.icon ?? "No Icon", revision: info.revision,
+                              nextItemID: info.nextItemID.map { ItemID($0) }, items: entries))
         }
-        self.init(lists: lists.map(Self.list))
-    }
-
-    private static func list(_ l: JSONList) -> List {
-        let entries = (l.items ?? []).map { i in
-            Entry(id: i.id.map { ItemID($0) },
-                  fields: ItemFields(text: i.text, checked: i.checked ?? false, due: i.due, remind: i.remind ?? false, price: i.price))
-        }
-        return List(id: l.id.map { ListID($0) }, name: l.name, icon: l.icon ?? "No Icon", revision: l.revision,
-                    nextItemID: l.nextItemID.map { ItemID($0) }, items: entries)
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-            return p.isEmpty ? "the document" : String(p.drop { $0 == "." })
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context)): \"\(key.stringValue)\" is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)): \(context.debugDescription)"
-        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
+        self.init(lists: lists)
     }
 }
 

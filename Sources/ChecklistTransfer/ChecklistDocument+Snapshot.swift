@@ -43,41 +43,47 @@ extension ChecklistDocument {
     }
 
     func resolved() throws -> [ResolvedList] {
-        var seen = Set<UInt64>()
-        var unkept = Self.firstUnkeptListID
+        var ids = ListIDAllocator()
         var out: [ResolvedList] = []
         for (index, list) in lists.enumerated() {
             let what = "list \(index + 1) (\"\(list.name)\")"
-            let id: UInt64
-            if let given = list.id?.rawValue {
-                guard given != 0 else { throw TransferError("\(what): list id 0 (ids start at 1)") }
-                id = given
-            } else {
-                while seen.contains(unkept) { unkept += 1 }
-                id = unkept
-            }
-            guard seen.insert(id).inserted else { throw TransferError("\(what): list id \(id) is used twice") }
+            let id = try ids.assign(list.id?.rawValue, what)
             var itemIDs = Set<UInt64>()
             var highest = list.items.compactMap { $0.id?.rawValue }.max() ?? 0
             var items: [Item] = []
             items.reserveCapacity(list.items.count)
             for entry in list.items {
-                let itemID: UInt64
-                if let given = entry.id?.rawValue {
-                    guard given != 0 else { throw TransferError("\(what): item id 0 (ids start at 1)") }
-                    itemID = given
-                } else {
-                    highest += 1
-                    itemID = highest
-                }
+                let itemID = try Self.itemID(entry.id?.rawValue, highest: &highest, what)
                 guard itemIDs.insert(itemID).inserted else { throw TransferError("\(what): item id \(itemID) is used twice") }
                 items.append(Item(id: ItemID(itemID), fields: entry.fields))
             }
-            let next = max(list.nextItemID?.rawValue ?? 0, highest + 1)
+            let next = Self.nextItemID(given: list.nextItemID?.rawValue, highestAfterNumbering: highest)
             out.append(ResolvedList(id: ListID(id), name: list.name, icon: list.icon,
-                                    revision: list.revision ?? (items.isEmpty ? 1 : 2), nextItemID: ItemID(next), items: items))
+                                    revision: list.revision ?? Self.revision(itemCount: items.count), nextItemID: ItemID(next), items: items))
         }
         return out.sorted { $0.id < $1.id }
+    }
+
+    /// The revision of a list the file gives none: 1 for an empty list,
+    /// 2 otherwise (created, then filled).
+    static func revision(itemCount: Int) -> Revision {
+        itemCount == 0 ? 1 : 2
+    }
+
+    /// One past the highest item id once every item has one, or the
+    /// file's own if higher.
+    static func nextItemID(given: UInt64?, highestAfterNumbering highest: UInt64) -> UInt64 {
+        max(given ?? 0, highest + 1)
+    }
+
+    /// An item's id: the file's, or the next after the highest so far.
+    static func itemID(_ given: UInt64?, highest: inout UInt64, _ what: String) throws -> UInt64 {
+        if let given {
+            guard given != 0 else { throw TransferError("\(what): item id 0 (ids start at 1)") }
+            return given
+        }
+        highest += 1
+        return highest
     }
 
     /// Reads a whole snapshot into a document (tests, small snapshots).
@@ -94,5 +100,26 @@ extension ChecklistDocument {
             }
         }
         self.init(lists: lists)
+    }
+}
+
+/// Gives lists their ids: the file's own, or from
+/// `ChecklistDocument.firstUnkeptListID` up (never kept by an import), each
+/// used once.
+struct ListIDAllocator {
+    private var seen = Set<UInt64>()
+    private var unkept = ChecklistDocument.firstUnkeptListID
+
+    mutating func assign(_ given: UInt64?, _ what: String) throws -> UInt64 {
+        let id: UInt64
+        if let given {
+            guard given != 0 else { throw TransferError("\(what): list id 0 (ids start at 1)") }
+            id = given
+        } else {
+            while seen.contains(unkept) { unkept += 1 }
+            id = unkept
+        }
+        guard seen.insert(id).inserted else { throw TransferError("\(what): list id \(id) is used twice") }
+        return id
     }
 }

@@ -4,9 +4,15 @@ public enum TransferFormat: String, Hashable, Sendable, CaseIterable {
     case snapshot
     /// The Checklists JSON document (`ChecklistDocument+JSON.swift`).
     case json
-    /// The iOS apps' `Checklists.plist`: a property list (XML or binary) of
-    /// lists with `name`, `iconName` and `items`.
+    /// The iOS apps' files: the Checklists app's `Checklists.plist`, a
+    /// property list (XML or binary) of lists with `name`, `iconName` and
+    /// `items`, or a keyed archive (older editions, the Shopping List
+    /// app's `items.plist`). On export: `Checklists.plist`.
     case plist
+    /// Export only: the Shopping List app's `items.plist`, an
+    /// NSKeyedArchiver archive of one list's items (imports read it as
+    /// `plist`, being a binary property list).
+    case keyedArchive = "keyed-archive"
 
     /// Tells the format from a file's first bytes (512 are plenty), or nil.
     ///

@@ -43,7 +43,7 @@ enum Command: Sendable {
     /// Saves lists (none: every list) to a file.
     case export(file: String, lists: [ListRef], format: TransferFormat)
     /// Loads a file's lists.
-    case `import`(file: String, replace: Bool)
+    case `import`(file: String, replace: Bool, name: String?)
 }
 
 /// Bad command line: exit status 2. `command` selects the usage line shown.
@@ -121,13 +121,16 @@ extension Command {
             for index in 0..<a.count { lists.append(try a.list(index)) }
             return .watch(lists, from: from, count: count)
         case "export":
-            let format = try a.option("--format", "snapshot, json or plist", { TransferFormat(rawValue: $0) }) ?? .snapshot
+            let format = try a.option("--format", "snapshot, json, plist or keyed-archive", { TransferFormat(rawValue: $0) }) ?? .snapshot
             var lists: [ListRef] = []
             for text in a.parsed.repeated["--list"] ?? [] {
                 lists.append(try a.listRef(text, empty: "--list needs a list id or a list name"))
             }
             return .export(file: a[0], lists: lists, format: format)
-        case "import": return .import(file: a[0], replace: a.parsed.options["--replace"] != nil)
+        case "import":
+            let name = a.parsed.options["--name"]
+            if let name, name.isEmpty { throw a.fail("--name needs a list name") }
+            return .import(file: a[0], replace: a.parsed.options["--replace"] != nil, name: name)
         default: return nil
         }
     }

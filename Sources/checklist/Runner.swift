@@ -69,8 +69,8 @@ struct Runner {
             for ref in refs { ids.append(try await resolve(ref)) }
             return try await Transfer(connection: connection, json: json).export(to: file, lists: ids, format: format)
 
-        case .import(let file, let replace):
-            return try await Transfer(connection: connection, json: json).importFile(from: file, replace: replace)
+        case .import(let file, let replace, let name):
+            return try await Transfer(connection: connection, json: json).importFile(from: file, replace: replace, name: name)
         }
     }
 

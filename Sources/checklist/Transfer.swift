@@ -12,8 +12,8 @@ struct Transfer {
     let connection: ChecklistConnection
     let json: Bool
 
-    /// The most a JSON or property-list file may hold (they are read whole;
-    /// large stores travel as snapshots, which stream).
+    /// The most a property-list file may hold (it is read whole: the format
+    /// has its offset table at the end; JSON and snapshots stream).
     static let maxDocumentBytes = 1 << 30
 
     func export(to path: String, lists: [ListID], format: TransferFormat) async throws -> String {
@@ -31,11 +31,11 @@ struct Transfer {
                 let converter = try SnapshotToJSON(name: "EXPORT stream") { try sink.write($0) }
                 summary = try await connection.exportSnapshot(lists: lists, progress: report) { try converter.feed($0) }
                 try converter.finish()
-            case .plist:
+            case .plist, .keyedArchive:
                 let collected = ByteSource(bytes: [])
                 summary = try await connection.exportSnapshot(lists: lists, progress: report) { collected.bytes += $0 }
-                let reader = try SnapshotReader(name: "EXPORT stream", input: collected.fill)
-                try sink.write(try ChecklistDocument(snapshot: reader).propertyList())
+                let document = try ChecklistDocument(snapshot: try SnapshotReader(name: "EXPORT stream", input: collected.fill))
+                try sink.write(format == .plist ? try document.propertyList() : try document.keyedArchive())
             }
             try sink.commit()
         } catch {
@@ -57,27 +57,39 @@ struct Transfer {
             + "\(TransferProgress.bytes(summary.compressedBytes)) compressed) in \(Self.seconds(progress.elapsedSeconds)) s."
     }
 
-    func importFile(from path: String, replace: Bool) async throws -> String {
+    /// - Parameter name: the name of the list made from a file of items only.
+    func importFile(from path: String, replace: Bool, name: String?) async throws -> String {
         let file = try FileSource(path: path)
         let prefix = try file.peek(512)
         guard let format = TransferFormat.detect(prefix) else {
             throw LookupError(message: "BAD_FILE: \(path) is neither a snapshot (gzip), Checklists JSON nor a property list")
         }
-        let source: ByteSource?
+        let nameForItems = name ?? Self.listName(forFile: path)
+        let createdAt = Int64(time(nil))
+        let source: ((Int) throws -> [UInt8]?)?
         switch format {
         case .snapshot:
             source = nil
-        case .json, .plist:
-            let bytes = try file.readAll(limit: Self.maxDocumentBytes)
-            let document: ChecklistDocument
+        case .json:
+            let seekable = try file.seekable()
             do {
-                document = format == .json ? try ChecklistDocument(json: bytes) : try ChecklistDocument(propertyList: bytes)
+                let stream = try JSONSnapshotStream(readAt: seekable.read(at:into:), nameForItems: nameForItems,
+                                                    source: "checklist import (json)", createdAt: createdAt)
+                source = stream.read
             } catch {
                 throw LookupError(message: "BAD_FILE: \(path): \(error)")
             }
-            source = ByteSource(bytes: try document.snapshotFile(source: "checklist import (\(format.rawValue))", createdAt: Int64(time(nil))))
+        case .plist, .keyedArchive:
+            let bytes = try file.readAll(limit: Self.maxDocumentBytes)
+            let document: ChecklistDocument
+            do {
+                document = try ChecklistDocument(propertyList: bytes, nameForItems: nameForItems)
+            } catch {
+                throw LookupError(message: "BAD_FILE: \(path): \(error)")
+            }
+            source = ByteSource(bytes: try document.snapshotFile(source: "checklist import (plist)", createdAt: createdAt)).read
         }
-        let total = source.map { UInt64($0.bytes.count) } ?? file.size
+        let total = source == nil ? file.size : nil
         let progress = TransferProgress(verb: "imported", stdoutTaken: json)
         var sent: UInt64 = 0
         let ok: ImportOK
@@ -85,7 +97,7 @@ struct Transfer {
             ok = try await connection.importSnapshot(mode: replace ? .replace : .merge, progress: { p in
                 progress.update(p, fraction: total.map { $0 == 0 ? 1 : Double(p.bytes) / Double($0) })
             }, read: { count in
-                let chunk = try source.map { $0.read(count) } ?? file.read(count)
+                let chunk = try source.map { try $0(count) } ?? file.read(count)
                 sent += UInt64(chunk?.count ?? 0)
                 return chunk
             })
@@ -112,6 +124,15 @@ struct Transfer {
             text += "\nList \(pair.from) of the file is list \(pair.to) now (its id was taken)."
         }
         return text
+    }
+
+    /// The name of a list made from a file of items only: the file's name
+    /// without its directory and extension (`seed.plist` is `seed`).
+    static func listName(forFile path: String) -> String {
+        guard path != "-" else { return "Checklist" }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
+        return stem.isEmpty ? base : stem
     }
 
     /// Snapshot and file errors as the CLI reports them (status 1).
@@ -269,6 +290,49 @@ final class FileSource {
             return taken
         }
         return try readRaw(count)
+    }
+
+    /// `count` bytes at `offset` (`pread`), for reading a regular file
+    /// twice; 0 at the end.
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LookupError(message: "BAD_FILE: cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            return n
+        }
+    }
+
+    /// This file if it is a regular one; otherwise (standard input, a pipe)
+    /// its content copied to an unlinked temporary file, so it can be read twice.
+    func seekable() throws -> FileSource {
+        if size != nil { return self }
+        let template = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/checklist-import-XXXXXX"
+        var name = Array(template.utf8CString)
+        let tmp = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard tmp >= 0 else { throw LookupError(message: "BAD_FILE: cannot create a temporary file for \(path): \(String(cString: strerror(errno)))") }
+        unlink(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        let copy = FileSource(path: path, fd: tmp)
+        while let chunk = try read(1 << 20) {
+            try chunk.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(tmp, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { throw LookupError(message: "BAD_FILE: cannot copy \(path): \(String(cString: strerror(errno)))") }
+                    offset += n
+                }
+            }
+        }
+        return copy
+    }
+
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = fd
+        size = nil
     }
 
     /// The whole (rest of the) file, at most `limit` bytes.

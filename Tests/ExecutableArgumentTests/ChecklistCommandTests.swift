@@ -57,7 +57,9 @@ struct ChecklistCommandTests {
         guard case .export(file: "out.json", let chosen, format: .json) = try command("export out.json --list 2 --list Food --format json")
         else { Issue.record("export"); return }
         #expect(chosen.map { "\($0)" } == ["id(2)", "name(\"Food\")"])
-        guard case .import(file: "in.ckss", replace: true) = try command("import in.ckss --replace") else { Issue.record("import"); return }
+        guard case .import(file: "in.ckss", replace: true, name: nil) = try command("import in.ckss --replace") else { Issue.record("import"); return }
+        guard case .import(file: "seed.plist", replace: false, name: "Shopping") = try command("import seed.plist --name Shopping")
+        else { Issue.record("import --name"); return }
     }
 
     @Test(arguments: [
