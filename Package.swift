@@ -2,11 +2,12 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux, COpenSSL  C libraries and the Linux shim (epoll, eventfd, accept4)
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
+//   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
 //   ChecklistServer          epoll event loops, connections, request dispatch
 //   ChecklistClient          async/await client library
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks
@@ -28,16 +29,18 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistWire", dependencies: ["ChecklistModel", "CZlib"]),
         .target(name: "ChecklistStore", dependencies: ["ChecklistModel"]),
         .target(name: "ChecklistPersistence", dependencies: ["ChecklistModel", "ChecklistWire", "CZlib"]),
         .target(name: "ChecklistSocket", dependencies: ["CLinux"]),
+        .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistPersistence", "ChecklistSocket", "CLinux"]),
         .target(name: "ChecklistClient",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
-        .target(name: "ChecklistTesting", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+        .target(name: "ChecklistTesting", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer", dependencies: ["ChecklistModel", "ChecklistPersistence"]),
         .target(name: "ChecklistConformance", dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "CZlib"]),
         .executableTarget(name: "checklist-conformance", dependencies: ["ChecklistConformance"]),
@@ -59,7 +62,8 @@ let package = Package(
         .testTarget(name: "AccessControlTests", dependencies: ["ChecklistServer", "ChecklistStore", "ChecklistWire"]),
         .testTarget(name: "IntegrationTests",
                     dependencies: ["ChecklistClient", "ChecklistWire", "ChecklistSocket", "ChecklistTesting",
-                                   "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer"]),
+                                   "ChecklistConformance", "ChecklistPersistence", "ChecklistTransfer", "ChecklistTLS"]),
+        .testTarget(name: "ChecklistTLSTests", dependencies: ["ChecklistTLS", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests", dependencies: ["ChecklistTransfer", "ChecklistPersistence"]),
     ],
     swiftLanguageModes: [.v6]
