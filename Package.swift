@@ -9,8 +9,8 @@ import PackageDescription
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
 //   ChecklistServer          epoll event loops, connections, request dispatch
-//   ChecklistClient          async/await client library
-//   ChecklistTesting         starts a real checklistd for tests and benchmarks
+//   ChecklistClient          async/await client library, plaintext or TLS
+//   ChecklistTesting         starts a real checklistd for tests and benchmarks; test certificates
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance   executables

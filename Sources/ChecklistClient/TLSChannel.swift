@@ -35,10 +35,9 @@ final class TLSChannel: @unchecked Sendable {
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let readerLock = Mutex(())
 
-    /// Wraps a session whose handshake is complete; the caller keeps no
-    /// reference to it.
+    /// Wraps a new session (see `handshake`); the caller keeps no
+    /// reference to it. Reads and writes wait for the handshake.
     init(fd: Int32, session: TLSSession) {
-        precondition(session.isHandshakeComplete, "TLSChannel needs an established session")
         self.fd = fd
         self.session = session
         self.readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
@@ -49,7 +48,7 @@ final class TLSChannel: @unchecked Sendable {
     }
 
     /// Runs `body` with the session, under `sessionLock`.
-    private func withSession<R: Sendable, E: Error>(_ body: (TLSSession) throws(E) -> R) throws(E) -> R {
+    func withSession<R: Sendable, E: Error>(_ body: (TLSSession) throws(E) -> R) throws(E) -> R {
         try sessionLock.withLock { (_) throws(E) -> R in try body(session) }
     }
 
@@ -85,12 +84,30 @@ final class TLSChannel: @unchecked Sendable {
                 }
                 return Self.takeAll(from: s)
             }
-            do throws(SocketError) {
-                try writeAll(fd, ciphertext)
-            } catch {
-                throw ClientError(.connectionClosed, "the connection was lost: \(error)")
-            }
+            try transmit(ciphertext)
         } while offset < bytes.count
+    }
+
+    /// Sends what the session has waiting (handshake messages).
+    func sendPending() throws(ClientError) {
+        try transmit(withSession { Self.takeAll(from: $0) })
+    }
+
+    private func transmit(_ ciphertext: [UInt8]) throws(ClientError) {
+        do throws(SocketError) {
+            try writeAll(fd, ciphertext)
+        } catch {
+            throw ClientError(.connectionClosed, "the connection was lost: \(error)")
+        }
+    }
+
+    /// Sends what the session has waiting if the socket takes it at once
+    /// (an alert, close_notify): a failing or closing connection never
+    /// waits for it.
+    func sendPendingWithoutWaiting() {
+        let bytes = withSession { Self.takeAll(from: $0) }
+        guard !bytes.isEmpty else { return }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
     }
 
     /// Reads plaintext into `buffer`, reading and decrypting from the
@@ -116,7 +133,7 @@ final class TLSChannel: @unchecked Sendable {
     }
 
     /// One socket read, fed to the session; the end of file is passed on.
-    private func receiveCiphertext() throws(ClientError) {
+    func receiveCiphertext() throws(ClientError) {
         try readerLock.withLock { (_) throws(ClientError) in
             let space = readBuffer
             let got: SocketReadResult
@@ -143,15 +160,11 @@ final class TLSChannel: @unchecked Sendable {
         }
     }
 
-    /// Queues close_notify and sends it if the socket takes it at once; a
-    /// closing connection never waits for it. Call under `ConnectionCore.output`.
+    /// Queues close_notify and sends it if the socket takes it at once.
+    /// Call under `ConnectionCore.output`.
     func sendCloseNotify() {
-        let alert = withSession { s -> [UInt8] in
-            s.close()
-            return Self.takeAll(from: s)
-        }
-        guard !alert.isEmpty else { return }
-        _ = alert.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+        withSession { $0.close() }
+        sendPendingWithoutWaiting()
     }
 
     /// All the ciphertext the session has waiting.
