@@ -2,6 +2,7 @@
 import ChecklistSocket
 import ChecklistTesting
 import ChecklistTLS
+import Dispatch
 import Testing
 
 /// The client library's TLS: against an in-process TLS front for the real
@@ -30,9 +31,21 @@ struct ClientTLSTests {
             #expect(added.ids.count == texts.count)
             let page = try await client.page(list.id, limit: 300, filter: .all)
             #expect(page.items.map(\.text) == texts)
+            // Many writers and the reader share the session: pipelined pages, each from its own task.
+            let offsets = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+                for offset in stride(from: 0, to: 300, by: 3) {
+                    group.addTask { (offset, try await client.page(list.id, start: .offset(UInt64(offset)), limit: 3).items.map(\.text)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(offsets.count == 100)
+            #expect(offsets.allSatisfy { offset, items in items == Array(texts[offset..<offset + 3]) })
             await client.close()
+            #expect(front.ends.wait(timeout: .now() + 10) == .success)
         }
         #expect(front.seen.withLock { $0.subjects } == [nil, nil])
+        #expect(front.seen.withLock { $0.closeNotifies } == 2, "close() sends close_notify")
+        #expect(front.seen.withLock { $0.failures }.isEmpty)
     }
 
     @Test func mutualTLSSendsTheClientCertificate() async throws {
@@ -112,6 +125,30 @@ struct ClientTLSTests {
         #expect(reply == "ereht-olleh\n")
         #expect(negotiated == version)
         #expect(server.command.waitForStandardError(containing: "Protocol version: \(version)"))
+    }
+
+    /// The other direction: `openssl s_client` against ChecklistTLS's
+    /// server session (in the TLS front), with a client certificate.
+    @Test func openSSLClientCompletesTheServerSessionsHandshake() async throws {
+        let certificates = try TestCertificates.shared()
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let front = try TLSTerminator(context: TLSContext(server: certificates.serverConfiguration(clientCA: certificates.caFile)),
+                                      backendPort: server.port)
+        defer { front.stop() }
+        let result = try await BlockingWork.run {
+            try ProcessRunner.run(executable: "/bin/sh", arguments: ["-c", """
+                exec openssl s_client -connect 127.0.0.1:\(front.port) -servername localhost -verify_return_error \
+                -CAfile '\(certificates.caFile)' -cert '\(certificates.client.certificateFile)' \
+                -key '\(certificates.client.privateKeyFile)' 2>&1
+                """], timeout: .seconds(30))
+        }
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("Verify return code: 0 (ok)"), "\(result.stdout)")
+        #expect(result.stdout.contains("TLSv1.3"), "\(result.stdout)")
+        // s_client ends after the handshake (its stdin is empty); the front saw the certificate.
+        #expect(front.handshakes.wait(timeout: .now() + 10) == .success)
+        #expect(front.seen.withLock { $0.subjects } == ["CN=alice,O=Checklists Test"])
     }
 
     struct Refusal: Sendable, CustomTestStringConvertible {

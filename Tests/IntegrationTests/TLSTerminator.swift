@@ -16,6 +16,8 @@ final class TLSTerminator: Sendable {
         var subjects: [String?] = []
         /// The TLS failures of refused connections.
         var failures: [TLSError] = []
+        /// How many clients ended with close_notify.
+        var closeNotifies = 0
         var stopped = false
         var openDescriptors: Set<Int32> = []
     }
@@ -25,6 +27,10 @@ final class TLSTerminator: Sendable {
     private let context: TLSContext
     private let backendPort: UInt16
     let seen = Mutex(Seen())
+    /// Signalled once per completed handshake, after its subject is in `seen`.
+    let handshakes = DispatchSemaphore(value: 0)
+    /// Signalled once per relayed connection when it has ended.
+    let ends = DispatchSemaphore(value: 0)
 
     init(context: TLSContext, backendPort: UInt16) throws {
         let (fd, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
@@ -64,7 +70,7 @@ final class TLSTerminator: Sendable {
     /// One connection: the TLS handshake, then plaintext both ways until either side ends.
     private func relay(_ client: Int32) {
         track(client, open: true)
-        defer { track(client, open: false); closeSocket(client) }
+        defer { track(client, open: false); closeSocket(client); ends.signal() }
         guard (try? setNonBlocking(client, false)) != nil,
               let backend = try? connectSocket(host: "127.0.0.1", port: backendPort),
               let session = try? TLSSession(server: context) else { return }
@@ -72,13 +78,17 @@ final class TLSTerminator: Sendable {
         defer { track(backend, open: false); closeSocket(backend) }
         var pipe = RelayPipe(session: session, client: client, backend: backend)
         do {
-            try pipe.run { subject in self.seen.withLock { $0.subjects.append(subject) } }
+            try pipe.run { subject in
+                self.seen.withLock { $0.subjects.append(subject) }
+                self.handshakes.signal()
+            }
         } catch let error as TLSError {
             seen.withLock { $0.failures.append(error) }
         } catch {
             // The socket went away: nothing to record.
         }
         pipe.flush()
+        if session.closeReceived { seen.withLock { $0.closeNotifies += 1 } }
     }
 }
 
