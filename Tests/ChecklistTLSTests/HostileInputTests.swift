@@ -70,6 +70,43 @@ struct HostileInputTests {
         #expect(server.failure?.code == .truncated, "\(String(describing: server.failure))")
     }
 
+    @Test("every one-byte corruption of a real ClientHello ends in a clean answer")
+    func corruptedClientHellos() throws {
+        let certificates = try TestCertificates.shared()
+        let client = try TLSSession(client: TLSContext(client: certificates.clientConfiguration()), serverName: "localhost")
+        _ = try client.handshake()
+        var hello = [UInt8](repeating: 0, count: client.pendingOutput)
+        _ = hello.withUnsafeMutableBytes { client.takeOutput(into: $0) }
+        let context = try TLSContext(server: certificates.serverConfiguration())
+        var outcomes: [String: Int] = [:]
+        for index in hello.indices {
+            for flip: UInt8 in [0x01, 0x80, 0xFF] {
+                var corrupt = hello
+                corrupt[index] ^= flip
+                let server = try TLSSession(server: context)
+                let outcome: String
+                do {
+                    _ = try feed(corrupt, to: server)
+                    outcome = "\(try server.handshake())"
+                } catch let error as TLSError {
+                    outcome = error.code.description
+                }
+                // Whatever happened, the session holds no more than its limits.
+                #expect(server.pendingOutput <= server.limits.maxBufferedOutput)
+                #expect(server.inputSpace <= server.limits.maxBufferedInput)
+                if index == 0 { #expect(outcome == "notTLS") }
+                outcomes[outcome, default: 0] += 1
+            }
+        }
+        // A corrupt first byte (or record version) is "not TLS"; other
+        // corruptions fail the handshake, or leave the server waiting for
+        // the client's next flight (an ignored byte, e.g. in the random, or
+        // a longer announced length). The handshake never completes.
+        #expect(outcomes["handshakeFailed", default: 0] > 0)
+        #expect(outcomes["wantsInput", default: 0] > 0)
+        #expect(Set(outcomes.keys).isSubset(of: ["notTLS", "handshakeFailed", "wantsInput"]), "\(outcomes)")
+    }
+
     @Test("fed ciphertext is bounded: feed takes only what fits")
     func boundedInput() throws {
         let session = try serverSession(limits: TLSSession.Limits(maxBufferedInput: 1000, maxBufferedOutput: 1000))
