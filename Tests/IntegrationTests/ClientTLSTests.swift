@@ -12,9 +12,7 @@ import Testing
 struct ClientTLSTests {
     @Test func fullScenarioOverTLS() async throws {
         let certificates = try TestCertificates.shared()
-        let server = try TestServer.start()
-        defer { server.stop() }
-        let front = try TLSTerminator(context: TLSContext(server: certificates.serverConfiguration()), backendPort: server.port)
+        let front = try TLSTerminator.start(certificates.serverConfiguration())
         defer { front.stop() }
 
         for version in [TLSVersion.tls13, .tls12] {
@@ -50,10 +48,7 @@ struct ClientTLSTests {
 
     @Test func mutualTLSSendsTheClientCertificate() async throws {
         let certificates = try TestCertificates.shared()
-        let server = try TestServer.start()
-        defer { server.stop() }
-        let front = try TLSTerminator(context: TLSContext(server: certificates.serverConfiguration(clientCA: certificates.caFile)),
-                                      backendPort: server.port)
+        let front = try TLSTerminator.start(certificates.serverConfiguration(clientCA: certificates.caFile))
         defer { front.stop() }
 
         let client = try await ChecklistConnection.connect(
@@ -131,10 +126,7 @@ struct ClientTLSTests {
     /// server session (in the TLS front), with a client certificate.
     @Test func openSSLClientCompletesTheServerSessionsHandshake() async throws {
         let certificates = try TestCertificates.shared()
-        let server = try TestServer.start()
-        defer { server.stop() }
-        let front = try TLSTerminator(context: TLSContext(server: certificates.serverConfiguration(clientCA: certificates.caFile)),
-                                      backendPort: server.port)
+        let front = try TLSTerminator.start(certificates.serverConfiguration(clientCA: certificates.caFile))
         defer { front.stop() }
         let result = try await BlockingWork.run {
             try ProcessRunner.run(executable: "/bin/sh", arguments: ["-c", """

@@ -26,30 +26,45 @@ final class TLSTerminator: Sendable {
     private let listenFD: Int32
     private let context: TLSContext
     private let backendPort: UInt16
+    /// The `checklistd` started for this front by `start`, stopped with it.
+    private let backend: TestServer?
     let seen = Mutex(Seen())
     /// Signalled once per completed handshake, after its subject is in `seen`.
     let handshakes = DispatchSemaphore(value: 0)
     /// Signalled once per relayed connection when it has ended.
     let ends = DispatchSemaphore(value: 0)
 
-    init(context: TLSContext, backendPort: UInt16) throws {
+    /// Starts a `checklistd` and a front for it with `configuration`.
+    static func start(_ configuration: TLSServerConfiguration) throws -> TLSTerminator {
+        let server = try TestServer.start()
+        do {
+            return try TLSTerminator(context: TLSContext(server: configuration), backendPort: server.port, backend: server)
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
+    init(context: TLSContext, backendPort: UInt16, backend: TestServer? = nil) throws {
         let (fd, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
         try setNonBlocking(fd, false)
         self.listenFD = fd
         self.port = port
         self.context = context
         self.backendPort = backendPort
+        self.backend = backend
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
-    /// Stops accepting and cuts every relayed connection.
+    /// Stops accepting, cuts every relayed connection and stops the backend `start` made.
     func stop() {
         seen.withLock { s in
             s.stopped = true
             for fd in s.openDescriptors { try? shutdownSocket(fd, .both) }
         }
         try? shutdownSocket(listenFD, .both)  // wakes the blocking accept
+        backend?.stop()
     }
 
     private func acceptLoop() {
