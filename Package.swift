@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux, CPostgres C libraries (zlib, libpq) and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux, CPostgres, COpenSSL   C libraries (zlib, libpq, OpenSSL 3) and the Linux shim (epoll, eventfd, accept4)
 //   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
 //   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
@@ -13,10 +13,11 @@ import PackageDescription
 //   ChecklistPersistence     the server's write-ahead log, data directory and recovery
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
+//   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
 //   ChecklistEventLoop       epoll event loops, connections, timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
-//   ChecklistClient          async/await client library
-//   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner;
+//   ChecklistClient          async/await client library, plaintext or TLS
+//   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
 //                            FrameSocket, the blocking frame client of tests, tools and conformance
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
@@ -37,6 +38,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
         .target(name: "ChecklistRandom"),
@@ -58,12 +60,13 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
+        .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
         .target(name: "ChecklistClient",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket"]),
+                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot"]),
         .target(name: "ChecklistConformance",
@@ -106,7 +109,10 @@ let package = Package(
         .testTarget(name: "AccessControlTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer"]),
         .testTarget(name: "IntegrationTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
+                               "ChecklistTLS"]),
+        .testTarget(name: "ChecklistTLSTests",
+                dependencies: ["ChecklistTLS", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistTransfer"]),
         // The argument parsers of the executables, through `@testable import` of the executable targets.

@@ -41,10 +41,17 @@ public final class ChecklistConnection: Sendable {
     /// The time limit of each high-level request method, or nil for none.
     /// `send(_:)` and `send(batch:)` are never timed.
     public let requestTimeout: Duration?
+    /// The TLS version in use, or nil for a plaintext connection.
+    public let tlsVersion: TLSVersion?
+    /// The verified subject of the server's certificate (RFC 2253, e.g.
+    /// `CN=localhost,O=Example`), or nil for a plaintext connection.
+    public let tlsServerSubject: String?
 
     let core: ConnectionCore
 
     private init(core: ConnectionCore, hello: HelloOK, compression: Bool, requestTimeout: Duration?) {
+        self.tlsVersion = core.tls?.protocolVersion
+        self.tlsServerSubject = core.tls?.peerCertificateSubject
         self.core = core
         self.serverLimits = hello.limits
         self.serverName = hello.serverName
@@ -55,6 +62,7 @@ public final class ChecklistConnection: Sendable {
     }
 
     deinit {
+        core.sayGoodbye()
         core.beginClose(ClientError(.connectionClosed, "the connection was released"))
     }
 
@@ -75,24 +83,40 @@ public final class ChecklistConnection: Sendable {
     ///   - timeout: The time allowed for resolving, connecting and the handshake.
     ///   - requestTimeout: If set, each high-level request method fails with
     ///     `.timeout` when its answer takes longer.
+    ///   - tls: Speak TLS (1.2 or 1.3) below the protocol: the server's
+    ///     certificate must verify against the configuration's CA file (by
+    ///     default the system's trust store) and name `host` (or the
+    ///     configuration's `serverName`), or the connection is refused. A
+    ///     client certificate is sent if configured. nil: plaintext. A TLS
+    ///     connection never falls back to plaintext.
     /// - Throws: `ClientError` with `.connectionFailed` (cannot reach the
     ///   server), `.timeout`, `.server` (e.g. `UNSUPPORTED_VERSION`),
-    ///   `.connectionClosed` or `.protocolViolation`.
+    ///   `.connectionClosed`, `.protocolViolation`, and with `tls`:
+    ///   `.certificateRejected` (a certificate did not verify; the message
+    ///   says why) or `.tlsFailed`.
     public static func connect(host: String, port: UInt16, clientName: String, token: String? = nil,
                                compression: Bool = true, timeout: Duration = .seconds(10),
-                               requestTimeout: Duration? = nil) async throws -> ChecklistConnection {
+                               requestTimeout: Duration? = nil,
+                               tls: TLSClientConfiguration? = nil) async throws -> ChecklistConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let connected: Result<Int32, ClientError>
+        let connected: Result<(Int32, TLSChannel?), ClientError>
         do {
-            // Off the cooperative pool: the connect blocks until `deadline`.
-            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) in
-                try TCPConnect.connect(host: host, port: port, deadline: deadline)
+            // Off the cooperative pool: the connect (and a TLS handshake) blocks until `deadline`.
+            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) -> (Int32, TLSChannel?) in
+                let fd = try TCPConnect.connect(host: host, port: port, deadline: deadline)
+                guard let tls else { return (fd, nil) }
+                do throws(ClientError) {
+                    return (fd, try TLSChannel.handshake(fd: fd, configuration: tls, host: host, port: port, deadline: deadline))
+                } catch {
+                    closeSocket(fd)
+                    throw error
+                }
             }, name: "checklist-connect")
         } catch {
             throw ClientError(.connectionFailed, error.description)
         }
-        let fd = try connected.get()
-        let core = ConnectionCore(fd: fd)
+        let (fd, channel) = try connected.get()
+        let core = ConnectionCore(fd: fd, tls: channel)
         do {
             try core.startReader()
         } catch {
@@ -123,7 +147,8 @@ public final class ChecklistConnection: Sendable {
         } catch {
             core.beginClose(ClientError(.connectionClosed, "the handshake failed"))
             await core.waitUntilClosed()
-            if let error = error as? ClientError, error.code == .connectionClosed || error.code == .protocolViolation {
+            if let error = error as? ClientError,
+               [.connectionClosed, .protocolViolation, .tlsFailed, .certificateRejected].contains(error.code) {
                 // E.g. something that is not checklistd answered: say where.
                 throw ClientError(error.code, "the handshake with \(host):\(port) failed: \(error.message)")
             }
@@ -135,6 +160,7 @@ public final class ChecklistConnection: Sendable {
     /// later calls fail at once. Returns when the socket is closed and the
     /// reader thread has finished. Idempotent.
     public func close() async {
+        core.sayGoodbye()
         core.beginClose(ClientError(.connectionClosed, "the connection was closed by the client"))
         await core.waitUntilClosed()
     }

@@ -14,6 +14,7 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case server, connectionFailed, connectionClosed, protocolViolation, timeout, requestTooLarge
+            case tlsFailed, certificateRejected
         }
 
         private let base: Base
@@ -34,6 +35,14 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The request would exceed the server's `maxFrameBytes`; it was not sent
         /// (sending it would make the server close the connection).
         public static let requestTooLarge = Code(.requestTooLarge)
+        /// TLS failed: the handshake (no common version, an alert, something
+        /// that is not TLS answered), a bad record, or the TLS configuration
+        /// (a CA or certificate file that does not load). Never followed by
+        /// a plaintext attempt.
+        public static let tlsFailed = Code(.tlsFailed)
+        /// A certificate did not verify: the server's (unknown CA, expired,
+        /// wrong name) or, as the server says, ours (missing or refused).
+        public static let certificateRejected = Code(.certificateRejected)
 
         /// The code's name, e.g. `connectionClosed`.
         public var description: String {
@@ -44,6 +53,8 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
             case .protocolViolation: return "protocolViolation"
             case .timeout: return "timeout"
             case .requestTooLarge: return "requestTooLarge"
+            case .tlsFailed: return "tlsFailed"
+            case .certificateRejected: return "certificateRejected"
             }
         }
     }

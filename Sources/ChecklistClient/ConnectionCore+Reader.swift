@@ -33,8 +33,8 @@ extension ConnectionCore {
                     buffer.consume(consumed)
                 }
             }
-            do throws(SocketError) {
-                switch try readSocket(fd, into: buffer.prepareForRead()) {
+            do throws(ClientError) {
+                switch try receive(into: buffer.prepareForRead()) {
                 case .bytes(let n):
                     buffer.didRead(n)
                 case .endOfFile:
@@ -44,7 +44,7 @@ extension ConnectionCore {
                     continue  // not on a blocking socket without a receive timeout
                 }
             } catch {
-                reason = ClientError(.connectionClosed, "the connection was lost: \(error)")
+                reason = error
                 break reading
             }
         }

@@ -36,6 +36,8 @@ final class ConnectionCore: Sendable {
     }
 
     let fd: Int32
+    /// The TLS layer over `fd`, or nil for a plaintext connection.
+    let tls: TLSChannel?
     let state = Mutex(State())
     /// True while writers may use `fd`.
     let output = Mutex(true)
@@ -45,8 +47,9 @@ final class ConnectionCore: Sendable {
     /// The server's `maxFrameBytes` (the default until HELLO_OK arrives).
     let serverMaxFrameBytes = Atomic<UInt32>(Limits.default.maxFrameBytes)
 
-    init(fd: Int32) {
+    init(fd: Int32, tls: TLSChannel? = nil) {
         self.fd = fd
+        self.tls = tls
     }
 
     /// The largest frame the reader accepts: the server's limit, but never
@@ -142,15 +145,24 @@ final class ConnectionCore: Sendable {
     private func write(_ bytes: [UInt8]) {
         output.withLock { open in
             guard open else { return }  // already closed: the waiter was failed by the reader
-            do throws(SocketError) {
-                try writeAll(fd, bytes)
+            do throws(ClientError) {
+                try transmit(bytes)
             } catch {
-                beginClose(ClientError(.connectionClosed, "the connection was lost: \(error)"))
+                beginClose(error)
             }
         }
     }
 
     // MARK: Closing
+
+    /// Sends TLS close_notify if nothing else is being written and the
+    /// socket takes it at once; a closing connection never waits for it.
+    func sayGoodbye() {
+        guard let tls else { return }
+        output.withLockIfAvailable { open in
+            if open { tls.sendCloseNotify() }
+        }
+    }
 
     /// Refuses new requests and shuts the socket down, which wakes the
     /// reader; the reader then fails every waiting request with `reason`

@@ -51,7 +51,7 @@ enum TCPConnect {
         if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) != 0 {
             // EINTR: the attempt goes on in the kernel, as with EINPROGRESS.
             guard errno == EINPROGRESS || errno == EINTR else { throw failure(target, errno) }
-            try waitWritable(fd, target: target, deadline: deadline)
+            try waitReady(fd, for: Int16(POLLOUT), deadline: deadline, what: "cannot connect to \(target)")
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { throw failure(target, errno) }
@@ -67,16 +67,21 @@ enum TCPConnect {
         return fd
     }
 
-    private static func waitWritable(_ fd: Int32, target: String, deadline: ContinuousClock.Instant) throws(ClientError) {
+    /// Waits until `fd` is ready for `events` (`POLLIN`, `POLLOUT`) or
+    /// fails with `.timeout` ("`what`: timed out") at `deadline`.
+    static func waitReady(_ fd: Int32, for events: Int16, deadline: ContinuousClock.Instant,
+                          what: @autoclosure () -> String) throws(ClientError) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw ClientError(.timeout, "cannot connect to \(target): timed out") }
+            guard left > .zero else { throw ClientError(.timeout, "\(what()): timed out") }
             let (seconds, attoseconds) = left.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            var pfd = pollfd(fd: fd, events: events, revents: 0)
             let n = poll(&pfd, 1, milliseconds)
             if n > 0 { return }
-            if n < 0 && errno != EINTR { throw failure(target, errno) }
+            if n < 0 && errno != EINTR {
+                throw ClientError(.connectionFailed, "\(what()): \(String(cString: strerror(errno)))")
+            }
         }
     }
 

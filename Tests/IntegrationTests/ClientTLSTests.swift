@@ -1,0 +1,211 @@
+@testable import ChecklistClient
+import ChecklistSocket
+import ChecklistTesting
+import ChecklistTLS
+import Dispatch
+import Testing
+
+/// The client library's TLS: against an in-process TLS front for the real
+/// `checklistd` (full scenario, mutual TLS), and against `openssl s_server`
+/// (a peer this project did not write) for interoperability and refusals.
+@Suite(.timeLimit(.minutes(3)))
+struct ClientTLSTests {
+    @Test func fullScenarioOverTLS() async throws {
+        let certificates = try TestCertificates.shared()
+        let front = try TLSTerminator.start(certificates.serverConfiguration())
+        defer { front.stop() }
+
+        for version in [TLSVersion.tls13, .tls12] {
+            let client = try await ChecklistConnection.connect(
+                host: "127.0.0.1", port: front.port, clientName: "tls-test",
+                tls: TLSClientConfiguration(caFile: certificates.caFile, versions: version ... version))
+            #expect(client.tlsVersion == version)
+            #expect(client.tlsServerSubject == certificates.server.subject)
+            let list = try await client.createList(name: "Over \(version)", icon: "Groceries")
+            let texts = (0..<300).map { "item \($0) " + String(repeating: "x", count: 200) }
+            let added = try await client.patch(list.id, ops: texts.enumerated().map { i, text in
+                .insert(tempRef: UInt64(i + 1), position: .end, fields: ItemFields(text: text))
+            })
+            #expect(added.ids.count == texts.count)
+            let page = try await client.page(list.id, limit: 300, filter: .all)
+            #expect(page.items.map(\.text) == texts)
+            // Many writers and the reader share the session: pipelined pages, each from its own task.
+            let offsets = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+                for offset in stride(from: 0, to: 300, by: 3) {
+                    group.addTask { (offset, try await client.page(list.id, start: .offset(UInt64(offset)), limit: 3).items.map(\.text)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(offsets.count == 100)
+            #expect(offsets.allSatisfy { offset, items in items == Array(texts[offset..<offset + 3]) })
+            await client.close()
+            #expect(front.ends.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(front.seen.withLock { $0.subjects } == [nil, nil])
+        #expect(front.seen.withLock { $0.closeNotifies } == 2, "close() sends close_notify")
+        #expect(front.seen.withLock { $0.failures }.isEmpty)
+    }
+
+    @Test func mutualTLSSendsTheClientCertificate() async throws {
+        let certificates = try TestCertificates.shared()
+        let front = try TLSTerminator.start(certificates.serverConfiguration(clientCA: certificates.caFile))
+        defer { front.stop() }
+
+        let client = try await ChecklistConnection.connect(
+            host: "localhost", port: front.port, clientName: "tls-test",
+            tls: certificates.clientConfiguration(certificates.client))
+        _ = try await client.lists()
+        await client.close()
+        #expect(front.seen.withLock { $0.subjects } == ["CN=alice,O=Checklists Test"])
+
+        // Without a certificate: refused, and the message says what is missing.
+        let error = try await #require(throws: ClientError.self) {
+            _ = try await ChecklistConnection.connect(host: "127.0.0.1", port: front.port, clientName: "tls-test",
+                                                      tls: certificates.clientConfiguration())
+        }
+        #expect(error.code == .certificateRejected)
+        #expect(error.message.contains("the server requires a client certificate"), "\(error)")
+    }
+
+    @Test func plaintextServerIsRefusedNotFallenBackTo() async throws {
+        let certificates = try TestCertificates.shared()
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let error = try await #require(throws: ClientError.self) {
+            _ = try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: "tls-test",
+                                                      tls: certificates.clientConfiguration())
+        }
+        #expect(error.code == .tlsFailed)
+        #expect(error.message.contains("does not speak TLS"), "\(error)")
+        // The server saw no HELLO: the connection never spoke plaintext frames.
+        #expect(!server.process.standardError.contains("tls-test"))
+    }
+
+    @Test func silentServerTimesOutTheHandshake() async throws {
+        let certificates = try TestCertificates.shared()
+        // The kernel completes the TCP handshake (backlog); nothing ever answers.
+        let (listener, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
+        defer { closeSocket(listener) }
+        let error = try await #require(throws: ClientError.self) {
+            _ = try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: "tls-test",
+                                                      timeout: .milliseconds(500), tls: certificates.clientConfiguration())
+        }
+        #expect(error.code == .timeout)
+        #expect(error.message.contains("the TLS handshake with 127.0.0.1:\(port)"), "\(error)")
+    }
+
+    @Test(arguments: [TLSVersion.tls13, .tls12])
+    func interoperatesWithOpenSSLServer(version: TLSVersion) async throws {
+        let certificates = try TestCertificates.shared()
+        let server = try OpenSSLServer(identity: certificates.server)
+        defer { server.stop() }
+        // s_server -rev sends each line back reversed: the connection's TLS
+        // layer, with a peer this project did not write.
+        let (reply, negotiated) = try await BlockingWork.run { () throws -> (String, TLSVersion?) in
+            let deadline = ContinuousClock.now + .seconds(20)
+            let fd = try TCPConnect.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
+            defer { closeSocket(fd) }
+            let channel = try TLSChannel.handshake(fd: fd, configuration: certificates.clientConfiguration(versions: version ... version),
+                                                   host: "127.0.0.1", port: server.port, deadline: deadline)
+            try channel.write(Array("hello-there\n".utf8))
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+            defer { buffer.deallocate() }
+            var received: [UInt8] = []
+            while !received.contains(UInt8(ascii: "\n")), case .bytes(let n) = try channel.read(into: buffer) {
+                received += buffer[..<n]
+            }
+            channel.sendCloseNotify()
+            return (String(decoding: received, as: UTF8.self), channel.protocolVersion)
+        }
+        #expect(reply == "ereht-olleh\n")
+        #expect(negotiated == version)
+        #expect(server.command.waitForStandardError(containing: "Protocol version: \(version)"))
+    }
+
+    /// The other direction: `openssl s_client` against ChecklistTLS's
+    /// server session (in the TLS front), with a client certificate.
+    @Test func openSSLClientCompletesTheServerSessionsHandshake() async throws {
+        let certificates = try TestCertificates.shared()
+        let front = try TLSTerminator.start(certificates.serverConfiguration(clientCA: certificates.caFile))
+        defer { front.stop() }
+        let result = try await BlockingWork.run {
+            try ProcessRunner.run(executable: "/bin/sh", arguments: ["-c", """
+                exec openssl s_client -connect 127.0.0.1:\(front.port) -servername localhost -verify_return_error \
+                -CAfile '\(certificates.caFile)' -cert '\(certificates.client.certificateFile)' \
+                -key '\(certificates.client.privateKeyFile)' 2>&1
+                """], timeout: .seconds(30))
+        }
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("Verify return code: 0 (ok)"), "\(result.stdout)")
+        #expect(result.stdout.contains("TLSv1.3"), "\(result.stdout)")
+        // s_client ends after the handshake (its stdin is empty); the front saw the certificate.
+        #expect(front.handshakes.wait(timeout: .now() + 10) == .success)
+        #expect(front.seen.withLock { $0.subjects } == ["CN=alice,O=Checklists Test"])
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let name: String
+        let identity: @Sendable (TestCertificates) -> TestCertificates.Identity
+        let reason: String
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Refusal(name: "unknown CA", identity: { $0.untrustedServer }, reason: "unable to get local issuer certificate"),
+        Refusal(name: "expired", identity: { $0.expiredServer }, reason: "certificate has expired"),
+        Refusal(name: "wrong name", identity: { $0.otherNameServer }, reason: "IP address mismatch"),
+    ])
+    func refusesServerCertificate(_ refusal: Refusal) async throws {
+        let certificates = try TestCertificates.shared()
+        let server = try OpenSSLServer(identity: refusal.identity(certificates))
+        defer { server.stop() }
+        let error = try await #require(throws: ClientError.self) {
+            _ = try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: "tls-test",
+                                                      tls: certificates.clientConfiguration())
+        }
+        #expect(error.code == .certificateRejected)
+        #expect(error.message.contains("the TLS handshake with 127.0.0.1:\(server.port) failed"), "\(error)")
+        #expect(error.message.contains("the server's certificate was rejected: \(refusal.reason)"), "\(error)")
+    }
+
+    @Test func systemTrustStoreIsTheDefault() async throws {
+        let certificates = try TestCertificates.shared()
+        let server = try OpenSSLServer(identity: certificates.server)
+        defer { server.stop() }
+        let error = try await #require(throws: ClientError.self) {
+            _ = try await ChecklistConnection.connect(host: "localhost", port: server.port, clientName: "tls-test",
+                                                      tls: TLSClientConfiguration())
+        }
+        #expect(error.code == .certificateRejected)
+        #expect(error.message.contains("unable to get local issuer certificate"), "\(error)")
+    }
+}
+
+/// `openssl s_server -rev` on 127.0.0.1 for one connection, started for a test.
+struct OpenSSLServer: Sendable {
+    let command: RunningCommand
+    let port: UInt16
+
+    init(identity: TestCertificates.Identity) throws {
+        // A free port: bound, read and released, then given to s_server.
+        let (probe, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
+        closeSocket(probe)
+        self.port = port
+        // s_server reports on stdout; the shell sends it to stderr, where
+        // RunningCommand can wait for its readiness line. -rev (echo each
+        // line reversed) never reads stdin, whose end would end the connection.
+        command = try RunningCommand(executable: "/bin/sh", arguments: ["-c", """
+            exec openssl s_server -accept 127.0.0.1:\(port) -cert '\(identity.certificateFile)' \
+            -key '\(identity.privateKeyFile)' -naccept 1 -rev 1>&2
+            """])
+        guard command.waitForStandardError(containing: "ACCEPT") else {
+            _ = try? command.finish(timeout: .seconds(1))
+            throw ChildProcessError("openssl s_server did not start on port \(port)")
+        }
+    }
+
+    /// Waits briefly for it to end after its one connection; kills it otherwise.
+    func stop() {
+        _ = try? command.finish(timeout: .seconds(5))
+    }
+}
