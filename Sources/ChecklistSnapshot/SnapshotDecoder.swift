@@ -96,11 +96,39 @@ public final class SnapshotDecoder {
     /// Says that the input is complete.
     public func endInput() { inflater.endInput() }
 
+    /// Hands one ITEM record to a caller of `next(lendingItems:)`.
+    typealias ItemHandler = (ImportedItems.View) throws(PersistenceError) -> Void
+
     /// Decodes the next record, or says what is needed.
     public func next() throws(PersistenceError) -> Event {
+        try step(items: nil)
+    }
+
+    /// Like `next()`, but hands every ITEM record to `item` instead of
+    /// returning it, as a view into the decoder's window (valid during the
+    /// call only): no `String` or `Item` is made per row. Returns the next
+    /// event that is not an item. Errors thrown by `item` come out as they
+    /// are; the decoder's own are `PersistenceError`s.
+    public func next(lendingItems item: (ImportedItems.View) throws -> Void) throws -> Event {
+        var failure: (any Error)?
+        let handler: (ImportedItems.View) throws(PersistenceError) -> Void = { view throws(PersistenceError) in
+            do { try item(view) } catch {
+                failure = error
+                throw PersistenceError(.misuse, "stopped by the item handler")
+            }
+        }
+        do {
+            // `step` does not keep the handler past the call.
+            return try withoutActuallyEscaping(handler) { handler in try step(items: handler) }
+        } catch {
+            throw failure ?? error
+        }
+    }
+
+    private func step(items: ItemHandler?) throws(PersistenceError) -> Event {
         while true {
             if phase == .finished, let trailer { return .end(trailer) }
-            if let event = try parse() { return event }
+            if let event = try parse(items: items) { return event }
             // Need more uncompressed bytes.
             if window.count - end < inflateChunk { compact() }
             let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + inflateChunk)])
@@ -158,7 +186,7 @@ public final class SnapshotDecoder {
 
     /// Decodes the next record that makes an event from the window, or
     /// returns nil when the window holds no complete record.
-    private func parse() throws(PersistenceError) -> Event? {
+    private func parse(items: ItemHandler?) throws(PersistenceError) -> Event? {
         while true {
             let available = end - start
             let recordOffset = windowOffset + UInt64(start)
@@ -194,7 +222,7 @@ public final class SnapshotDecoder {
                 let bodyStart = 1 + r.index
                 guard UInt64(available - bodyStart) >= length else { return nil }
                 let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart..<(bodyStart + Int(length))])
-                let event = try decode(type: raw[0], body: body, at: recordOffset)
+                let event = try decode(type: raw[0], body: body, at: recordOffset, handler: items)
                 start += bodyStart + Int(length)
                 if let event { return event }
             }
@@ -203,7 +231,8 @@ public final class SnapshotDecoder {
 
     /// Decodes one record body and checks where it may occur. Returns nil for
     /// records that produce no event (skipped extensions, the trailer).
-    private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64) throws(PersistenceError) -> Event? {
+    private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64,
+                        handler: ItemHandler?) throws(PersistenceError) -> Event? {
         func bad(_ message: String) -> PersistenceError { error(.corruptSnapshot, message, at: offset) }
         func read<T>(_ decode: (inout WireReader) throws(ChecklistError) -> T) throws(PersistenceError) -> T {
             var r = WireReader(body)
@@ -221,7 +250,18 @@ public final class SnapshotDecoder {
             guard itemsLeft > 0 else { throw bad("ITEM record outside a list's announced items") }
             itemsLeft -= 1
             items += 1
-            return .item(try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) })
+            guard let handler else {
+                return .item(try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) })
+            }
+            if let view = ImportedItems.View.snapshotRecord(body) {
+                try handler(view)
+            } else {
+                // Not the common shape (or not valid): the full decoder
+                // makes the item, or the exact error.
+                let item = try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) }
+                try item.withView { (view) throws(PersistenceError) in try handler(view) }
+            }
+            return nil
         case .list:
             guard itemsLeft == 0 else { throw bad("LIST record while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
             let list = try read { r throws(ChecklistError) in try SnapshotList.decode(from: &r) }

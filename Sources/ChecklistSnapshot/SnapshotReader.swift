@@ -73,16 +73,24 @@ public final class SnapshotReader {
     public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
         try sink.restoreHeader(header)
         var currentList = ListID(0)
-        while let record = try next() {
-            switch record {
+        // The decoder only hands out items after their list.
+        let item = { (row: ImportedItems.View) throws in try sink.restoreItem(row, in: currentList) }
+        reading: while true {
+            switch try decoder.next(lendingItems: item) {
             case .list(let list):
                 currentList = list.id
                 try sink.restoreList(list)
             case .item(let item):
-                // The decoder only yields items after their list.
                 try sink.restoreItem(item, in: currentList)
             case .idempotency(let client):
                 try sink.restoreIdempotency(client)
+            case .end(let trailer):
+                self.trailer = trailer
+                break reading
+            case .needInput:
+                try decoder.fillInput(input)
+            case .header:
+                throw PersistenceError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
             }
         }
         guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }

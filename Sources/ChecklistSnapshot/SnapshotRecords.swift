@@ -167,6 +167,37 @@ extension Item {
     }
 }
 
+extension ImportedItems.View {
+    /// An ITEM record's body (section 3.5) as a view of its bytes, without
+    /// making a `String`; nil when the body does not decode (the caller
+    /// then runs `Item.decodeSnapshotRecord`, which says why).
+    static func snapshotRecord(_ body: UnsafeRawBufferPointer) -> ImportedItems.View? {
+        var r = WireReader(body)
+        guard let id = try? r.readVarint("id"), let raw = try? r.readU8("flags"),
+              raw & ~ItemFlags.known.rawValue == 0,
+              let text = try? r.readByteSlice("text") else { return nil }
+        let flags = ItemFlags(rawValue: raw)
+        var due: Int64?
+        var price: Int64?
+        if flags.contains(.hasDue) {
+            guard let value = try? r.readZigZag("due") else { return nil }
+            due = value
+        }
+        if flags.contains(.hasPrice) {
+            guard let value = try? r.readZigZag("price") else { return nil }
+            price = value
+        }
+        guard Self.isValidUTF8(text) else { return nil }
+        return ImportedItems.View(id: ItemID(id), checked: flags.contains(.checked), remind: flags.contains(.remind),
+                                  due: due, price: price, text: text)
+    }
+
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let span = bytes.bindMemory(to: UInt8.self).span
+        return (try? UTF8Span(validating: span)) != nil
+    }
+}
+
 /// What a snapshot reader hands out after the header, in file order.
 public enum SnapshotRecord: Hashable, Sendable {
     /// A list; its `itemCount` items follow.

@@ -27,8 +27,12 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     }
 
     func restoreItem(_ item: Item, in list: ListID) throws {
+        try item.withView { row in try restoreItem(row, in: list) }
+    }
+
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
         guard var restorer = current.take() else { throw ChecklistError.badField("item", "an item came before any list") }
-        try restorer.append(item)
+        try restorer.append(row)
         current = consume restorer
     }
 
