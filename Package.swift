@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux            C libraries and the Linux shim (epoll, eventfd, accept4, malloc_trim)
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistThreads         one thread helper, one lock with deadline waits, a count-down latch
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket"]),
         .target(name: "ChecklistServer",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop"]),
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket"]),
         .target(name: "ChecklistTesting",

@@ -52,7 +52,9 @@ public final class SnapshotDecoder {
     public let name: String
     /// The bounds this decoder enforces.
     public let limits: SnapshotLimits
-    private let inflater: GzipInflater
+    /// The stream fed by `feed`/`fillInput`; nil when `source` reads a file itself.
+    private let inflater: GzipInflater?
+    private let source: any InflatedSource
     private let window: UnsafeMutableRawBufferPointer
     private let inflateChunk = 64 * 1024
     private var start = 0
@@ -73,28 +75,39 @@ public final class SnapshotDecoder {
     public init(name: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
         self.name = name
         self.limits = limits
-        inflater = try GzipInflater()
+        let inflater = try GzipInflater()
+        self.inflater = inflater
+        source = inflater
+        window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
+    }
+
+    /// A decoder reading from `source` (which needs no input fed).
+    init(name: String, limits: SnapshotLimits, source: any InflatedSource) {
+        self.name = name
+        self.limits = limits
+        inflater = nil
+        self.source = source
         window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
     }
 
     deinit { window.deallocate() }
 
     /// Compressed bytes consumed so far.
-    public var compressedOffset: UInt64 { inflater.totalIn }
+    public var compressedOffset: UInt64 { source.totalIn }
     /// Uncompressed bytes decoded so far.
     public var rawOffset: UInt64 { windowOffset + UInt64(start) }
 
     /// Takes as much of `bytes` as fits in the input buffer; returns the count.
-    public func feed(_ bytes: UnsafeRawBufferPointer) -> Int { inflater.feed(bytes) }
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> Int { inflater?.feed(bytes) ?? 0 }
 
     /// Lets `fill` read straight into the input buffer (returns bytes read,
     /// 0 at the end of the input).
     public func fillInput(_ fill: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
-        try inflater.fillInput(fill)
+        try inflater?.fillInput(fill)
     }
 
     /// Says that the input is complete.
-    public func endInput() { inflater.endInput() }
+    public func endInput() { inflater?.endInput() }
 
     /// Hands one ITEM record to a caller of `next(lendingItems:)`.
     typealias ItemHandler = (ImportedItems.View) throws(PersistenceError) -> Void
@@ -132,7 +145,7 @@ public final class SnapshotDecoder {
             // Need more uncompressed bytes.
             if window.count - end < inflateChunk { compact() }
             let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + inflateChunk)])
-            let step = try inflater.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
+            let step = try source.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
             switch step {
             case .produced(let n):
                 end += n
@@ -149,17 +162,17 @@ public final class SnapshotDecoder {
     }
 
     private func error(_ code: PersistenceError.Code, _ message: String, at offset: UInt64) -> PersistenceError {
-        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(inflater.totalIn))",
+        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(source.totalIn))",
                          file: name, offset: offset)
     }
 
     private func checkBounds() throws(PersistenceError) {
-        let out = inflater.totalOut
+        let out = source.totalOut
         if out > limits.maxRawBytes {
             throw error(.decompressionLimit, "inflates past the limit of \(limits.maxRawBytes) bytes", at: out)
         }
-        if out > limits.ratioGraceBytes && out / max(inflater.totalIn, 1) > limits.maxRatio {
-            throw error(.decompressionLimit, "inflates more than \(limits.maxRatio):1 (\(out) bytes from \(inflater.totalIn))", at: out)
+        if out > limits.ratioGraceBytes && out / max(source.totalIn, 1) > limits.maxRatio {
+            throw error(.decompressionLimit, "inflates more than \(limits.maxRatio):1 (\(out) bytes from \(source.totalIn))", at: out)
         }
     }
 

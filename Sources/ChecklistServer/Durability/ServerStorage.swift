@@ -67,6 +67,7 @@ public final class ServerStorage: Sendable {
                 onReplayed(change)
             }
         }
+        FreeMemory.giveBack()
         let waiters = self.waiters
         lastSnapshot = Mutex(nil)
         log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(
