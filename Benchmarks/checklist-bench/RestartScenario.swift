@@ -9,7 +9,7 @@ import Foundation
 /// started on it `--runs` times: from spawning the process to its
 /// `listening on` line.
 enum RestartScenario {
-    static let options: Set<String> = ["items", "lists", "text-bytes", "runs", "json"]
+    static let options: Set<String> = ["items", "lists", "text-bytes", "runs", "data-dir", "json"]
 
     static func run(_ args: BenchArguments) throws {
         try args.check(allowed: options)
@@ -22,11 +22,14 @@ enum RestartScenario {
         let files = try TemporaryDirectory(prefix: "checklist-bench-restart")
         defer { files.remove() }
         let snapshot = files.appending("bench.ckss.gz")
-        let data = files.appending("data")
+        // --data-dir keeps the store (and reuses one already made there).
+        let data = args.string("data-dir") ?? files.appending("data")
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        _ = try SnapshotScenario.writeSnapshot(to: snapshot, items: items, lists: lists, textBytes: textBytes)
-        try runToEnd(checklistd, ["import", "--data-dir", data, snapshot])
-        try FileManager.default.removeItem(atPath: snapshot)
+        if newestSnapshot(in: data) == nil {
+            _ = try SnapshotScenario.writeSnapshot(to: snapshot, items: items, lists: lists, textBytes: textBytes)
+            try runToEnd(checklistd, ["import", "--data-dir", data, snapshot])
+            try FileManager.default.removeItem(atPath: snapshot)
+        }
         let empty = files.appending("empty")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
 
@@ -35,16 +38,16 @@ enum RestartScenario {
         let baselineRss = ResourceUsage.residentBytes(pid: baseline.pid) ?? 0
         baseline.stop()
 
-        var samples: [(ms: Double, snapshotMs: Double, rss: Int, peak: Int)] = []
+        var samples: [(ms: Double, snapshotMs: Double, replayMs: Double, rss: Int, peak: Int)] = []
         for _ in 0..<runs {
             let started = ContinuousClock.now
             let server = try ServerProcess.start(executable: checklistd, arguments: serverArguments(data), readyTimeout: .seconds(300))
             let took = SnapshotScenario.seconds(started.duration(to: .now)) * 1000
             let rss = ResourceUsage.residentBytes(pid: server.pid) ?? 0
             let peak = server.peakResidentBytes ?? 0
-            let recovered = snapshotMilliseconds(in: server.standardOutput + server.standardError) ?? -1
             server.stop()
-            samples.append((took, recovered, rss, peak))
+            let output = server.standardOutput + server.standardError
+            samples.append((took, recoveredField("snapshotMs", in: output) ?? -1, recoveredField("replayMs", in: output) ?? -1, rss, peak))
         }
         let sorted = samples.sorted { $0.ms < $1.ms }
         let median = sorted[sorted.count / 2]
@@ -54,10 +57,11 @@ enum RestartScenario {
         report.add("items", items)
         report.add("lists", lists)
         report.add("runs", runs)
-        report.add("snapshotFileBytes", fileSize(newestSnapshot(in: data)))
+        report.add("snapshotFileBytes", newestSnapshot(in: data).map(fileSize) ?? 0)
         report.add("restartMs", median.ms)
         report.add("restartMinMs", sorted[0].ms)
         report.add("snapshotMs", median.snapshotMs)
+        report.add("replayMs", median.replayMs)
         report.add("serverRssBytes", median.rss)
         report.add("baselineRssBytes", baselineRss)
         report.add("bytesPerItem", Double(median.rss - baselineRss) / Double(items))
@@ -69,11 +73,12 @@ enum RestartScenario {
         ["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory]
     }
 
-    /// `snapshotMs=N` of the server's `event=recovered` log line.
-    static func snapshotMilliseconds(in output: String) -> Double? {
+    /// Field `name` (`snapshotMs`, `replayMs`) of the server's
+    /// `event=recovered` log line.
+    static func recoveredField(_ name: String, in output: String) -> Double? {
         guard let line = output.split(separator: "\n").first(where: { $0.contains("event=recovered") }),
-              let field = line.split(separator: " ").first(where: { $0.hasPrefix("snapshotMs=") }) else { return nil }
-        return Double(field.dropFirst("snapshotMs=".count))
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix(name + "=") }) else { return nil }
+        return Double(field.dropFirst(name.count + 1))
     }
 
     /// Runs `executable` and waits for it; throws unless it exits 0.
@@ -89,9 +94,9 @@ enum RestartScenario {
         }
     }
 
-    static func newestSnapshot(in directory: String) -> String {
+    static func newestSnapshot(in directory: String) -> String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return directory + "/" + (names.filter { $0.hasPrefix("snapshot-") && $0.hasSuffix(".ckss.gz") }.max() ?? "")
+        return names.filter { $0.hasPrefix("snapshot-") && $0.hasSuffix(".ckss.gz") }.max().map { directory + "/" + $0 }
     }
 
     static func fileSize(_ path: String) -> Int {

@@ -31,9 +31,8 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     }
 
     func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
-        guard var restorer = current.take() else { throw ChecklistError.badField("item", "an item came before any list") }
-        try restorer.append(row)
-        current = consume restorer
+        guard current != nil else { throw ChecklistError.badField("item", "an item came before any list") }
+        try current!.append(row)  // in place: no move of the restorer per row
     }
 
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {
