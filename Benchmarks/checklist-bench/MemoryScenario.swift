@@ -70,7 +70,8 @@ enum RedisList {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer {
-            process.terminate()
+            // Not SIGTERM: the child inherits this process's blocked signals.
+            _ = try? runCLI(cli, socket, ["SHUTDOWN", "NOSAVE"])
             process.waitUntilExit()
         }
         // Ready once it answers PING (no fixed sleep: bounded polling of the socket).
