@@ -88,8 +88,9 @@ public struct ImportStaging: Sendable {
         lists.append(StagedList(header: header, builder: RowTreeBuilder(shape: shape)))
     }
 
-    /// Finishes the last list's tree. `Store.importLists` does it if need
-    /// be, under the store's lock; sealing first keeps that work outside.
+    /// Finishes the last list's tree (a new list does it for the one
+    /// before). `Store.importLists` seals a staging that is not, before it
+    /// takes the store's lock.
     public mutating func seal() {
         if let last = lists.indices.last, !lists[last].builder.finished { lists[last].builder.finish() }
     }
