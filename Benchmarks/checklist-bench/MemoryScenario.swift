@@ -10,7 +10,7 @@ import Foundation
 /// `redis-server` (no persistence, a Unix socket) gets the same texts with
 /// RPUSH, and its `used_memory` growth is the comparison.
 enum MemoryScenario {
-    static let options: Set<String> = ["items", "text-bytes", "redis", "json"]
+    static let options: Set<String> = ["items", "text-bytes", "redis", "retain-bytes", "json"]
 
     static func run(_ args: BenchArguments) async throws {
         try args.check(allowed: options)
@@ -21,7 +21,10 @@ enum MemoryScenario {
             throw BenchArguments.UsageError(description: "--redis is auto or off, not '\(redisMode)'")
         }
 
-        let target = try BenchTarget(args)
+        // The server's retained change history (`--retain-bytes`, 64 MiB by
+        // default) is part of what a fill costs; this shows its share.
+        let retain = try args.string("retain-bytes").map { _ in try args.int("retain-bytes", default: 0, min: 0) }
+        let target = try BenchTarget(args, extraServerArguments: retain.map { ["--retain-bytes", String($0)] } ?? [])
         defer { target.stop() }
         guard let pid = target.serverProcess?.pid else { throw BenchArguments.UsageError(description: "memory needs its own server") }
         let before = ResourceUsage.residentBytes(pid: pid) ?? 0

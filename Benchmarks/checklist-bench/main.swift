@@ -20,7 +20,7 @@ scenarios:
   restart   start-up time on a big store          [--items 10000000] [--lists N/100000] [--text-bytes 40]
             [--runs 1]; spawn to "listening on" line, resident bytes per item after
   memory    bytes per item, over the wire and after a restart, beside Redis
-            [--items 1000000] [--text-bytes 40] [--redis auto|off]
+            [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
 
