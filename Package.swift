@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux, CPostgres, COpenSSL   C libraries (zlib, libpq, OpenSSL 3) and the Linux shim (epoll, eventfd, accept4)
+//   CZlib, CLinux, CPostgres, COpenSSL   C libraries (zlib, libpq, OpenSSL 3) and the Linux shim (epoll, eventfd, accept4, malloc_trim)
 //   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
 //   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
@@ -62,7 +62,7 @@ let package = Package(
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",

@@ -8,10 +8,11 @@ import Foundation
 /// built next to this binary, on 127.0.0.1 port 0 with a temporary data
 /// directory), or the one named by `--server HOST:PORT`.
 final class BenchTarget {
-    let host: String
-    let port: UInt16
-    private let process: ServerProcess?
+    private(set) var host: String
+    private(set) var port: UInt16
+    private var process: ServerProcess?
     private let dataDirectory: TemporaryDirectory?
+    private let serverArguments: [String]
 
     init(_ args: BenchArguments, extraServerArguments: [String] = []) throws {
         if let address = args.string("server") {
@@ -22,11 +23,11 @@ final class BenchTarget {
             self.port = port
             process = nil
             dataDirectory = nil
+            serverArguments = []
         } else {
             let directory = try TemporaryDirectory(prefix: "checklist-bench")
-            let server = try ServerProcess.start(
-                executable: try ProductLocator.path(of: "checklistd"),
-                arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + extraServerArguments)
+            serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + extraServerArguments
+            let server = try ServerProcess.start(executable: try ProductLocator.path(of: "checklistd"), arguments: serverArguments)
             host = server.host
             port = server.port
             process = server
@@ -39,6 +40,24 @@ final class BenchTarget {
 
     /// Peak resident memory of the server this scenario started, if any.
     var serverPeakRssBytes: Int? { process?.peakResidentBytes }
+
+    /// Stops the server this scenario started (SIGTERM) and starts it again
+    /// on the same data directory; returns the time from starting the new
+    /// process to its `listening on` line.
+    func restart() throws -> Duration {
+        guard let old = process else { throw BenchArguments.UsageError(description: "cannot restart a --server") }
+        old.stop()
+        let started = ContinuousClock.now
+        let server = try ServerProcess.start(executable: old.executablePath, arguments: serverArguments, readyTimeout: .seconds(300))
+        let took = started.duration(to: .now)
+        process = server
+        host = server.host
+        port = server.port
+        return took
+    }
+
+    /// The server this scenario started, if any.
+    var serverProcess: ServerProcess? { process }
 
     func connect(name: String = "checklist-bench") async throws -> ChecklistConnection {
         try await ChecklistConnection.connect(host: host, port: port, clientName: name)

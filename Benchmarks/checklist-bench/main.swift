@@ -17,6 +17,10 @@ scenarios:
             [--chunk 1048576] [--window 4] [--server-threads N] [--probe lists|ping]
             [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of
             another connection meanwhile
+  restart   start-up time on a big store          [--items 10000000] [--lists N/100000] [--text-bytes 40]
+            [--runs 1]; spawn to "listening on" line, resident bytes per item after
+  memory    bytes per item, over the wire and after a restart, beside Redis
+            [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
 
@@ -42,6 +46,10 @@ do {
         try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "scroll":
         try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "restart":
+        try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+    case "memory":
+        try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "fanout":
         try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "load":

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <signal.h>
 #include <pthread.h>
+#include <malloc.h>  /* malloc_trim */
 
 /* Declared by glibc only under _GNU_SOURCE. */
 int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);

@@ -56,14 +56,7 @@ public struct ImportedItems: Hashable, Sendable {
     public init(_ items: [Item]) {
         count = items.count
         visit = { body in
-            for item in items {
-                var text = item.fields.text
-                text.withUTF8 { utf8 in
-                    let f = item.fields
-                    body(View(id: item.id, checked: f.checked, remind: f.remind, due: f.due, price: f.price,
-                              text: UnsafeRawBufferPointer(utf8)))
-                }
-            }
+            for item in items { item.withView(body) }
         }
     }
 
@@ -101,5 +94,21 @@ public struct ImportedItems: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
+    }
+}
+
+extension Item {
+    /// Calls `body` with this item as an `ImportedItems.View`, its text lent
+    /// for the duration of the call.
+    public func withView<R, E: Error>(_ body: (ImportedItems.View) throws(E) -> R) throws(E) -> R {
+        var text = fields.text
+        let f = fields
+        let result = text.withUTF8 { utf8 in
+            Result { () throws(E) -> R in
+                try body(ImportedItems.View(id: id, checked: f.checked, remind: f.remind, due: f.due, price: f.price,
+                                            text: UnsafeRawBufferPointer(utf8)))
+            }
+        }
+        return try result.get()
     }
 }

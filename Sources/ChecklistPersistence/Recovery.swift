@@ -140,6 +140,7 @@ private final class CountingSink<Inner: SnapshotRestoreSink>: SnapshotRestoreSin
     func restoreHeader(_ header: SnapshotHeader) throws { try inner.restoreHeader(header) }
     func restoreList(_ list: SnapshotList) throws { lists += 1; try inner.restoreList(list) }
     func restoreItem(_ item: Item, in list: ListID) throws { items += 1; try inner.restoreItem(item, in: list) }
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws { items += 1; try inner.restoreItem(row, in: list) }
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         keys += UInt64(client.answers.count)
         try inner.restoreIdempotency(client)

@@ -52,7 +52,9 @@ public final class SnapshotDecoder {
     public let name: String
     /// The bounds this decoder enforces.
     public let limits: SnapshotLimits
-    private let inflater: GzipInflater
+    /// The stream fed by `feed`/`fillInput`; nil when `source` reads a file itself.
+    private let inflater: GzipInflater?
+    private let source: any InflatedSource
     private let window: UnsafeMutableRawBufferPointer
     private let inflateChunk = 64 * 1024
     private var start = 0
@@ -73,38 +75,77 @@ public final class SnapshotDecoder {
     public init(name: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
         self.name = name
         self.limits = limits
-        inflater = try GzipInflater()
+        let inflater = try GzipInflater()
+        self.inflater = inflater
+        source = inflater
+        window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
+    }
+
+    /// A decoder reading from `source` (which needs no input fed).
+    init(name: String, limits: SnapshotLimits, source: any InflatedSource) {
+        self.name = name
+        self.limits = limits
+        inflater = nil
+        self.source = source
         window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
     }
 
     deinit { window.deallocate() }
 
     /// Compressed bytes consumed so far.
-    public var compressedOffset: UInt64 { inflater.totalIn }
+    public var compressedOffset: UInt64 { source.totalIn }
     /// Uncompressed bytes decoded so far.
     public var rawOffset: UInt64 { windowOffset + UInt64(start) }
 
     /// Takes as much of `bytes` as fits in the input buffer; returns the count.
-    public func feed(_ bytes: UnsafeRawBufferPointer) -> Int { inflater.feed(bytes) }
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> Int { inflater?.feed(bytes) ?? 0 }
 
     /// Lets `fill` read straight into the input buffer (returns bytes read,
     /// 0 at the end of the input).
     public func fillInput(_ fill: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
-        try inflater.fillInput(fill)
+        try inflater?.fillInput(fill)
     }
 
     /// Says that the input is complete.
-    public func endInput() { inflater.endInput() }
+    public func endInput() { inflater?.endInput() }
+
+    /// Hands one ITEM record to a caller of `next(lendingItems:)`.
+    typealias ItemHandler = (ImportedItems.View) throws(PersistenceError) -> Void
 
     /// Decodes the next record, or says what is needed.
     public func next() throws(PersistenceError) -> Event {
+        try step(items: nil)
+    }
+
+    /// Like `next()`, but hands every ITEM record to `item` instead of
+    /// returning it, as a view into the decoder's window (valid during the
+    /// call only): no `String` or `Item` is made per row. Returns the next
+    /// event that is not an item. Errors thrown by `item` come out as they
+    /// are; the decoder's own are `PersistenceError`s.
+    public func next(lendingItems item: (ImportedItems.View) throws -> Void) throws -> Event {
+        var failure: (any Error)?
+        let handler: (ImportedItems.View) throws(PersistenceError) -> Void = { view throws(PersistenceError) in
+            do { try item(view) } catch {
+                failure = error
+                throw PersistenceError(.misuse, "stopped by the item handler")
+            }
+        }
+        do {
+            // `step` does not keep the handler past the call.
+            return try withoutActuallyEscaping(handler) { handler in try step(items: handler) }
+        } catch {
+            throw failure ?? error
+        }
+    }
+
+    private func step(items: ItemHandler?) throws(PersistenceError) -> Event {
         while true {
             if phase == .finished, let trailer { return .end(trailer) }
-            if let event = try parse() { return event }
+            if let event = try parse(items: items) { return event }
             // Need more uncompressed bytes.
             if window.count - end < inflateChunk { compact() }
             let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + inflateChunk)])
-            let step = try inflater.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
+            let step = try source.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
             switch step {
             case .produced(let n):
                 end += n
@@ -121,17 +162,17 @@ public final class SnapshotDecoder {
     }
 
     private func error(_ code: PersistenceError.Code, _ message: String, at offset: UInt64) -> PersistenceError {
-        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(inflater.totalIn))",
+        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(source.totalIn))",
                          file: name, offset: offset)
     }
 
     private func checkBounds() throws(PersistenceError) {
-        let out = inflater.totalOut
+        let out = source.totalOut
         if out > limits.maxRawBytes {
             throw error(.decompressionLimit, "inflates past the limit of \(limits.maxRawBytes) bytes", at: out)
         }
-        if out > limits.ratioGraceBytes && out / max(inflater.totalIn, 1) > limits.maxRatio {
-            throw error(.decompressionLimit, "inflates more than \(limits.maxRatio):1 (\(out) bytes from \(inflater.totalIn))", at: out)
+        if out > limits.ratioGraceBytes && out / max(source.totalIn, 1) > limits.maxRatio {
+            throw error(.decompressionLimit, "inflates more than \(limits.maxRatio):1 (\(out) bytes from \(source.totalIn))", at: out)
         }
     }
 
@@ -158,7 +199,7 @@ public final class SnapshotDecoder {
 
     /// Decodes the next record that makes an event from the window, or
     /// returns nil when the window holds no complete record.
-    private func parse() throws(PersistenceError) -> Event? {
+    private func parse(items: ItemHandler?) throws(PersistenceError) -> Event? {
         while true {
             let available = end - start
             let recordOffset = windowOffset + UInt64(start)
@@ -194,7 +235,7 @@ public final class SnapshotDecoder {
                 let bodyStart = 1 + r.index
                 guard UInt64(available - bodyStart) >= length else { return nil }
                 let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart..<(bodyStart + Int(length))])
-                let event = try decode(type: raw[0], body: body, at: recordOffset)
+                let event = try decode(type: raw[0], body: body, at: recordOffset, handler: items)
                 start += bodyStart + Int(length)
                 if let event { return event }
             }
@@ -203,7 +244,8 @@ public final class SnapshotDecoder {
 
     /// Decodes one record body and checks where it may occur. Returns nil for
     /// records that produce no event (skipped extensions, the trailer).
-    private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64) throws(PersistenceError) -> Event? {
+    private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64,
+                        handler: ItemHandler?) throws(PersistenceError) -> Event? {
         func bad(_ message: String) -> PersistenceError { error(.corruptSnapshot, message, at: offset) }
         func read<T>(_ decode: (inout WireReader) throws(ChecklistError) -> T) throws(PersistenceError) -> T {
             var r = WireReader(body)
@@ -221,7 +263,18 @@ public final class SnapshotDecoder {
             guard itemsLeft > 0 else { throw bad("ITEM record outside a list's announced items") }
             itemsLeft -= 1
             items += 1
-            return .item(try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) })
+            guard let handler else {
+                return .item(try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) })
+            }
+            if let view = ImportedItems.View.snapshotRecord(body) {
+                try handler(view)
+            } else {
+                // Not the common shape (or not valid): the full decoder
+                // makes the item, or the exact error.
+                let item = try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) }
+                try item.withView { (view) throws(PersistenceError) in try handler(view) }
+            }
+            return nil
         case .list:
             guard itemsLeft == 0 else { throw bad("LIST record while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
             let list = try read { r throws(ChecklistError) in try SnapshotList.decode(from: &r) }

@@ -18,11 +18,17 @@ public final class SnapshotReader {
     private let input: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int
     private let file: FileInput?
 
-    /// Opens the snapshot file at `path` and reads its header.
-    public convenience init(path: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
-        let file = try FileInput(path: path)
-        try self.init(name: path, limits: limits, file: file, input: file.read)
+    /// Opens the snapshot file at `path` and reads its header. A file of
+    /// parallel-compressed members is inflated by `inflateThreads` threads
+    /// (`ParallelGzipInflater`; 1 reads it as one stream on this thread).
+    public convenience init(path: String, limits: SnapshotLimits = .default,
+                            inflateThreads: Int = SnapshotReader.defaultInflateThreads) throws(PersistenceError) {
+        let source = try ParallelGzipInflater(path: path, threads: inflateThreads)
+        try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(PersistenceError) in 0 }
     }
+
+    /// Threads that inflate a snapshot file: one per core, at most 16.
+    public static var defaultInflateThreads: Int { ParallelGzipInflater.defaultThreads }
 
     /// Reads a snapshot from `input`, which fills the buffer it is given and
     /// returns the byte count (0 at the end). `name` names it in errors.
@@ -31,11 +37,16 @@ public final class SnapshotReader {
         try self.init(name: name, limits: limits, file: nil, input: input)
     }
 
-    private init(name: String, limits: SnapshotLimits, file: FileInput?,
+    private convenience init(name: String, limits: SnapshotLimits, file: FileInput?,
+                             input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+        try self.init(decoder: SnapshotDecoder(name: name, limits: limits), file: file, input: input)
+    }
+
+    private init(decoder: SnapshotDecoder, file: FileInput?,
                  input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
         self.file = file
         self.input = input
-        decoder = try SnapshotDecoder(name: name, limits: limits)
+        self.decoder = decoder
         while true {
             switch try decoder.next() {
             case .header(let header):
@@ -44,7 +55,7 @@ public final class SnapshotReader {
             case .needInput:
                 try decoder.fillInput(input)
             default:
-                throw PersistenceError(.corruptSnapshot, "snapshot has no header", file: name, offset: 0)
+                throw PersistenceError(.corruptSnapshot, "snapshot has no header", file: decoder.name, offset: 0)
             }
         }
     }
@@ -73,16 +84,24 @@ public final class SnapshotReader {
     public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
         try sink.restoreHeader(header)
         var currentList = ListID(0)
-        while let record = try next() {
-            switch record {
+        // The decoder only hands out items after their list.
+        let item = { (row: ImportedItems.View) throws in try sink.restoreItem(row, in: currentList) }
+        reading: while true {
+            switch try decoder.next(lendingItems: item) {
             case .list(let list):
                 currentList = list.id
                 try sink.restoreList(list)
             case .item(let item):
-                // The decoder only yields items after their list.
                 try sink.restoreItem(item, in: currentList)
             case .idempotency(let client):
                 try sink.restoreIdempotency(client)
+            case .end(let trailer):
+                self.trailer = trailer
+                break reading
+            case .needInput:
+                try decoder.fillInput(input)
+            case .header:
+                throw PersistenceError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
             }
         }
         guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }

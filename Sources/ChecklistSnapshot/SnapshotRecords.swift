@@ -167,6 +167,52 @@ extension Item {
     }
 }
 
+extension ImportedItems.View {
+    /// An ITEM record's body (section 3.5) as a view of its bytes, without
+    /// making a `String`; nil when the body does not decode (the caller
+    /// then runs `Item.decodeSnapshotRecord`, which says why).
+    static func snapshotRecord(_ body: UnsafeRawBufferPointer) -> ImportedItems.View? {
+        // The flag bits of ItemFields as literals: `ItemFlags`' statics are
+        // lazily made globals, each use a call on this per-row path.
+        let checked: UInt8 = 1 << 0, remind: UInt8 = 1 << 1, hasDue: UInt8 = 1 << 2, hasPrice: UInt8 = 1 << 3
+        assert(ItemFlags.known.rawValue == checked | remind | hasDue | hasPrice)
+        var r = WireReader(body)
+        guard let id = try? r.readVarint("id"), let raw = try? r.readU8("flags"),
+              raw & ~(checked | remind | hasDue | hasPrice) == 0,
+              let text = try? r.readByteSlice("text") else { return nil }
+        var due: Int64?
+        var price: Int64?
+        if raw & hasDue != 0 {
+            guard let value = try? r.readZigZag("due") else { return nil }
+            due = value
+        }
+        if raw & hasPrice != 0 {
+            guard let value = try? r.readZigZag("price") else { return nil }
+            price = value
+        }
+        guard Self.isValidUTF8(text) else { return nil }
+        return ImportedItems.View(id: ItemID(id), checked: raw & checked != 0, remind: raw & remind != 0,
+                                  due: due, price: price, text: text)
+    }
+
+    /// ASCII a word at a time; anything else by the standard library.
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return true }
+        let span = bytes.bindMemory(to: UInt8.self).span
+        return (try? UTF8Span(validating: span)) != nil
+    }
+}
+
 /// What a snapshot reader hands out after the header, in file order.
 public enum SnapshotRecord: Hashable, Sendable {
     /// A list; its `itemCount` items follow.

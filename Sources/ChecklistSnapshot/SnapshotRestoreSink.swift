@@ -12,6 +12,10 @@ public protocol SnapshotRestoreSink {
     func restoreList(_ list: SnapshotList) throws
     /// The next item of list `list`, appended at the end.
     func restoreItem(_ item: Item, in list: ListID) throws
+    /// The same as `restoreItem(_:in:)`, with the item's text lent for the
+    /// call (no `String` made per row: `SnapshotReader.readAll` calls this
+    /// one). The default makes an `Item` and calls `restoreItem(_:in:)`.
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws
     /// One client's remembered idempotency keys (a server's own snapshot,
     /// section 3.8 of Protocol/SNAPSHOT.md), after the lists. Recovery hands
     /// them over before it replays the log after the snapshot. The default
@@ -22,6 +26,10 @@ public protocol SnapshotRestoreSink {
 }
 
 extension SnapshotRestoreSink {
+    public func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
+        try restoreItem(Item(id: row.id, fields: ItemFields(text: String(decoding: row.text, as: UTF8.self), checked: row.checked,
+                                                             due: row.due, remind: row.remind, price: row.price)), in: list)
+    }
     public func restoreIdempotency(_ client: SnapshotIdempotency) throws {}
     public func restoreEnd(_ trailer: SnapshotTrailer) throws {}
 }

@@ -40,7 +40,10 @@ public struct ImportStaging: Sendable {
 
     struct StagedList: Sendable {
         var header: ListHeader
-        var rows: RowTree
+        /// The rows, finished (`finish()`) once the next list begins or the
+        /// staging is sealed.
+        var builder: RowTreeBuilder
+        var rows: RowTree { builder.result }
     }
 
     /// Text limits to enforce, or nil (data accepted once already).
@@ -81,23 +84,44 @@ public struct ImportStaging: Sendable {
                 try Validation.text(header.icon, field: "icon", limits: limits)
             }
         }
-        lists.append(StagedList(header: header, rows: RowTree(leafCapacity: shape.leafCapacity, innerCapacity: shape.innerCapacity)))
+        seal()
+        lists.append(StagedList(header: header, builder: RowTreeBuilder(shape: shape)))
     }
+
+    /// Finishes the last list's tree (a new list does it for the one
+    /// before). `Store.importLists` seals a staging that is not, before it
+    /// takes the store's lock.
+    public mutating func seal() {
+        if let last = lists.indices.last, !lists[last].builder.finished { lists[last].builder.finish() }
+    }
+
+    /// Whether every list's tree is finished.
+    var isSealed: Bool { lists.last.map { $0.builder.finished } ?? true }
 
     /// Appends the current list's next row.
     public mutating func append(_ item: Item) throws(ChecklistError) {
+        try item.withView { (row) throws(ChecklistError) in try append(row) }
+    }
+
+    /// Appends the current list's next row, its text lent (copied into the
+    /// staging), with the checks of `append(_: Item)`.
+    public mutating func append(_ row: ImportedItems.View) throws(ChecklistError) {
         guard let last = lists.indices.last else { throw .badField("id", "an item came before any list") }
         let header = lists[last].header
-        let what = "list \(header.sourceID) of the import, item \(item.id)"
-        guard item.id.rawValue != 0, item.id < header.nextItemID else {
-            throw .badField("id", "\(what): the id is not between 1 and the list's nextItemID \(header.nextItemID)")
+        guard row.id.rawValue != 0, row.id < header.nextItemID else {
+            throw .badField("id", "\(Self.what(header, row)): the id is not between 1 and the list's nextItemID \(header.nextItemID)")
         }
         if let limits {
-            try Self.context(what) { () throws(ChecklistError) in try Validation.text(item.fields.text, field: "text", limits: limits) }
+            try Self.context(Self.what(header, row)) { () throws(ChecklistError) in
+                try Validation.textBytes(row.text.count, field: "text", limits: limits)
+            }
         }
-        guard !lists[last].rows.contains(item.id) else { throw .badField("id", "\(what) appears twice") }
-        lists[last].rows.append(item)
+        guard lists[last].builder.append(row) else { throw .badField("id", "\(Self.what(header, row)) appears twice") }
         itemCount += 1
+    }
+
+    private static func what(_ header: ListHeader, _ row: ImportedItems.View) -> String {
+        "list \(header.sourceID) of the import, item \(row.id)"
     }
 
     /// Runs `body`, prefixing the message of its error with `what`.

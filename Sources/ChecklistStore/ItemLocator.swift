@@ -56,6 +56,16 @@ struct ItemLocator: Sendable {
         if added { count += 1 }
     }
 
+    /// Maps `id` to `leaf` unless `id` is mapped already; returns whether it
+    /// was added. One hash lookup, for building a tree row by row.
+    mutating func insertIfAbsent(_ id: UInt64, leaf: Int) -> Bool {
+        precondition(leaf >= 0 && leaf < Int(Self.absent), "leaf number out of range")
+        let low = id & UInt64(Self.pageSize - 1)
+        let added = Self.insertIfAbsent(low: low, value: UInt32(leaf), in: &pages[id >> Self.pageShift, default: Page()])
+        if added { count += 1 }
+        return added
+    }
+
     /// Removes `id`'s entry, if present.
     mutating func remove(_ id: UInt64) {
         let key = id >> Self.pageShift
@@ -114,6 +124,15 @@ struct ItemLocator: Sendable {
         }
         page.live += 1
         return true
+    }
+
+    private static func insertIfAbsent(low: UInt64, value: UInt32, in page: inout Page) -> Bool {
+        if !page.dense.isEmpty {
+            guard page.dense[Int(low)] == absent else { return false }
+        } else if page.sparse.contains(where: { $0 >> 32 == low }) {
+            return false
+        }
+        return set(low: low, value: value, in: &page)
     }
 
     /// Returns (removed, page now empty).

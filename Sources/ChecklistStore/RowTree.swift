@@ -54,10 +54,10 @@ struct RowTree: Sendable {
 
     let leafCapacity: Int
     let innerCapacity: Int
-    /// Number of rows.
-    private(set) var count = 0
+    /// Number of rows. (Set directly only by `RowTreeBuilder`.)
+    internal(set) var count = 0
     /// Number of checked rows.
-    private(set) var checkedCount = 0
+    internal(set) var checkedCount = 0
 
     var leaves: [RowLeaf] = [RowLeaf()]
     var freeLeaves: [Int] = []

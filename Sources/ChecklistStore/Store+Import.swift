@@ -84,7 +84,9 @@ extension Store {
     ///   `.replace` apply to the whole store (offline).
     @discardableResult
     public func importLists(_ staging: ImportStaging, mode: ImportMode, namespace: Namespace?) -> ImportResult {
-        locked { state in
+        var staging = staging
+        if !staging.isSealed { staging.seal() }
+        return locked { state in
             let (changes, result) = state.applyImport(staging, mode: mode, namespace: namespace)
             if !changes.isEmpty { onCommit(changes) }
             return result

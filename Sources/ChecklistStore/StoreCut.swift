@@ -43,7 +43,7 @@ public struct StoreCut: Sendable {
 /// (see `Store.makeRestorer(for:)`).
 public struct ListRestorer: ~Copyable {
     private let list: ExportedList
-    private var tree: RowTree
+    private var builder: RowTreeBuilder
 
     init(_ list: ExportedList, shape: RowTreeShape) throws(ChecklistError) {
         let summary = list.summary
@@ -51,7 +51,7 @@ public struct ListRestorer: ~Copyable {
         guard !summary.name.isEmpty else { throw .badField("name", "name must not be empty") }
         guard summary.revision >= 1 else { throw .badField("revision", "revision must be at least 1") }
         self.list = list
-        tree = RowTree(leafCapacity: shape.leafCapacity, innerCapacity: shape.innerCapacity)
+        builder = RowTreeBuilder(shape: shape)
     }
 
     /// Appends the list's next row.
@@ -60,19 +60,25 @@ public struct ListRestorer: ~Copyable {
     ///   list's next item id, or appearing twice. Text limits are not
     ///   enforced (the data was accepted once).
     public mutating func append(_ item: Item) throws(ChecklistError) {
-        guard item.id.rawValue != 0, item.id < list.nextItemID else {
-            throw .badField("id", "item id \(item.id) is not below the list's next item id \(list.nextItemID)")
+        try item.withView { (row) throws(ChecklistError) in try append(row) }
+    }
+
+    /// Appends the list's next row, its text lent (copied into the list),
+    /// with the checks of `append(_: Item)`.
+    public mutating func append(_ row: ImportedItems.View) throws(ChecklistError) {
+        guard row.id.rawValue != 0, row.id < list.nextItemID else {
+            throw .badField("id", "item id \(row.id) is not below the list's next item id \(list.nextItemID)")
         }
-        guard !tree.contains(item.id) else { throw .badField("id", "item id \(item.id) appears twice") }
-        tree.append(item)
+        guard builder.append(row) else { throw .badField("id", "item id \(row.id) appears twice") }
     }
 
     /// Rows appended so far.
-    public var count: Int { tree.count }
+    public var count: Int { builder.count }
 
     consuming func finish() -> ListState {
         let summary = list.summary
+        builder.finish()
         return ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
-                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: tree)
+                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: builder.result)
     }
 }

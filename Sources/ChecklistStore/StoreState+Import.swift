@@ -141,17 +141,17 @@ extension StoreState {
                                      revision: existing.revision)
             }
         }
-        var rows = RowTree(leafCapacity: treeShape.leafCapacity, innerCapacity: treeShape.innerCapacity)
+        var builder = RowTreeBuilder(shape: treeShape)
         var failure: ChecklistError?
-        imported.items.forEach { item in
+        imported.items.forEachView { item in
             guard failure == nil else { return }
-            if item.id.rawValue == 0 || item.id >= imported.nextItemID || rows.contains(item.id) {
+            if item.id.rawValue == 0 || item.id >= imported.nextItemID || !builder.append(item) {
                 failure = .badField("id", "item id \(item.id) of imported list \(id) is 0, repeated or not below \(imported.nextItemID)")
-                return
             }
-            rows.append(item)
         }
         if let failure { throw failure }
+        builder.finish()
+        let rows = builder.result
         if let index = lists.index(forKey: id) { _ = remove(at: index) }
         let state = ListState(id: id, namespace: change.namespace, name: imported.name, icon: imported.icon,
                               revision: change.revision, nextItemID: imported.nextItemID.rawValue, rows: rows)

@@ -5,7 +5,11 @@ import ChecklistModel
 enum Validation {
     /// A name, icon or item text must fit `limits.maxTextBytes` UTF-8 bytes.
     static func text(_ value: String, field: String, limits: Limits) throws(ChecklistError) {
-        let bytes = value.utf8.count
+        try textBytes(value.utf8.count, field: field, limits: limits)
+    }
+
+    /// The same check for a text of `bytes` UTF-8 bytes.
+    static func textBytes(_ bytes: Int, field: String, limits: Limits) throws(ChecklistError) {
         guard bytes <= Int(limits.maxTextBytes) else {
             throw ChecklistError(.limitExceeded, "\(field) is \(bytes) bytes, the limit is \(limits.maxTextBytes)", field: field)
         }

@@ -9,9 +9,10 @@ import Testing
 /// levels deep.
 @Suite(.timeLimit(.minutes(10))) struct RowTreeTests {
     /// How a tree of `size` rows is built; the same rows end in different
-    /// shapes (appending fills leaves, inserting at the front splits evenly).
+    /// shapes (appending fills leaves, inserting at the front splits evenly,
+    /// `RowTreeBuilder` fills leaves and makes the inner levels at the end).
     enum Build: CaseIterable {
-        case appending, prepending, shuffled
+        case appending, prepending, shuffled, bulk
     }
 
     static let maxSmallSize = 40
@@ -26,6 +27,11 @@ import Testing
             for item in items { tree.append(item) }
         case .prepending:
             for item in items.reversed() { tree.insert(item, at: 0) }
+        case .bulk:
+            guard let built = RowTreeBuilder.build(items, shape: RowTreeShape(leafCapacity: leaf, innerCapacity: inner)) else {
+                preconditionFailure("distinct ids refused")
+            }
+            tree = built
         case .shuffled:
             // Insert in random order at the index that yields the final order.
             var placed: [Item] = []

@@ -6,7 +6,7 @@ import Testing
 /// Keyed archives (NSKeyedArchiver) and binary property lists: the
 /// Shopping List app's items.plist round trip, hostile archives, and our
 /// binary reader against Foundation's writer.
-@Suite struct KeyedArchiveTests {
+@Suite(.timeLimit(.minutes(10))) struct KeyedArchiveTests {
     static let shopping = ChecklistDocument(lists: [.init(name: "items", items: [
         .init(fields: ItemFields(text: "Milk", checked: true, price: 299), clientKey: "6F9619FF-8B86-D011-B42D-00C04FC964FF"),
         .init(fields: ItemFields(text: "Crème fraîche 🧀", price: 125), clientKey: "0E984725-C51C-4BF4-9960-E1C80E27ABA0"),

@@ -76,6 +76,8 @@ public final class DataDirectoryStorage: ServerStorage {
                 onReplayed(change)
             }
         }
+        // Recovery's decoding buffers are freed: hand the pages back to the OS.
+        FreeMemory.giveBack()
         // What was recovered is on disk: durable from the start.
         let waiters = DurabilityWaiters(durable: recovery.lastLSN)
         self.waiters = waiters

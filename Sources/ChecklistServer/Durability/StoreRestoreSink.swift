@@ -27,9 +27,12 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     }
 
     func restoreItem(_ item: Item, in list: ListID) throws {
-        guard var restorer = current.take() else { throw ChecklistError.badField("item", "an item came before any list") }
-        try restorer.append(item)
-        current = consume restorer
+        try item.withView { row in try restoreItem(row, in: list) }
+    }
+
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
+        guard current != nil else { throw ChecklistError.badField("item", "an item came before any list") }
+        try current!.append(row)  // in place: no move of the restorer per row
     }
 
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {

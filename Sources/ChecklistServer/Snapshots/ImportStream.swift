@@ -72,8 +72,9 @@ final class ImportStream {
     /// (false) or reached the verified end (true).
     private func drain() throws(ChecklistError) -> Bool {
         do {
+            let item = { [self] (row: ImportedItems.View) throws in try staging.append(row) }
             while true {
-                switch try decoder.next() {
+                switch try decoder.next(lendingItems: item) {
                 case .header:
                     continue
                 case .list(let list):

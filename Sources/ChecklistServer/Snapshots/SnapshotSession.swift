@@ -230,6 +230,7 @@ struct SnapshotSession {
                 return .failure(error)
             }
             let result = store.importLists(staging, mode: stream.mode, namespace: namespace)
+            FreeMemory.giveBack()
             let renamed = result.lists.filter { $0.id != $0.sourceID }.map { ImportOK.Renamed(from: $0.sourceID, to: $0.id) }
             return .success(.importOK(ImportOK(status: .applied, sequence: stream.sequence, rawBytes: stream.rawBytes,
                                                lists: UInt64(result.lists.count), items: result.itemCount,
