@@ -14,7 +14,8 @@ import ChecklistModel
 ///
 /// Every error names the list (its id in the snapshot) and, for an item,
 /// the item id: `.badField` ("name", "revision", "nextItemID", "id",
-/// "list") or `.limitExceeded` ("name", "icon", "text", "lists").
+/// "list", "clientKey"), `.limitExceeded` ("name", "icon", "text", "lists",
+/// "clientKey") or `.duplicateKey` (two items of a list with one key).
 public struct ImportStaging: Sendable {
     /// A list's metadata as the snapshot (or other source) gives it.
     public struct ListHeader: Hashable, Sendable {
@@ -41,6 +42,7 @@ public struct ImportStaging: Sendable {
     struct StagedList: Sendable {
         var header: ListHeader
         var rows: RowTree
+        var keys = ClientKeyIndex()
     }
 
     /// Text limits to enforce, or nil (data accepted once already).
@@ -96,6 +98,13 @@ public struct ImportStaging: Sendable {
             try Self.context(what) { () throws(ChecklistError) in try Validation.text(item.fields.text, field: "text", limits: limits) }
         }
         guard !lists[last].rows.contains(item.id) else { throw .badField("id", "\(what) appears twice") }
+        if let key = item.fields.clientKey {
+            try Self.context(what) { () throws(ChecklistError) in
+                try ClientKey.validate(key)
+                try lists[last].keys.checkFree(key, for: item.id, in: header.sourceID)
+            }
+            lists[last].keys.set(key, for: item.id)
+        }
         lists[last].rows.append(item)
         itemCount += 1
     }

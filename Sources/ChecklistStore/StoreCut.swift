@@ -32,7 +32,7 @@ public struct StoreCut: Sendable {
         for id in ids {
             guard let list = lists[id] else { continue }
             try visit(list.exported) { body in
-                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count, body)
+                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
             }
         }
         return nextListID
@@ -44,6 +44,7 @@ public struct StoreCut: Sendable {
 public struct ListRestorer: ~Copyable {
     private let list: ExportedList
     private var tree: RowTree
+    private var keys = ClientKeyIndex()
 
     init(_ list: ExportedList, shape: RowTreeShape) throws(ChecklistError) {
         let summary = list.summary
@@ -64,6 +65,10 @@ public struct ListRestorer: ~Copyable {
             throw .badField("id", "item id \(item.id) is not below the list's next item id \(list.nextItemID)")
         }
         guard !tree.contains(item.id) else { throw .badField("id", "item id \(item.id) appears twice") }
+        if let key = item.fields.clientKey {
+            try keys.checkFree(key, for: item.id, in: list.summary.id)
+            keys.set(key, for: item.id)
+        }
         tree.append(item)
     }
 
@@ -73,6 +78,6 @@ public struct ListRestorer: ~Copyable {
     consuming func finish() -> ListState {
         let summary = list.summary
         return ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
-                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: tree)
+                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: tree, keys: keys)
     }
 }

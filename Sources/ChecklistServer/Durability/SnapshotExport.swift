@@ -31,7 +31,8 @@ public enum SnapshotExport {
         let visited = visit { row in
             guard failure == nil else { return }
             do {
-                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price) { w in
+                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price,
+                                     clientKey: row.clientKey) { w in
                     row.withTextBytes { w.writeBytes($0) }
                 }
             } catch {
