@@ -1925,7 +1925,8 @@ def build_snapshots():
 CHANGE_CODES = {"listCreated": 1, "listUpdated": 2, "listDeleted": 3, "patched": 4, "listImported": 5}
 GROUP_MARKER = 0x06
 LOG_OPS = {"insert": "INSERT", "setText": "SET_TEXT", "setChecked": "SET_CHECKED", "setDue": "SET_DUE",
-           "setRemind": "SET_REMIND", "setPrice": "SET_PRICE", "delete": "DELETE", "move": "MOVE"}
+           "setRemind": "SET_REMIND", "setPrice": "SET_PRICE", "delete": "DELETE", "move": "MOVE",
+           "setKey": "SET_KEY"}
 
 
 def enc_logged_op(op):
@@ -1934,7 +1935,7 @@ def enc_logged_op(op):
     applied = {"op": name, "id": op["id"]}
     if name == "INSERT":
         applied.update(index=op["index"], text=op["text"], checked=op["checked"], remind=op["remind"])
-        applied.update({k: op[k] for k in ("due", "price") if k in op})
+        applied.update({k: op[k] for k in ("due", "price", "clientKey") if k in op})
     elif name == "SET_TEXT":
         applied["text"] = op["text"]
     elif name == "SET_CHECKED":
@@ -1948,6 +1949,10 @@ def enc_logged_op(op):
         applied["remind"] = op["remind"]
     elif name == "MOVE":
         applied["toIndex"] = op["index"]
+    elif name == "SET_KEY":         # no clientKey in wal.json: the key was cleared
+        applied["present"] = "clientKey" in op
+        if "clientKey" in op:
+            applied["clientKey"] = op["clientKey"]
     return enc_applied_op(applied)
 
 
