@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistWire
 import Testing
 
@@ -17,6 +18,31 @@ import Testing
             throw TestFailure("expected PAGE, got \(answer.message)")
         }
         return page
+    }
+
+    /// The items of an EXPORT of `list`, read with the snapshot reader.
+    static func exportedItems(_ socket: RawConnection, _ list: ListID, id: UInt32) throws -> [Item] {
+        var data: [UInt8] = []
+        var action = Export.Action.start(chunkBytes: 0, lists: [list])
+        while true {
+            try socket.send(.export(Export(action)), id: id)
+            guard case .exportChunk(let chunk) = try socket.receive().message else { throw TestFailure("no EXPORT_CHUNK") }
+            data += chunk.data
+            if chunk.status == .end { break }
+            action = .next(sequence: chunk.sequence + 1)
+        }
+        var offset = 0
+        let reader = try SnapshotReader(name: "export") { (buffer: UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int in
+            let n = min(buffer.count, data.count - offset)
+            data.withUnsafeBytes { all in buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) }
+            offset += n
+            return n
+        }
+        var items: [Item] = []
+        while let record = try reader.next() {
+            if case .item(let item) = record { items.append(item) }
+        }
+        return items
     }
 
     @Test func keysReachOnlyClientsThatAnnouncedThem() async throws {
@@ -70,6 +96,10 @@ import Testing
         let long = try keyed.receiveError().error
         #expect(long.code == .limitExceeded && long.field == "clientKey")
         #expect(try Self.page(keyed, GetPage(list: list, limit: 10), id: 8) == keyedPage)
+
+        // EXPORT: the snapshot carries keys only for the client that announced them.
+        #expect(try Self.exportedItems(keyed, list, id: 9).map(\.fields.clientKey) == [Self.uuid, "offline-1"])
+        #expect(try Self.exportedItems(old, list, id: 5).map(\.fields.clientKey) == [nil, nil])
     }
 
     /// The client library announces CLIENT_KEYS and reads keys back.
