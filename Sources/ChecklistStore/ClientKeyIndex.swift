@@ -7,6 +7,10 @@ import ChecklistModel
 /// Kept apart from the row tree so that only lists whose items have keys
 /// pay for them: a list without keys holds two empty dictionaries (no
 /// storage). A copy-on-write value, so a page or a cut shares it in O(1).
+/// Cost where keys are used: an entry in each dictionary, both sharing the
+/// key's String storage; measured at about 215 bytes of resident memory per
+/// item with a 36-byte uuid key (200,000 items: 53 bytes per row without
+/// keys, 269 with).
 struct ClientKeyIndex: Sendable {
     private(set) var itemByKey: [String: ItemID] = [:]
     private(set) var keyByItem: [ItemID: String] = [:]

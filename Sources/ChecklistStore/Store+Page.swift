@@ -13,7 +13,7 @@ extension Store {
     ///   an error: the page is empty and `total` is still right.
     /// - Throws: `.badField("limit")` for a limit below 1,
     ///   `.limitExceeded("limit")` above the maximum, `.notFound` for a
-    ///   missing list or anchor item.
+    ///   missing list, anchor item or client key.
     public func page(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> StorePage {
         let rows = try pageRows(in: ns, list: list, start: start, limit: limit, filter: filter)
         var items: [Item] = []
