@@ -50,17 +50,21 @@ ERROR_CODES = {
     5: "NOT_FOUND", 6: "CONFLICT", 7: "LIMIT_EXCEEDED", 8: "NOT_AUTHENTICATED",
     9: "UNSUPPORTED_VERSION", 10: "INTERNAL_ERROR", 11: "HELLO_REQUIRED",
     12: "BAD_STATE", 13: "RESYNC_REQUIRED", 14: "SHUTTING_DOWN", 15: "OVERLOADED",
+    16: "DUPLICATE_KEY",
 }
 ERROR_NUMBERS = {name: code for code, name in ERROR_CODES.items()}
 OPCODES = {
     "INSERT": 0x01, "SET_TEXT": 0x02, "SET_CHECKED": 0x03, "TOGGLE": 0x04,
     "SET_DUE": 0x05, "SET_REMIND": 0x06, "SET_PRICE": 0x07, "DELETE": 0x08,
-    "MOVE": 0x09,
+    "MOVE": 0x09, "SET_KEY": 0x0A,
 }
 OPNAMES = {code: name for name, code in OPCODES.items()}
 COMPRESSED = 0x01
 PING_MAX_DATA = 1024
 TOKEN_MAX_BYTES = 1024
+CLIENT_KEY_MAX_BYTES = 64       # section 4: a client key is 1 to 64 bytes of UTF-8
+FEATURE_COMPRESSION = 1         # HELLO / HELLO_OK `features` bits (section 6.1)
+FEATURE_CLIENT_KEYS = 2
 
 # ---------------------------------------------------------------------------
 # Section 3: body encoding (encoder side)
@@ -127,12 +131,15 @@ def enc_item_ref(ref):
 
 def enc_item_fields(f):
     flags = ((1 if f["checked"] else 0) | (2 if f["remind"] else 0) |
-             (4 if "due" in f else 0) | (8 if "price" in f else 0))
+             (4 if "due" in f else 0) | (8 if "price" in f else 0) |
+             (16 if "clientKey" in f else 0))
     out = u8(flags) + string(f["text"])
     if "due" in f:
         out += zigzag(f["due"])
     if "price" in f:
         out += zigzag(f["price"])
+    if "clientKey" in f:        # flag bit 4: the client key follows the price
+        out += string(f["clientKey"])
     return out
 
 
@@ -151,6 +158,8 @@ def enc_op_fields(name, op):
         return boolean(op["present"]) + (zigzag(op["price"]) if op["present"] else b"")
     if name == "MOVE":
         return varint(op["toIndex"])
+    if name == "SET_KEY":
+        return boolean(op["present"]) + (string(op["clientKey"]) if op["present"] else b"")
     return b""
 
 
@@ -237,8 +246,10 @@ ENCODERS = {
     "CREATE_LIST": lambda f: string(f["name"]) + string(f["icon"]),
     "UPDATE_LIST": enc_update_list,
     "DELETE_LIST": lambda f: varint(f["list"]),
+    # startKind 2: `start` is the client key, a string (section 6.7)
     "GET_PAGE": lambda f: (varint(f["list"]) + u8(f["filter"]) + u8(f["startKind"]) +
-                           varint(f["start"]) + varint(f["limit"])),
+                           (string(f["start"]) if f["startKind"] == 2 else varint(f["start"])) +
+                           varint(f["limit"])),
     "PATCH": enc_patch,
     "HELLO_OK": enc_hello_ok,
     "PONG": lambda f: byte_run(f["data"]),
@@ -342,7 +353,7 @@ def dec_item_ref(r):
 
 def dec_item_fields(r, into):
     flags = r.u8("flags")
-    if flags & 0xF0:
+    if flags & 0xE0:
         raise bad("flags")
     into["checked"] = bool(flags & 1)
     into["remind"] = bool(flags & 2)
@@ -351,6 +362,8 @@ def dec_item_fields(r, into):
         into["due"] = r.zigzag("due")
     if flags & 8:
         into["price"] = r.zigzag("price")
+    if flags & 16:
+        into["clientKey"] = r.string("clientKey")
     return into
 
 
@@ -372,6 +385,10 @@ def dec_op_fields(r, name, op):
             op["price"] = r.zigzag("price")
     elif name == "MOVE":
         op["toIndex"] = r.varint("toIndex")
+    elif name == "SET_KEY":
+        op["present"] = r.boolean("present")
+        if op["present"]:
+            op["clientKey"] = r.string("clientKey")
     return op
 
 
@@ -428,9 +445,9 @@ def dec_get_page(r):
     if f["filter"] > 2:
         raise bad("filter")
     f["startKind"] = r.u8("startKind")
-    if f["startKind"] > 1:
+    if f["startKind"] > 2:
         raise bad("startKind")
-    f["start"] = r.varint("start")
+    f["start"] = r.string("start") if f["startKind"] == 2 else r.varint("start")
     f["limit"] = r.varint("limit")
     return f
 
@@ -764,6 +781,15 @@ def build():
           "HELLO_OK", 1, {"version": 1, "features": 1, "serverName": "checklistd/1.0",
                           "maxFrameBytes": 4194304, "maxPageRows": 1000,
                           "maxTextBytes": 4096, "maxBatchOps": 1000})
+    valid("hello-client-keys", "HELLO announcing COMPRESSION and CLIENT_KEYS (features 0x03): "
+          "the client reads client keys in PAGE rows.", "HELLO", 1,
+          {"minVersion": 1, "maxVersion": 1, "features": FEATURE_COMPRESSION | FEATURE_CLIENT_KEYS,
+           "clientName": "checklist-cli/1.0"})
+    valid("hello-ok-client-keys", "HELLO_OK of a server that stores client keys (features 0x03: "
+          "COMPRESSION and CLIENT_KEYS), as checklistd answers.", "HELLO_OK", 1,
+          {"version": 1, "features": FEATURE_COMPRESSION | FEATURE_CLIENT_KEYS,
+           "serverName": "checklistd/1.0", "maxFrameBytes": 4194304, "maxPageRows": 1000,
+           "maxTextBytes": 4096, "maxBatchOps": 1000})
     # -- 6.2 ------------------------------------------------------------------
     valid("ping", "PING with 6 bytes of data; the request id shows the big-endian byte order.",
           "PING", 0x01020304, {"data": "00010203feff"})
@@ -823,6 +849,16 @@ def build():
           {"list": 2, "filter": 2, "startKind": 1, "start": 300, "limit": 1000})
     valid("get-page-checked", "GET_PAGE of checked rows from filtered offset 20.", "GET_PAGE", 15,
           {"list": 2, "filter": 1, "startKind": 0, "start": 20, "limit": 20})
+    valid("get-page-key", "GET_PAGE of all rows starting at the item whose client key is a "
+          "Shopping List uuid (startKind 2: `start` is a string).", "GET_PAGE", 16,
+          {"list": 2, "filter": 0, "startKind": 2, "start": "0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10",
+           "limit": 50})
+    valid("page-client-keys", "PAGE to a client that announced CLIENT_KEYS: a row with a client key "
+          "(flag bit 4, the key after the price) and one without.", "PAGE", 16,
+          {"list": 2, "revision": 9, "total": 2, "offset": 0, "rows": [
+              item("Milk", price=299, clientKey="0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10", id=4),
+              item("Eggs", id=5),
+          ]})
     valid("page", "PAGE of three rows: plain, checked with remind and due date, and with a "
           "negative price and a due date before 1970.", "PAGE", 13,
           {"list": 2, "revision": 140, "total": 12, "offset": 0, "rows": [
@@ -918,6 +954,13 @@ def build():
     valid("patch-ok-three-inserts", "PATCH_OK of patch-three-inserts: Apples got id 4, Pears "
           "(no temporary reference, so no pair) 5, Plums 6.", "PATCH_OK", 107,
           {"list": 2, "revision": 4, "pairs": [{"tempRef": 1, "id": 4}, {"tempRef": 2, "id": 6}]})
+    # Client keys (section 6.8): an INSERT carrying one, SET_KEY setting and clearing one.
+    valid("patch-client-keys", "PATCH inserting an item with a client key (ItemFields flag bit 4), "
+          "then SET_KEY giving item 5 a key and SET_KEY clearing item 6's (present false).",
+          "PATCH", 109,
+          {"list": 2, "ops": [insert(1, 2, "Milk", price=299, clientKey="0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10"),
+                              {"op": "SET_KEY", "ref": ID(5), "present": True, "clientKey": "offline-7"},
+                              {"op": "SET_KEY", "ref": ID(6), "present": False}]})
     many_ops = [insert(i, 2, "Shopping item number %d" % i) for i in range(1, 51)]
     compressed("patch-compressed",
                "PATCH of 50 inserts sent COMPRESSED (only to a server that announced COMPRESSION). "
@@ -930,6 +973,14 @@ def build():
           "ERROR", 107, {"code": 6, "message": "list 2 is at revision 141, not 140", "revision": 141})
     valid("error-plain", "ERROR NOT_FOUND with neither field nor revision (presence 0x00).",
           "ERROR", 12, {"code": 5, "message": "no list 7"})
+    valid("error-duplicate-key", "ERROR DUPLICATE_KEY answering an INSERT (or SET_KEY) whose client "
+          "key another item of the list has; nothing of the batch is applied.", "ERROR", 109,
+          {"code": ERROR_NUMBERS["DUPLICATE_KEY"], "message": "client key \"k1\" is already item 4's in list 2",
+           "field": "clientKey"})
+    valid("error-key-too-long", "ERROR LIMIT_EXCEEDED for a client key of 65 bytes (the limit is %d)."
+          % CLIENT_KEY_MAX_BYTES, "ERROR", 110,
+          {"code": ERROR_NUMBERS["LIMIT_EXCEEDED"], "message": "client key is 65 bytes, the limit is 64",
+           "field": "clientKey"})
     valid("error-unsupported-version", "ERROR UNSUPPORTED_VERSION answering a HELLO offering 2...3.",
           "ERROR", 1, {"code": 9, "message": "server speaks protocol versions 1...1"})
     valid("error-not-authenticated", "ERROR NOT_AUTHENTICATED answering a HELLO whose token the "
@@ -1039,8 +1090,8 @@ def build():
               "defined).", "request", req("PATCH", varint(2) + b"\x05" + varint(1) + varint(1) +
                              enc_op({"op": "TOGGLE", "ref": ID(5)})),
               "BAD_FIELD", "presence", "PATCH")
-    malformed("malformed-unknown-opcode", "PATCH operation with opcode 0x0A.", "request",
-              req("PATCH", varint(2) + b"\x00" + varint(1) + b"\x0a" + enc_item_ref(ID(5))),
+    malformed("malformed-unknown-opcode", "PATCH operation with opcode 0x0B.", "request",
+              req("PATCH", varint(2) + b"\x00" + varint(1) + b"\x0b" + enc_item_ref(ID(5))),
               "BAD_FIELD", "opcode", "PATCH")
     malformed("malformed-opcode-zero", "PATCH operation with opcode 0x00.", "request",
               req("PATCH", varint(2) + b"\x00" + varint(1) + b"\x00" + enc_item_ref(ID(5))),
@@ -1053,14 +1104,18 @@ def build():
     malformed("malformed-insert-where", "INSERT with `where` 3.", "request",
               req("PATCH", varint(2) + b"\x00" + varint(1) + u8(1) + varint(0) + b"\x03" +
                   enc_item_fields(item("x"))), "BAD_FIELD", "where", "PATCH")
-    malformed("malformed-item-flags", "INSERT whose ItemFields flags set bit 4.", "request",
+    malformed("malformed-item-flags", "INSERT whose ItemFields flags set bit 5.", "request",
               req("PATCH", varint(2) + b"\x00" + varint(1) + u8(1) + varint(0) + b"\x02" +
-                  b"\x10" + string("x")), "BAD_FIELD", "flags", "PATCH")
+                  b"\x20" + string("x")), "BAD_FIELD", "flags", "PATCH")
+    malformed("malformed-item-key-missing", "INSERT whose ItemFields flags set bit 4 (a client "
+              "key follows) but the body ends after the text.", "request",
+              req("PATCH", varint(2) + b"\x00" + varint(1) + u8(1) + varint(0) + b"\x02" +
+                  b"\x10" + string("x")), "BAD_FIELD", "clientKey", "PATCH")
     malformed("malformed-filter-out-of-range", "GET_PAGE with `filter` 3.", "request",
               req("GET_PAGE", b"\x02\x03\x00\x00\x32"), "BAD_FIELD", "filter", "GET_PAGE")
-    malformed("malformed-start-kind", "GET_PAGE with `startKind` 2; the body ends right after it, "
+    malformed("malformed-start-kind", "GET_PAGE with `startKind` 3; the body ends right after it, "
               "so the first wrong field is `startKind`.", "request",
-              req("GET_PAGE", b"\x02\x00\x02"), "BAD_FIELD", "startKind", "GET_PAGE")
+              req("GET_PAGE", b"\x02\x00\x03"), "BAD_FIELD", "startKind", "GET_PAGE")
     malformed("malformed-ping-too-long", "PING with 1025 bytes of data (at most 1024).", "request",
               req("PING", byte_run("ab" * 1025)), "LIMIT_EXCEEDED", "data", "PING")
     malformed("malformed-not-zlib", "COMPRESSED CREATE_LIST whose body is not a zlib stream.",
@@ -1221,7 +1276,8 @@ def enc_applied_op(op):
     out = u8(OPCODES[name]) + varint(op["id"])
     if name == "INSERT":
         return out + varint(op["index"]) + enc_item_fields(op)
-    assert name in ("SET_TEXT", "SET_CHECKED", "SET_DUE", "SET_REMIND", "SET_PRICE", "MOVE", "DELETE"), name
+    assert name in ("SET_TEXT", "SET_CHECKED", "SET_DUE", "SET_REMIND", "SET_PRICE", "MOVE", "DELETE",
+                    "SET_KEY"), name
     return out + enc_op_fields(name, op)
 
 
@@ -1723,7 +1779,9 @@ SNAPSHOT_FILE = gzip_member(SNAPSHOT_CONTENT)
 
 IDEMPOTENCY_LISTS = [
     {"namespace": "default", "id": 1, "name": "Groceries", "icon": "Groceries", "revision": 5, "nextItemID": 4,
-     "items": [item("Milk", id=1, checked=True), item("Eggs", id=2, price=249), item("Bread", id=3)]},
+     # Bread carries a client key: ItemFields flag bit 4 in its ITEM record (SNAPSHOT.md section 3.5).
+     "items": [item("Milk", id=1, checked=True), item("Eggs", id=2, price=249),
+               item("Bread", id=3, clientKey="0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10")]},
     {"namespace": "family", "id": 3, "name": "To Do", "icon": "Chores", "revision": 3, "nextItemID": 3,
      "items": [item("Walk the dog", id=2)]},
 ]
@@ -1767,7 +1825,8 @@ def build_snapshot_vectors():
             assert e.field == field, (field, e.field)
     vector = {"description": "A server's own snapshot (Protocol/SNAPSHOT.md) of two lists with its memory of "
                              "idempotency keys: three IDEMPOTENCY records (0x40, section 3.8) after the lists, "
-                             "least recently used client first. `raw` is the uncompressed content.",
+                             "least recently used client first; item 3 of list 1 has a client key (section 3.5). "
+                             "`raw` is the uncompressed content.",
               "file": "idempotency.ckss.gz", "header": header, "lists": IDEMPOTENCY_LISTS,
               "idempotency": IDEMPOTENCY_CLIENTS, "trailer": meaning["trailer"], "raw": content.hex()}
     return {"idempotency.ckss.gz": gzip_member(content), "idempotency.json": render(vector).encode("utf-8")}
@@ -1866,7 +1925,8 @@ def build_snapshots():
 CHANGE_CODES = {"listCreated": 1, "listUpdated": 2, "listDeleted": 3, "patched": 4, "listImported": 5}
 GROUP_MARKER = 0x06
 LOG_OPS = {"insert": "INSERT", "setText": "SET_TEXT", "setChecked": "SET_CHECKED", "setDue": "SET_DUE",
-           "setRemind": "SET_REMIND", "setPrice": "SET_PRICE", "delete": "DELETE", "move": "MOVE"}
+           "setRemind": "SET_REMIND", "setPrice": "SET_PRICE", "delete": "DELETE", "move": "MOVE",
+           "setKey": "SET_KEY"}
 
 
 def enc_logged_op(op):
@@ -1875,7 +1935,7 @@ def enc_logged_op(op):
     applied = {"op": name, "id": op["id"]}
     if name == "INSERT":
         applied.update(index=op["index"], text=op["text"], checked=op["checked"], remind=op["remind"])
-        applied.update({k: op[k] for k in ("due", "price") if k in op})
+        applied.update({k: op[k] for k in ("due", "price", "clientKey") if k in op})
     elif name == "SET_TEXT":
         applied["text"] = op["text"]
     elif name == "SET_CHECKED":
@@ -1889,6 +1949,10 @@ def enc_logged_op(op):
         applied["remind"] = op["remind"]
     elif name == "MOVE":
         applied["toIndex"] = op["index"]
+    elif name == "SET_KEY":         # no clientKey in wal.json: the key was cleared
+        applied["present"] = "clientKey" in op
+        if "clientKey" in op:
+            applied["clientKey"] = op["clientKey"]
     return enc_applied_op(applied)
 
 

@@ -125,7 +125,8 @@ public final class ChecklistConnection: Sendable {
         }
         do {
             let hello = Hello(minVersion: supportedVersions.lowerBound, maxVersion: supportedVersions.upperBound,
-                              features: compression ? [.compression] : [], clientName: clientName, token: token)
+                              features: compression ? [.compression, .clientKeys] : [.clientKeys], clientName: clientName,
+                              token: token)
             let answer = try await withTimeout(ContinuousClock.now.duration(to: deadline),
                                                "the handshake with \(host):\(port) (limit \(timeout))") {
                 try await core.send(.hello(hello))

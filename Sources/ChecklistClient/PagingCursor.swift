@@ -165,6 +165,8 @@ public final class PagingCursor: Sendable {
             let text = try r.readByteSlice("text")
             let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
             let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
+            // The cursor shows rows; it does not keep their client keys.
+            if flags.contains(.hasKey) { _ = try r.readByteSlice("clientKey") }
             guard s.window.contains(row) else { continue }
             let index = row % poolSize
             while s.slots.count <= index {

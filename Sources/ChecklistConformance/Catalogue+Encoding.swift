@@ -65,21 +65,21 @@ extension Catalogue {
                         .error(.badField, "filter")) { ctx in
             try sendChecked(ctx, .getPage, Body().varint(ctx.fixture.list.rawValue).u8(3).u8(0).varint(0).varint(10).bytes)
         },
-        ConformanceCase("start-kind-out-of-range", .encoding, "GET_PAGE with `startKind` 2",
+        ConformanceCase("start-kind-out-of-range", .encoding, "GET_PAGE with `startKind` 3",
                         .error(.badField, "startKind")) { ctx in
-            try sendChecked(ctx, .getPage, Body().varint(ctx.fixture.list.rawValue).u8(0).u8(2).varint(0).varint(10).bytes)
+            try sendChecked(ctx, .getPage, Body().varint(ctx.fixture.list.rawValue).u8(0).u8(3).varint(0).varint(10).bytes)
         },
-        ConformanceCase("unknown-opcode", .encoding, "PATCH operation with opcode 0x0A",
+        ConformanceCase("unknown-opcode", .encoding, "PATCH operation with opcode 0x0B",
                         .error(.badField, "opcode")) { ctx in
-            try sendChecked(ctx, .patch, patchBody(ctx, Body().u8(0x0A).item(ctx.fixture.items[0])))
+            try sendChecked(ctx, .patch, patchBody(ctx, Body().u8(0x0B).item(ctx.fixture.items[0])))
         },
         ConformanceCase("insert-where-out-of-range", .encoding, "INSERT with `where` 3",
                         .error(.badField, "where")) { ctx in
             try sendChecked(ctx, .patch, patchBody(ctx, Body().u8(1).varint(0).u8(3).u8(0).string("x")))
         },
-        ConformanceCase("item-flags", .encoding, "INSERT whose item `flags` set bit 4",
+        ConformanceCase("item-flags", .encoding, "INSERT whose item `flags` set bit 5",
                         .error(.badField, "flags")) { ctx in
-            try sendChecked(ctx, .patch, patchBody(ctx, Body().u8(1).varint(0).u8(2).u8(0x10).string("x")))
+            try sendChecked(ctx, .patch, patchBody(ctx, Body().u8(1).varint(0).u8(2).u8(0x20).string("x")))
         },
         ConformanceCase("ops-count-past-body", .encoding,
                         "PATCH announcing 100 operations in a body that holds one",

@@ -59,5 +59,20 @@ extension Catalogue {
                         .error(.limitExceeded, "data")) { ctx in
             try sendChecked(ctx, .ping(Ping(data: [UInt8](repeating: 0xAB, count: 1025))))
         },
+        ConformanceCase("client-key-too-long", .limits, "PATCH: SET_KEY giving an item a 65-byte client key",
+                        .error(.limitExceeded, "clientKey")) { ctx in
+            try sendChecked(ctx, .patch(Patch(list: ctx.fixture.list, ops: [
+                .setKey(.id(ctx.fixture.items[0]), String(repeating: "k", count: ClientKey.maxBytes + 1)),
+            ])))
+        },
+        ConformanceCase("client-key-duplicate", .limits, "PATCH: two INSERTs with the same client key",
+                        Outcome(error: .duplicateKey, field: "clientKey", connectionLevel: false,
+                                answer: "nothing of the batch is applied", connection: .survives)) { ctx in
+            let fields = ItemFields(text: "x", clientKey: "conformance-key")
+            try sendChecked(ctx, .patch(Patch(list: ctx.fixture.list, ops: [
+                .insert(tempRef: nil, position: .end, fields: fields),
+                .insert(tempRef: nil, position: .end, fields: fields),
+            ])))
+        },
     ]
 }

@@ -23,6 +23,8 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
         public static let resyncRequired = Code(rawValue: 13)
         public static let shuttingDown = Code(rawValue: 14)
         public static let overloaded = Code(rawValue: 15)
+        /// An item's client key is already another item's in the list.
+        public static let duplicateKey = Code(rawValue: 16)
 
         /// The name used in Protocol/SPEC.md, logs and CLI messages.
         public var name: String {
@@ -42,6 +44,7 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
             case .resyncRequired: return "RESYNC_REQUIRED"
             case .shuttingDown: return "SHUTTING_DOWN"
             case .overloaded: return "OVERLOADED"
+            case .duplicateKey: return "DUPLICATE_KEY"
             default: return "ERROR_\(rawValue)"
             }
         }

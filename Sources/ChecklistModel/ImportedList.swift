@@ -37,14 +37,18 @@ public struct ImportedItems: Hashable, Sendable {
         public let price: Int64?
         /// The text's UTF-8 bytes.
         public let text: UnsafeRawBufferPointer
+        /// The item's client key, if it has one.
+        public let clientKey: String?
 
-        public init(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, text: UnsafeRawBufferPointer) {
+        public init(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, text: UnsafeRawBufferPointer,
+                    clientKey: String? = nil) {
             self.id = id
             self.checked = checked
             self.remind = remind
             self.due = due
             self.price = price
             self.text = text
+            self.clientKey = clientKey
         }
     }
 
@@ -76,7 +80,8 @@ public struct ImportedItems: Hashable, Sendable {
     public func forEach(_ body: (Item) -> Void) {
         visit { view in
             body(Item(id: view.id, fields: ItemFields(text: String(decoding: view.text, as: UTF8.self), checked: view.checked,
-                                                      due: view.due, remind: view.remind, price: view.price)))
+                                                      due: view.due, remind: view.remind, price: view.price,
+                                                      clientKey: view.clientKey)))
         }
     }
 
@@ -106,7 +111,7 @@ extension Item {
         let result = text.withUTF8 { utf8 in
             Result { () throws(E) -> R in
                 try body(ImportedItems.View(id: id, checked: f.checked, remind: f.remind, due: f.due, price: f.price,
-                                            text: UnsafeRawBufferPointer(utf8)))
+                                            text: UnsafeRawBufferPointer(utf8), clientKey: f.clientKey))
             }
         }
         return try result.get()

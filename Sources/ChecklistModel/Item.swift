@@ -10,13 +10,18 @@ public struct ItemFields: Hashable, Sendable {
     public var remind: Bool
     /// Price in integer minor units (cents), or nil (shopping-list variant).
     public var price: Int64?
+    /// The client's own key for the item (`ClientKey`), unique within its
+    /// list, or nil.
+    public var clientKey: String?
 
-    public init(text: String, checked: Bool = false, due: Int64? = nil, remind: Bool = false, price: Int64? = nil) {
+    public init(text: String, checked: Bool = false, due: Int64? = nil, remind: Bool = false, price: Int64? = nil,
+                clientKey: String? = nil) {
         self.text = text
         self.checked = checked
         self.due = due
         self.remind = remind
         self.price = price
+        self.clientKey = clientKey
     }
 }
 

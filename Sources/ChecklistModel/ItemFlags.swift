@@ -15,8 +15,12 @@ public struct ItemFlags: OptionSet, Hashable, Sendable {
     @inlinable public static var hasDue: ItemFlags { ItemFlags(rawValue: 1 << 2) }
     /// A price follows.
     @inlinable public static var hasPrice: ItemFlags { ItemFlags(rawValue: 1 << 3) }
+    /// A client key follows (Protocol/SPEC.md section 6, **ItemFields**).
+    /// The store keeps keys apart from its rows: a row's stored flags never
+    /// have this bit.
+    @inlinable public static var hasKey: ItemFlags { ItemFlags(rawValue: 1 << 4) }
     /// Every bit with a meaning; others are refused.
-    @inlinable public static var known: ItemFlags { [.checked, .remind, .hasDue, .hasPrice] }
+    @inlinable public static var known: ItemFlags { [.checked, .remind, .hasDue, .hasPrice, .hasKey] }
 
     /// The flags of an item with these fields.
     @inlinable

@@ -6,4 +6,7 @@ public enum PageStart: Hashable, Sendable {
     /// or, if it does not match the filter, the index of the first matching
     /// row after it. The item must be in the list.
     case anchor(ItemID)
+    /// At the position of the item with this client key, exactly like
+    /// `anchor`. The key must be in the list.
+    case key(String)
 }

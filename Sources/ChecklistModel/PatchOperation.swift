@@ -26,6 +26,8 @@ public enum PatchOperation: Hashable, Sendable {
     case setDue(ItemRef, Int64?)
     case setRemind(ItemRef, Bool)
     case setPrice(ItemRef, Int64?)
+    /// Set (or, with nil, clear) the item's client key.
+    case setKey(ItemRef, String?)
     case delete(ItemRef)
     /// Move the item so that it ends at `toIndex` among all rows.
     case move(ItemRef, toIndex: UInt64)
@@ -42,6 +44,7 @@ public enum AppliedOperation: Hashable, Sendable {
     case setDue(ItemID, Int64?)
     case setRemind(ItemID, Bool)
     case setPrice(ItemID, Int64?)
+    case setKey(ItemID, String?)
     case delete(ItemID)
     case move(ItemID, toIndex: UInt64)
 }

@@ -59,7 +59,8 @@ extension Change {
             w.writeVarint(UInt64(list.items.count))
             list.items.forEachView { item in
                 w.writeVarint(item.id.rawValue)
-                ItemFields.encode(checked: item.checked, remind: item.remind, due: item.due, price: item.price, into: &w) { w in
+                ItemFields.encode(checked: item.checked, remind: item.remind, due: item.due, price: item.price,
+                                  clientKey: item.clientKey, into: &w) { w in
                     w.writeBytes(item.text)
                 }
                 if w.count >= drainAt { drain(&w) }

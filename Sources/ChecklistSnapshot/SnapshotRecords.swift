@@ -175,7 +175,8 @@ extension ImportedItems.View {
         // The flag bits of ItemFields as literals: `ItemFlags`' statics are
         // lazily made globals, each use a call on this per-row path.
         let checked: UInt8 = 1 << 0, remind: UInt8 = 1 << 1, hasDue: UInt8 = 1 << 2, hasPrice: UInt8 = 1 << 3
-        assert(ItemFlags.known.rawValue == checked | remind | hasDue | hasPrice)
+        // A row with a client key (`hasKey`) takes the general decoder.
+        assert(ItemFlags.known.rawValue & ~ItemFlags.hasKey.rawValue == checked | remind | hasDue | hasPrice)
         var r = WireReader(body)
         guard let id = try? r.readVarint("id"), let raw = try? r.readU8("flags"),
               raw & ~(checked | remind | hasDue | hasPrice) == 0,

@@ -117,13 +117,15 @@ public final class SnapshotWriter {
 
     /// Writes the next item of the current list with its text written by
     /// `text` (which must write a `string`), so a store can copy text bytes
-    /// straight from its storage.
-    public func writeItem(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+    /// straight from its storage. A `clientKey` sets **ItemFields** bit 4
+    /// (Protocol/SNAPSHOT.md section 3.5).
+    public func writeItem(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
                           text: (inout WireWriter) -> Void) throws(PersistenceError) {
         try check(itemsLeft > 0, "item \(id) is more than the current list announced")
         record(.item) { w in
             w.writeVarint(id.rawValue)
-            ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w, text: text)
+            ItemFields.encode(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey,
+                              into: &w, text: text)
         }
         itemsLeft -= 1
         items += 1

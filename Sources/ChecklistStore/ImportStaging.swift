@@ -14,7 +14,8 @@ import ChecklistModel
 ///
 /// Every error names the list (its id in the snapshot) and, for an item,
 /// the item id: `.badField` ("name", "revision", "nextItemID", "id",
-/// "list") or `.limitExceeded` ("name", "icon", "text", "lists").
+/// "list", "clientKey"), `.limitExceeded` ("name", "icon", "text", "lists",
+/// "clientKey") or `.duplicateKey` (two items of a list with one key).
 public struct ImportStaging: Sendable {
     /// A list's metadata as the snapshot (or other source) gives it.
     public struct ListHeader: Hashable, Sendable {
@@ -44,6 +45,7 @@ public struct ImportStaging: Sendable {
         /// staging is sealed.
         var builder: RowTreeBuilder
         var rows: RowTree { builder.result }
+        var keys = ClientKeyIndex()
     }
 
     /// Text limits to enforce, or nil (data accepted once already).
@@ -116,7 +118,14 @@ public struct ImportStaging: Sendable {
                 try Validation.textBytes(row.text.count, field: "text", limits: limits)
             }
         }
+        if let key = row.clientKey {
+            try Self.context(Self.what(header, row)) { () throws(ChecklistError) in
+                try ClientKey.validate(key)
+                try lists[last].keys.checkFree(key, for: row.id, in: header.sourceID)
+            }
+        }
         guard lists[last].builder.append(row) else { throw .badField("id", "\(Self.what(header, row)) appears twice") }
+        if let key = row.clientKey { lists[last].keys.set(key, for: row.id) }
         itemCount += 1
     }
 

@@ -25,9 +25,11 @@ extension ListState {
                 throw .badField("id", "item id \(id) was already used in list \(self.id)")
             }
             guard index <= UInt64(rows.count) else { throw Self.badIndex(index, count: rows.count) }
+            if let key = fields.clientKey { try keys.checkFree(key, for: id, in: self.id) }
             rows.insert(Item(id: id, fields: fields), at: Int(index))
             undo.record(.inserted(id, nextItemID: nextItemID))
             nextItemID = id.rawValue + 1
+            if let key = fields.clientKey { keys.set(key, for: id) }
         case .setText(let id, let text):
             try change(id, .text(text), undo: &undo)
         case .setChecked(let id, let checked):
@@ -38,9 +40,17 @@ extension ListState {
             try change(id, .remind(remind), undo: &undo)
         case .setPrice(let id, let price):
             try change(id, .price(price), undo: &undo)
+        case .setKey(let id, let key):
+            guard rows.contains(id) else { throw Self.itemNotFound(id) }
+            if let key { try keys.checkFree(key, for: id, in: self.id) }
+            undo.record(.keyChanged(id, keys.set(key, for: id)))
         case .delete(let id):
             guard let (item, index) = rows.remove(id) else { throw Self.itemNotFound(id) }
             undo.record(.deleted(item, index: index))
+            if let old = keys.key(of: id) {
+                keys.set(nil, for: id)
+                undo.record(.keyChanged(id, old))
+            }
         case .move(let id, let toIndex):
             guard let from = rows.index(of: id) else { throw Self.itemNotFound(id) }
             guard toIndex < UInt64(rows.count) else { throw Self.badToIndex(toIndex, count: rows.count) }

@@ -38,6 +38,7 @@ extension ListState {
         switch op {
         case .insert(let tempRef, let position, let fields):
             try Validation.text(fields.text, field: "text", limits: limits)
+            if let key = fields.clientKey { try ClientKey.validate(key) }
             guard nextItemID < UInt64.max else {
                 throw ChecklistError(.limitExceeded, "list \(id) has no item ids left", field: "ops")
             }
@@ -81,6 +82,9 @@ extension ListState {
             return .setRemind(try resolve(ref, temps: temps), remind)
         case .setPrice(let ref, let price):
             return .setPrice(try resolve(ref, temps: temps), price)
+        case .setKey(let ref, let key):
+            if let key { try ClientKey.validate(key) }
+            return .setKey(try resolve(ref, temps: temps), key)
         case .delete(let ref):
             return .delete(try resolve(ref, temps: temps))
         case .move(let ref, let toIndex):

@@ -12,9 +12,11 @@ struct ListState: Sendable {
     /// The id the next inserted item gets. Only grows.
     var nextItemID: UInt64
     var rows: RowTree
+    /// The items' client keys; empty for a list whose items have none.
+    var keys: ClientKeyIndex
 
     init(id: ListID, namespace: Namespace, name: String, icon: String, revision: Revision,
-         nextItemID: UInt64 = 1, rows: RowTree) {
+         nextItemID: UInt64 = 1, rows: RowTree, keys: ClientKeyIndex = ClientKeyIndex()) {
         self.id = id
         self.namespace = namespace
         self.name = name
@@ -22,6 +24,7 @@ struct ListState: Sendable {
         self.revision = revision
         self.nextItemID = nextItemID
         self.rows = rows
+        self.keys = keys
     }
 
     var summary: ListSummary {

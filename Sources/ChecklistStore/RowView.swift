@@ -14,6 +14,14 @@ public struct RowView {
     public let due: Int64?
     public let price: Int64?
     @usableFromInline let textBytes: UnsafeRawBufferPointer
+    /// The item's client key. The store keeps keys apart from rows (only
+    /// lists with keys pay for them); the readers that hand rows out of a
+    /// list (`PageRows`, `StoreCut`) fill it in from the list's keys.
+    public internal(set) var clientKey: String? {
+        get { storedKey }
+        set { storedKey = newValue }
+    }
+    @usableFromInline var storedKey: String?
 
     @inlinable init(id: ItemID, flags: UInt8, due: Int64?, price: Int64?, textBytes: UnsafeRawBufferPointer) {
         self.id = id
@@ -21,6 +29,15 @@ public struct RowView {
         self.due = due
         self.price = price
         self.textBytes = textBytes
+        self.storedKey = nil
+    }
+
+    /// This row with the key `keys` gives it.
+    @inline(__always) func keyed(by keys: ClientKeyIndex) -> RowView {
+        guard !keys.isEmpty else { return self }
+        var row = self
+        row.clientKey = keys.key(of: id)
+        return row
     }
 
     /// The check mark.
@@ -43,7 +60,7 @@ public struct RowView {
 
     /// All fields, copied out.
     public var fields: ItemFields {
-        ItemFields(text: text, checked: checked, due: due, remind: remind, price: price)
+        ItemFields(text: text, checked: checked, due: due, remind: remind, price: price, clientKey: clientKey)
     }
 
     /// The whole item, copied out.

@@ -13,7 +13,7 @@ extension Store {
     ///   an error: the page is empty and `total` is still right.
     /// - Throws: `.badField("limit")` for a limit below 1,
     ///   `.limitExceeded("limit")` above the maximum, `.notFound` for a
-    ///   missing list or anchor item.
+    ///   missing list, anchor item or client key.
     public func page(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> StorePage {
         let rows = try pageRows(in: ns, list: list, start: start, limit: limit, filter: filter)
         var items: [Item] = []
@@ -38,7 +38,7 @@ extension Store {
             try state.withList(list, in: ns) { list throws(ChecklistError) in
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
                 let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
-                return PageRows(summary: list.summary, header: header, filter: filter, runs: runs)
+                return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys)
             }
         }
     }
@@ -52,6 +52,11 @@ extension Store {
             offset = o
         case .anchor(let id):
             guard let position = list.rows.position(of: id) else { throw ListState.itemNotFound(id) }
+            offset = UInt64(position.index(filter))
+        case .key(let key):
+            guard let id = list.keys.item(withKey: key), let position = list.rows.position(of: id) else {
+                throw .notFound("no item has client key \"\(key)\"")
+            }
             offset = UInt64(position.index(filter))
         }
         let count = offset < UInt64(total) ? min(limit, total - Int(offset)) : 0
@@ -70,13 +75,21 @@ public struct PageRows: Sendable {
     public let header: PageHeader
     let filter: RowFilter
     let runs: [RowRun]
+    /// A share of the list's client keys as of this page.
+    let keys: ClientKeyIndex
 
     /// Visits the page's `header.count` rows in order. Each `RowView` lends
     /// its text bytes from the shared leaf: do not keep it (or its bytes)
     /// past the call of `visit`.
     public func forEach(_ visit: (RowView) -> Void) {
-        for run in runs {
-            _ = run.leaf.visit(from: run.slot, filter: filter, limit: run.rows, visit)
+        if keys.isEmpty {
+            for run in runs {
+                _ = run.leaf.visit(from: run.slot, filter: filter, limit: run.rows, visit)
+            }
+        } else {
+            for run in runs {
+                _ = run.leaf.visit(from: run.slot, filter: filter, limit: run.rows) { visit($0.keyed(by: keys)) }
+            }
         }
     }
 }

@@ -121,7 +121,9 @@ public final class Store: Sendable {
     ///   in the committed `Change` otherwise.
     /// - Throws: `.notFound` (list or item), `.conflict` (with the current
     ///   revision), `.badField` ("ops", "tempRef", "ref", "index",
-    ///   "toIndex", "sequence"), `.limitExceeded` ("ops", "text"),
+    ///   "toIndex", "sequence", "clientKey": empty), `.limitExceeded`
+    ///   ("ops", "text", "clientKey": over `ClientKey.maxBytes`),
+    ///   `.duplicateKey` ("clientKey": another item of the list has it),
     ///   `.resyncRequired` ("sequence": a key too old to be remembered).
     public func patch(in ns: Namespace, list: ListID, baseRevision: Revision?, ops: [PatchOperation],
                       idempotencyKey: IdempotencyKey? = nil) throws(ChecklistError) -> PatchResult {

@@ -24,7 +24,7 @@ extension StoreCut {
         var visited = 0
         list.rows.forEachRow(filter: .all, from: offset, limit: limit) { row in
             visited += 1
-            body(row)
+            body(row.keyed(by: list.keys))
         }
         return visited
     }

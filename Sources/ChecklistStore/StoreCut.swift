@@ -32,7 +32,7 @@ public struct StoreCut: Sendable {
         for id in ids {
             guard let list = lists[id] else { continue }
             try visit(list.exported) { body in
-                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count, body)
+                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
             }
         }
         return nextListID
@@ -44,6 +44,7 @@ public struct StoreCut: Sendable {
 public struct ListRestorer: ~Copyable {
     private let list: ExportedList
     private var builder: RowTreeBuilder
+    private var keys = ClientKeyIndex()
 
     init(_ list: ExportedList, shape: RowTreeShape) throws(ChecklistError) {
         let summary = list.summary
@@ -69,7 +70,11 @@ public struct ListRestorer: ~Copyable {
         guard row.id.rawValue != 0, row.id < list.nextItemID else {
             throw .badField("id", "item id \(row.id) is not below the list's next item id \(list.nextItemID)")
         }
+        if let key = row.clientKey {
+            try keys.checkFree(key, for: row.id, in: list.summary.id)
+        }
         guard builder.append(row) else { throw .badField("id", "item id \(row.id) appears twice") }
+        if let key = row.clientKey { keys.set(key, for: row.id) }
     }
 
     /// Rows appended so far.
@@ -79,6 +84,6 @@ public struct ListRestorer: ~Copyable {
         let summary = list.summary
         builder.finish()
         return ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
-                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: builder.result)
+                         revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: builder.result, keys: keys)
     }
 }

@@ -105,14 +105,15 @@ extension StoreState {
             replaced = true
         }
         let state = ListState(id: id, namespace: ns, name: header.name, icon: header.icon, revision: revision,
-                              nextItemID: header.nextItemID.rawValue, rows: staged.rows)
+                              nextItemID: header.nextItemID.rawValue, rows: staged.rows, keys: staged.keys)
         add(state)
         let rows = staged.rows
+        let keys = staged.keys
         let items = ImportedItems(count: rows.count) { body in
             rows.forEachRow(filter: .all, from: 0, limit: rows.count) { row in
                 row.withTextBytes { text in
                     body(ImportedItems.View(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                            price: row.price, text: text))
+                                            price: row.price, text: text, clientKey: keys.key(of: row.id)))
                 }
             }
         }
@@ -142,11 +143,20 @@ extension StoreState {
             }
         }
         var builder = RowTreeBuilder(shape: treeShape)
+        var keys = ClientKeyIndex()
         var failure: ChecklistError?
         imported.items.forEachView { item in
             guard failure == nil else { return }
             if item.id.rawValue == 0 || item.id >= imported.nextItemID || !builder.append(item) {
                 failure = .badField("id", "item id \(item.id) of imported list \(id) is 0, repeated or not below \(imported.nextItemID)")
+                return
+            }
+            if let key = item.clientKey {
+                do throws(ChecklistError) { try keys.checkFree(key, for: item.id, in: id) } catch {
+                    failure = error
+                    return
+                }
+                keys.set(key, for: item.id)
             }
         }
         if let failure { throw failure }
@@ -154,7 +164,7 @@ extension StoreState {
         let rows = builder.result
         if let index = lists.index(forKey: id) { _ = remove(at: index) }
         let state = ListState(id: id, namespace: change.namespace, name: imported.name, icon: imported.icon,
-                              revision: change.revision, nextItemID: imported.nextItemID.rawValue, rows: rows)
+                              revision: change.revision, nextItemID: imported.nextItemID.rawValue, rows: rows, keys: keys)
         add(state)
         return Commit(change: change, summary: state.summary)
     }

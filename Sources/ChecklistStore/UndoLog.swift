@@ -15,6 +15,9 @@ struct UndoLog {
         case moved(ItemID, from: Int)
         /// A field was changed; this change puts it back.
         case changed(ItemID, FieldChange)
+        /// An item's client key was set, cleared or dropped with the item;
+        /// this was the key before.
+        case keyChanged(ItemID, String?)
     }
 
     private(set) var steps: [Step] = []
@@ -34,12 +37,15 @@ extension ListState {
             case .inserted(let id, let nextItemID):
                 _ = rows.remove(id)
                 self.nextItemID = nextItemID
+                keys.set(nil, for: id)
             case .deleted(let item, let index):
                 rows.insert(item, at: index)
             case .moved(let id, let from):
                 if let now = rows.index(of: id) { rows.move(from: now, to: from) }
             case .changed(let id, let change):
                 _ = rows.apply(change, to: id)
+            case .keyChanged(let id, let key):
+                keys.set(key, for: id)
             }
         }
     }

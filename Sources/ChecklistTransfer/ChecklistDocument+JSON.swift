@@ -78,6 +78,10 @@ public struct JSONDocumentWriter {
         append(",\"checked\":\(item.fields.checked),\"remind\":\(item.fields.remind)")
         if let due = item.fields.due { append(",\"due\":\(due)") }
         if let price = item.fields.price { append(",\"price\":\(price)") }
+        if let key = item.fields.clientKey {
+            append(",\"clientKey\":")
+            appendString(key)
+        }
         append("}")
         itemsInList += 1
         try flushIfLarge()

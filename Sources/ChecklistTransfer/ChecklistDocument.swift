@@ -29,17 +29,20 @@ public struct ChecklistDocument: Hashable, Sendable {
     public struct Entry: Hashable, Sendable {
         public var id: ItemID?
         public var fields: ItemFields
-        /// The client's own key for the item, if the source has one: the
-        /// Shopping List app's `uuid`. Kept through documents (property
-        /// lists, keyed archives, JSON); it does not reach the server until
-        /// the wire carries client keys (issue 15, second step), so an
-        /// export from the server has none.
-        public var clientKey: String?
+        /// The client's own key for the item (`fields.clientKey`), if the
+        /// source has one: the Shopping List app's `uuid`. Kept through
+        /// documents (property lists, keyed archives, JSON) and, as the
+        /// item's client key, through the server (Protocol/SPEC.md).
+        public var clientKey: String? {
+            get { fields.clientKey }
+            set { fields.clientKey = newValue }
+        }
 
+        /// An entry; a `clientKey` given here replaces the one in `fields`.
         public init(id: ItemID? = nil, fields: ItemFields, clientKey: String? = nil) {
             self.id = id
             self.fields = fields
-            self.clientKey = clientKey
+            if let clientKey { self.fields.clientKey = clientKey }
         }
     }
 

@@ -43,4 +43,8 @@ public struct Features: OptionSet, Hashable, Sendable {
 
     /// The peer accepts compressed bodies.
     public static let compression = Features(rawValue: 1 << 0)
+    /// The peer reads items' client keys (Protocol/SPEC.md section 6.1):
+    /// a server includes them in the PAGE rows it sends only to a client
+    /// that announced this bit.
+    public static let clientKeys = Features(rawValue: 1 << 1)
 }

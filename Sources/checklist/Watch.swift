@@ -113,6 +113,7 @@ struct Watch {
         case let .setDue(id, due): return due.map { "item \(id) due \(Values.formatDate($0))" } ?? "item \(id) due date cleared"
         case let .setRemind(id, remind): return "item \(id) reminder \(remind ? "on" : "off")"
         case let .setPrice(id, price): return price.map { "item \(id) price \(Values.formatPrice($0))" } ?? "item \(id) price cleared"
+        case let .setKey(id, key): return key.map { "item \(id) client key \(TextOutput.quoted($0))" } ?? "item \(id) client key cleared"
         case let .delete(id): return "removed item \(id)"
         case let .move(id, toIndex): return "moved item \(id) to row \(toIndex)"
         }
@@ -163,6 +164,7 @@ extension JSON {
         case let .setDue(id, due): return named("SET_DUE", id, [("due", due.map { .string(Values.formatDate($0)) } ?? .null)])
         case let .setRemind(id, remind): return named("SET_REMIND", id, [("remind", .bool(remind))])
         case let .setPrice(id, price): return named("SET_PRICE", id, [("price", price.map { .int($0) } ?? .null)])
+        case let .setKey(id, key): return named("SET_KEY", id, [("clientKey", key.map { .string($0) } ?? .null)])
         case let .delete(id): return named("DELETE", id)
         case let .move(id, toIndex): return named("MOVE", id, [("toIndex", .uint(toIndex))])
         }

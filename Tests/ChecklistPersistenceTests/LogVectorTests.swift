@@ -19,31 +19,37 @@ import Testing
         var remind: Bool?
         var due: Int64?
         var price: Int64?
+        var clientKey: String?
 
         init(_ op: AppliedOperation) {
             switch op {
             case let .insert(id, index, f):
-                self.init(op: "insert", id: id.rawValue, index: index, text: f.text, checked: f.checked, remind: f.remind, due: f.due, price: f.price)
+                self.init(op: "insert", id: id.rawValue, index: index, text: f.text, checked: f.checked, remind: f.remind, due: f.due, price: f.price,
+                          clientKey: f.clientKey)
             case let .setText(id, text): self.init(op: "setText", id: id.rawValue, text: text)
             case let .setChecked(id, checked): self.init(op: "setChecked", id: id.rawValue, checked: checked)
             case let .setDue(id, due): self.init(op: "setDue", id: id.rawValue, due: due)
             case let .setRemind(id, remind): self.init(op: "setRemind", id: id.rawValue, remind: remind)
             case let .setPrice(id, price): self.init(op: "setPrice", id: id.rawValue, price: price)
+            case let .setKey(id, key): self.init(op: "setKey", id: id.rawValue, clientKey: key)
             case let .delete(id): self.init(op: "delete", id: id.rawValue)
             case let .move(id, toIndex): self.init(op: "move", id: id.rawValue, index: toIndex)
             }
         }
 
         init(op: String, id: UInt64, index: UInt64? = nil, text: String? = nil, checked: Bool? = nil,
-             remind: Bool? = nil, due: Int64? = nil, price: Int64? = nil) {
+             remind: Bool? = nil, due: Int64? = nil, price: Int64? = nil, clientKey: String? = nil) {
             self.op = op; self.id = id; self.index = index; self.text = text
-            self.checked = checked; self.remind = remind; self.due = due; self.price = price
+            self.checked = checked; self.remind = remind; self.due = due; self.price = price; self.clientKey = clientKey
         }
 
         var operation: AppliedOperation {
             let id = ItemID(self.id)
             switch op {
-            case "insert": return .insert(id: id, index: index!, fields: ItemFields(text: text!, checked: checked!, due: due, remind: remind!, price: price))
+            case "insert":
+                return .insert(id: id, index: index!, fields: ItemFields(text: text!, checked: checked!, due: due, remind: remind!,
+                                                                         price: price, clientKey: clientKey))
+            case "setKey": return .setKey(id, clientKey)
             case "setText": return .setText(id, text!)
             case "setChecked": return .setChecked(id, checked!)
             case "setDue": return .setDue(id, due)
@@ -62,14 +68,17 @@ import Testing
         var remind: Bool
         var due: Int64?
         var price: Int64?
+        var clientKey: String?
 
         init(_ item: Item) {
             let f = item.fields
             id = item.id.rawValue; text = f.text; checked = f.checked; remind = f.remind; due = f.due; price = f.price
+            clientKey = f.clientKey
         }
 
         var item: Item {
-            Item(id: ItemID(id), fields: ItemFields(text: text, checked: checked, due: due, remind: remind, price: price))
+            Item(id: ItemID(id), fields: ItemFields(text: text, checked: checked, due: due, remind: remind, price: price,
+                                                    clientKey: clientKey))
         }
     }
 
@@ -140,11 +149,15 @@ import Testing
     /// operation, a keyed patch, and an import of two lists replacing one.
     static let commits: [[Change]] = {
         let keyed = Change(namespace: .default, list: ListID(2), revision: 2,
-                           kind: .patched([.setChecked(ItemID(1), true)]),
+                           kind: .patched([.setChecked(ItemID(1), true),
+                                           // Client keys (SPEC.md 6.8): the log keeps them across restarts.
+                                           .insert(id: ItemID(2), index: 1, fields: ItemFields(text: "Milk", clientKey: "uuid-2")),
+                                           .setKey(ItemID(1), "0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10"),
+                                           .setKey(ItemID(2), nil)]),
                            idempotencyKey: IdempotencyKey(client: 0x1234_5678, sequence: 300))
         let imported = ImportedList(name: "Hardware", icon: "Tools", nextItemID: ItemID(5), items: ImportedItems([
             Item(id: ItemID(1), fields: ItemFields(text: "Nails", checked: true)),
-            Item(id: ItemID(4), fields: ItemFields(text: "Glue", due: 1_714_554_000, remind: true, price: 399)),
+            Item(id: ItemID(4), fields: ItemFields(text: "Glue", due: 1_714_554_000, remind: true, price: 399, clientKey: "glue")),
         ]))
         let empty = ImportedList(name: "Empty", icon: "", nextItemID: ItemID(1), items: ImportedItems([]))
         return everyKindOfChange.prefix(5).map { [$0] } + [

@@ -111,6 +111,7 @@ package final class FakeStore: SnapshotRestoreSink {
                 case let .setDue(id, due): list.items[at(id)].fields.due = due
                 case let .setRemind(id, remind): list.items[at(id)].fields.remind = remind
                 case let .setPrice(id, price): list.items[at(id)].fields.price = price
+                case let .setKey(id, key): list.items[at(id)].fields.clientKey = key
                 case let .delete(id): list.items.remove(at: at(id))
                 case let .move(id, toIndex):
                     let item = list.items.remove(at: at(id))

@@ -17,12 +17,15 @@ import Testing
     // MARK: meaning, as JSON
 
     struct ItemJSON: Codable, Equatable {
-        var id: UInt64, text: String, checked: Bool, remind: Bool, due: Int64?, price: Int64?
+        var id: UInt64, text: String, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String?
         init(_ item: Item) {
             id = item.id.rawValue; text = item.text; checked = item.checked
-            remind = item.fields.remind; due = item.fields.due; price = item.fields.price
+            remind = item.fields.remind; due = item.fields.due; price = item.fields.price; clientKey = item.fields.clientKey
         }
-        var item: Item { Item(id: ItemID(id), fields: ItemFields(text: text, checked: checked, due: due, remind: remind, price: price)) }
+        var item: Item {
+            Item(id: ItemID(id), fields: ItemFields(text: text, checked: checked, due: due, remind: remind, price: price,
+                                                    clientKey: clientKey))
+        }
     }
 
     struct ListJSON: Codable, Equatable {
@@ -170,6 +173,7 @@ import Testing
         #expect(records.contains { $0.answers.isEmpty && $0.floor > 0 }, "a client with only a floor")
         #expect(records.contains { $0.answers.contains { $0.inserted.count > 1 } }, "an answer of several runs")
         #expect(records.contains { $0.answers.contains { $0.inserted.isEmpty } }, "an answer without inserts")
+        #expect(vector.lists.contains { $0.items.contains { $0.clientKey != nil } }, "an item with a client key")
         try checkBothWays(vector)
     }
 

@@ -39,6 +39,12 @@ struct ReferenceStore {
         }
     }
 
+    /// A client key is 1 to 64 bytes (written from SPEC.md section 4, not from `ClientKey`).
+    private func checkKey(_ key: String) throws(ChecklistError) {
+        if key.isEmpty { throw .badField("clientKey", "empty") }
+        if key.utf8.count > 64 { throw ChecklistError(.limitExceeded, "clientKey too long", field: "clientKey") }
+    }
+
     mutating func createList(_ ns: Namespace, name: String, icon: String) throws(ChecklistError) -> ListSummary {
         if name.isEmpty { throw .badField("name", "empty") }
         try checkText(name, "name")
@@ -96,6 +102,7 @@ struct ReferenceStore {
             switch op {
             case .insert(let tempRef, let position, let fields):
                 try checkText(fields.text, "text")
+                if let key = fields.clientKey { try checkKey(key) }
                 if let tempRef {
                     if tempRef == 0 { throw .badField("tempRef", "zero") }
                     if temps[tempRef] != nil { throw .badField("tempRef", "duplicate") }
@@ -109,6 +116,9 @@ struct ReferenceStore {
                     at = try index(try resolve(ref)) + 1
                 case .end:
                     at = list.items.count
+                }
+                if let key = fields.clientKey, list.items.contains(where: { $0.fields.clientKey == key }) {
+                    throw ChecklistError(.duplicateKey, "duplicate", field: "clientKey")
                 }
                 let id = ItemID(list.nextItemID)
                 list.nextItemID += 1
@@ -144,6 +154,15 @@ struct ReferenceStore {
                 let id = try resolve(ref)
                 list.items[try index(id)].fields.price = value
                 applied.append(.setPrice(id, value))
+            case .setKey(let ref, let key):
+                if let key { try checkKey(key) }
+                let id = try resolve(ref)
+                let i = try index(id)
+                if let key, list.items.contains(where: { $0.fields.clientKey == key && $0.id != id }) {
+                    throw ChecklistError(.duplicateKey, "duplicate", field: "clientKey")
+                }
+                list.items[i].fields.clientKey = key
+                applied.append(.setKey(id, key))
             case .delete(let ref):
                 let id = try resolve(ref)
                 list.items.remove(at: try index(id))
@@ -172,6 +191,9 @@ struct ReferenceStore {
             offset = o
         case .anchor(let anchor):
             guard let i = list.items.firstIndex(where: { $0.id == anchor }) else { throw .notFound("item \(anchor) not found") }
+            offset = UInt64(list.items[..<i].filter { filter.matches(checked: $0.checked) }.count)
+        case .key(let key):
+            guard let i = list.items.firstIndex(where: { $0.fields.clientKey == key }) else { throw .notFound("no key \(key)") }
             offset = UInt64(list.items[..<i].filter { filter.matches(checked: $0.checked) }.count)
         }
         let items = offset < UInt64(matching.count) ? Array(matching[Int(offset)..<min(Int(offset) + limit, matching.count)]) : []

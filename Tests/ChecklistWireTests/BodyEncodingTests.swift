@@ -129,9 +129,14 @@ struct BodyEncodingTests {
         let f = ItemFields(text: "x", checked: true, due: -1, remind: true, price: 1)
         #expect(f.encodedBytes() == [0x0F, 1, 0x78, 1, 2])
         #expect(try read([0x0F, 1, 0x78, 1, 2]) { try ItemFields.decode(from: &$0) } == f)
-        for flags: UInt8 in [0x10, 0x20, 0x40, 0x80] {
+        for flags: UInt8 in [0x20, 0x40, 0x80] {
             #expect(readErrorField([flags, 0]) { try ItemFields.decode(from: &$0) } == "flags")
         }
+        // Bit 4: a client key follows the price (SPEC.md section 6); here it is missing.
+        #expect(readErrorField([0x10, 0]) { try ItemFields.decode(from: &$0) } == "clientKey")
+        let keyed = ItemFields(text: "x", price: 1, clientKey: "k")
+        #expect(keyed.encodedBytes() == [0x18, 1, 0x78, 2, 1, 0x6B])
+        #expect(try read([0x18, 1, 0x78, 2, 1, 0x6B]) { try ItemFields.decode(from: &$0) } == keyed)
         // Flag bit 2 says a due date follows; it is missing.
         #expect(readErrorField([0x04, 0]) { try ItemFields.decode(from: &$0) } == "due")
         #expect(readErrorField([0x08, 0]) { try ItemFields.decode(from: &$0) } == "price")

@@ -149,12 +149,14 @@ struct GoldenVectorTests {
                     seen.insert(fields.due == nil ? "insert-no-due" : "insert-due")
                     seen.insert(fields.price == nil ? "insert-no-price" : "insert-price")
                     if let price = fields.price, price < 0 { seen.insert("insert-negative-price") }
+                    if fields.clientKey != nil { seen.insert("insert-key") }
                 case .setText: seen.insert("setText")
                 case .setChecked(_, let c): seen.insert("setChecked-\(c)")
                 case .toggle: seen.insert("toggle")
                 case .setDue(_, let due): seen.insert(due == nil ? "setDue-absent" : "setDue-present")
                 case .setRemind(_, let r): seen.insert("setRemind-\(r)")
                 case .setPrice(_, let price): seen.insert(price == nil ? "setPrice-absent" : "setPrice-present")
+                case .setKey(_, let key): seen.insert(key == nil ? "setKey-absent" : "setKey-present")
                 case .delete: seen.insert("delete")
                 case .move: seen.insert("move")
                 }
@@ -166,6 +168,7 @@ struct GoldenVectorTests {
             "insert-negative-price", "setText", "setChecked-true", "setChecked-false", "toggle",
             "setDue-absent", "setDue-present", "setRemind-true", "setRemind-false",
             "setPrice-absent", "setPrice-present", "delete", "move",
+            "insert-key", "setKey-absent", "setKey-present",
         ]
         #expect(wanted.subtracting(seen).isEmpty, "missing: \(wanted.subtracting(seen).sorted())")
     }

@@ -48,6 +48,7 @@ struct LiveSyncVectorTests {
                 case .setDue(_, let due): seen.insert(due == nil ? "SET_DUE-absent" : "SET_DUE-present")
                 case .setRemind: seen.insert("SET_REMIND")
                 case .setPrice(_, let price): seen.insert(price == nil ? "SET_PRICE-absent" : "SET_PRICE-present")
+                case .setKey: seen.insert("SET_KEY")  // never pushed (SPEC.md 6.14): no vector has it
                 case .delete: seen.insert("DELETE")
                 case .move: seen.insert("MOVE")
                 }
@@ -73,6 +74,8 @@ struct LiveSyncVectorTests {
             .setText(ItemID(2), "b"), .setChecked(ItemID(3), false), .setDue(ItemID(4), nil), .setDue(ItemID(4), 99),
             .setRemind(ItemID(5), true), .setPrice(ItemID(6), nil), .setPrice(ItemID(6), -1),
             .delete(ItemID(7)), .move(ItemID(8), toIndex: 1 << 40),
+            .insert(id: ItemID(9), index: 2, fields: ItemFields(text: "c", clientKey: "uuid-9")),
+            .setKey(ItemID(9), "k"), .setKey(ItemID(9), nil),
         ]
         let change = ListChange(list: ListID(3), revision: 1 << 33, kind: .patched(ops))
         var w = WireWriter()

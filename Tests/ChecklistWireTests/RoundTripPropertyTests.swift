@@ -38,7 +38,8 @@ struct Arbitrary {
     }
 
     mutating func fields() -> ItemFields {
-        ItemFields(text: text(), checked: bool(), due: bool() ? i64() : nil, remind: bool(), price: bool() ? i64() : nil)
+        ItemFields(text: text(), checked: bool(), due: bool() ? i64() : nil, remind: bool(), price: bool() ? i64() : nil,
+                   clientKey: int(4) == 0 ? text() : nil)
     }
 
     mutating func ref() -> ItemRef {
@@ -47,7 +48,7 @@ struct Arbitrary {
     }
 
     mutating func op() -> PatchOperation {
-        switch int(9) {
+        switch int(10) {
         case 0:
             let position: InsertPosition
             switch int(3) {
@@ -64,6 +65,7 @@ struct Arbitrary {
         case 5: return .setRemind(ref(), bool())
         case 6: return .setPrice(ref(), bool() ? i64() : nil)
         case 7: return .delete(ref())
+        case 8: return .setKey(ref(), bool() ? text() : nil)
         default: return .move(ref(), toIndex: u64())
         }
     }

@@ -84,6 +84,8 @@ extension VectorJSON {
         case let .setRemind(id, remind): return named("SET_REMIND", id, ["remind": .bool(remind)])
         case let .setPrice(id, price):
             return named("SET_PRICE", id, price.map { ["present": .bool(true), "price": .number($0)] } ?? ["present": .bool(false)])
+        case let .setKey(id, key):
+            return named("SET_KEY", id, key.map { ["present": .bool(true), "clientKey": .string($0)] } ?? ["present": .bool(false)])
         case let .delete(id): return named("DELETE", id)
         case let .move(id, toIndex): return named("MOVE", id, ["toIndex": .number(toIndex)])
         }
@@ -167,6 +169,7 @@ extension VectorJSON {
         case "SET_DUE": return .setDue(id, try f.bool("present") ? try f.int("due") : nil)
         case "SET_REMIND": return .setRemind(id, try f.bool("remind"))
         case "SET_PRICE": return .setPrice(id, try f.bool("present") ? try f.int("price") : nil)
+        case "SET_KEY": return .setKey(id, try f.bool("present") ? try f.string("clientKey") : nil)
         case "DELETE": return .delete(id)
         case "MOVE": return .move(id, toIndex: try f.uint("toIndex"))
         case let name: throw VectorMappingError("no applied operation named \(name)")

@@ -181,13 +181,14 @@ enum VectorJSON {
         case .deleteList(let m):
             return ("DELETE_LIST", .object(["list": .number(m.list.rawValue)]))
         case .getPage(let m):
-            let (kind, start): (UInt64, UInt64)
+            let (kind, start): (UInt64, JSONValue)
             switch m.start {
-            case .offset(let o): (kind, start) = (0, o)
-            case .anchor(let id): (kind, start) = (1, id.rawValue)
+            case .offset(let o): (kind, start) = (0, .number(o))
+            case .anchor(let id): (kind, start) = (1, .number(id.rawValue))
+            case .key(let key): (kind, start) = (2, .string(key))
             }
             return ("GET_PAGE", .object(["list": .number(m.list.rawValue), "filter": .number(UInt64(m.filter.rawValue)),
-                                         "startKind": .number(kind), "start": .number(start),
+                                         "startKind": .number(kind), "start": start,
                                          "limit": .number(m.limit)]))
         case .patch(let m):
             var o: [String: JSONValue] = ["list": .number(m.list.rawValue), "ops": .array(m.ops.map(json))]
@@ -261,6 +262,7 @@ enum VectorJSON {
         var o: [String: JSONValue] = ["text": .string(f.text), "checked": .bool(f.checked), "remind": .bool(f.remind)]
         if let due = f.due { o["due"] = .number(due) }
         if let price = f.price { o["price"] = .number(price) }
+        if let key = f.clientKey { o["clientKey"] = .string(key) }
         return o
     }
 
@@ -294,6 +296,8 @@ enum VectorJSON {
         case let .setRemind(ref, remind): return withRef("SET_REMIND", ref, ["remind": .bool(remind)])
         case let .setPrice(ref, price):
             return withRef("SET_PRICE", ref, price.map { ["present": .bool(true), "price": .number($0)] } ?? ["present": .bool(false)])
+        case let .setKey(ref, key):
+            return withRef("SET_KEY", ref, key.map { ["present": .bool(true), "clientKey": .string($0)] } ?? ["present": .bool(false)])
         case let .delete(ref): return withRef("DELETE", ref)
         case let .move(ref, toIndex): return withRef("MOVE", ref, ["toIndex": .number(toIndex)])
         }
@@ -320,6 +324,7 @@ enum VectorJSON {
             switch try f.uint("startKind") {
             case 0: start = .offset(try f.uint("start"))
             case 1: start = .anchor(ItemID(try f.uint("start")))
+            case 2: start = .key(try f.string("start"))
             case let k: throw VectorMappingError("startKind \(k)")
             }
             return .getPage(GetPage(list: ListID(try f.uint("list")), filter: filter, start: start, limit: try f.uint("limit")))
@@ -388,7 +393,8 @@ enum VectorJSON {
 
     static func itemFields(_ f: JSONValue) throws -> ItemFields {
         ItemFields(text: try f.string("text"), checked: try f.bool("checked"), due: try f.optionalInt("due"),
-                   remind: try f.bool("remind"), price: try f.optionalInt("price"))
+                   remind: try f.bool("remind"), price: try f.optionalInt("price"),
+                   clientKey: try f.optionalString("clientKey"))
     }
 
     static func ref(_ f: JSONValue) throws -> ItemRef {
@@ -417,6 +423,7 @@ enum VectorJSON {
         case "SET_DUE": return .setDue(r, try f.bool("present") ? try f.int("due") : nil)
         case "SET_REMIND": return .setRemind(r, try f.bool("remind"))
         case "SET_PRICE": return .setPrice(r, try f.bool("present") ? try f.int("price") : nil)
+        case "SET_KEY": return .setKey(r, try f.bool("present") ? try f.string("clientKey") : nil)
         case "DELETE": return .delete(r)
         case "MOVE": return .move(r, toIndex: try f.uint("toIndex"))
         default: throw VectorMappingError("no operation named \(name)")

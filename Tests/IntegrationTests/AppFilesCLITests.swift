@@ -7,7 +7,7 @@ import Testing
 /// The apps' own files, made by a second implementation (Python's plistlib,
 /// Tests/AppFiles/app_files.py), through the real `checklist import` into a
 /// real server, and our exports read back by that implementation.
-@Suite struct AppFilesCLITests {
+@Suite(.timeLimit(.minutes(10))) struct AppFilesCLITests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../AppFiles/app_files.py").standardized.path
 
@@ -50,13 +50,20 @@ import Testing
         let client = try await server.connect()
         let contents = try await SnapshotTransferTests.contents(client)
         #expect(contents.lists.map(\.name) == ["Shopping"])
+        // The app's uuids (app_files.py's SHOPPING) become the items' client keys on the server.
+        let appUUIDs = ["6F9619FF-8B86-D011-B42D-00C04FC964FF", "0E984725-C51C-4BF4-9960-E1C80E27ABA0",
+                        "A3BB189E-8BF9-3888-9912-ACE4E6543002", "C56A4180-65AA-42EC-A945-5FD21DEC0538"]
         let expected = [
-            Item(id: ItemID(1), fields: ItemFields(text: "Milk", checked: true, price: 299)),
-            Item(id: ItemID(2), fields: ItemFields(text: "Crème fraîche", price: 125)),
-            Item(id: ItemID(3), fields: ItemFields(text: "Milk", checked: true, price: 13)),
-            Item(id: ItemID(4), fields: ItemFields(text: "Bread", price: 1000)),
+            Item(id: ItemID(1), fields: ItemFields(text: "Milk", checked: true, price: 299, clientKey: appUUIDs[0])),
+            Item(id: ItemID(2), fields: ItemFields(text: "Crème fraîche", price: 125, clientKey: appUUIDs[1])),
+            Item(id: ItemID(3), fields: ItemFields(text: "Milk", checked: true, price: 13, clientKey: appUUIDs[2])),
+            Item(id: ItemID(4), fields: ItemFields(text: "Bread", price: 1000, clientKey: appUUIDs[3])),
         ]
         #expect(contents.items[contents.lists[0].id] == expected)
+        // A page read by key, as a client that announced CLIENT_KEYS reads it.
+        let page = try await client.page(contents.lists[0].id, start: .key(appUUIDs[2]), limit: 10)
+        #expect(page.offset == 2)
+        #expect(page.items.map(\.fields.clientKey) == [appUUIDs[2], appUUIDs[3]])
         await client.close()
 
         // Out again as the app's archive, read by plistlib as NSKeyedUnarchiver would.
@@ -66,8 +73,8 @@ import Testing
         #expect(items.map { $0["name"] as? String } == expected.map(\.text))
         #expect(items.map { (($0["price"] as? Double ?? -1) * 100).rounded() } == expected.map { Double($0.fields.price!) })
         #expect(items.map { $0["inShoppingList"] as? Bool } == expected.map(\.checked))
-        let uuids = items.compactMap { $0["uuid"] as? String }
-        #expect(Set(uuids).count == 4 && uuids.allSatisfy { UUID(uuidString: $0) != nil })
+        // The app's own uuids came back, through the server.
+        #expect(items.map { $0["uuid"] as? String } == appUUIDs)
 
         // Several lists do not fit the app's one list.
         _ = try cli.run("create", "Other")

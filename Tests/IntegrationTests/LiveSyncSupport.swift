@@ -37,6 +37,7 @@ struct ListReplica: Equatable {
             case let .setDue(id, due): try update(id) { $0.due = due }
             case let .setRemind(id, remind): try update(id) { $0.remind = remind }
             case let .setPrice(id, price): try update(id) { $0.price = price }
+            case let .setKey(id, key): try update(id) { $0.clientKey = key }
             case let .delete(id): items.remove(at: try index(of: id))
             case let .move(id, toIndex):
                 let item = items.remove(at: try index(of: id))

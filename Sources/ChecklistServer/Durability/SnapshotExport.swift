@@ -26,12 +26,15 @@ public enum SnapshotExport {
     /// straight from the store, and returns what `visit` returns. The store's
     /// row visitors cannot throw, so the first failure skips the rows after
     /// it and is thrown once `visit` is done.
-    static func writeRows<Visited>(to writer: SnapshotWriter, _ visit: ((RowView) -> Void) -> Visited) throws -> Visited {
+    /// Without `clientKeys` the items' client keys are left out.
+    static func writeRows<Visited>(to writer: SnapshotWriter, clientKeys: Bool = true,
+                                   _ visit: ((RowView) -> Void) -> Visited) throws -> Visited {
         var failure: (any Error)?
         let visited = visit { row in
             guard failure == nil else { return }
             do {
-                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price) { w in
+                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price,
+                                     clientKey: clientKeys ? row.clientKey : nil) { w in
                     row.withTextBytes { w.writeBytes($0) }
                 }
             } catch {

@@ -12,6 +12,9 @@ struct AnswerWriter {
     private(set) var output = WireWriter(capacity: 0)
     /// Frames the answers; compresses them once the client announced COMPRESSION.
     var encoder = FrameEncoder(compress: false)
+    /// Whether the client announced CLIENT_KEYS in HELLO: only then do the
+    /// PAGE rows written carry items' client keys (Protocol/SPEC.md 6.1).
+    var sendsClientKeys = false
     /// The message type of the last answer written.
     private(set) var lastKind: MessageType?
     /// The code of the last answer, when it was an ERROR.

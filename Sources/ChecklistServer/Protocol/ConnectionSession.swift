@@ -170,7 +170,8 @@ struct ConnectionSession {
         }
         state = .ready(version: version)
         answers.encoder.compress = hello.features.contains(.compression)
-        answers.append(HelloOK(version: version, features: [.compression], serverName: dispatcher.serverName, limits: limits),
+        answers.sendsClientKeys = hello.features.contains(.clientKeys)
+        answers.append(HelloOK(version: version, features: [.compression, .clientKeys], serverName: dispatcher.serverName, limits: limits),
                        requestID: requestID)
     }
 

@@ -75,9 +75,11 @@ final class RequestDispatcher: Sendable {
     /// left for the next request (Protocol/SPEC.md section 6.7).
     private func page(_ rows: PageRows, requestID: UInt32, into answers: inout AnswerWriter) {
         var header = rows.header
+        let keys = answers.sendsClientKeys
         var fitting = PageMessage.RowsFitting(maxFrameBytes: limits.maxFrameBytes)
-        if !fitting.allFit(rows: header.count, maxTextBytes: Int(limits.maxTextBytes)) {
-            rows.forEach { fitting.admit(textBytes: $0.textByteCount) }
+        let maxKeyBytes = keys ? PageMessage.maxKeyBytes : 0
+        if !fitting.allFit(rows: header.count, maxTextBytes: Int(limits.maxTextBytes) + maxKeyBytes) {
+            rows.forEach { fitting.admit(textBytes: $0.textByteCount + maxKeyBytes) }
             header.count = fitting.count
         }
         answers.append(type: .page, requestID: requestID) { w in
@@ -88,7 +90,7 @@ final class RequestDispatcher: Sendable {
                 left -= 1
                 row.withTextBytes { text in
                     PageMessage.encodeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                          price: row.price, text: text, into: &w)
+                                          price: row.price, clientKey: keys ? row.clientKey : nil, text: text, into: &w)
                 }
             }
         }

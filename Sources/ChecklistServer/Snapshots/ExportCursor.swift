@@ -53,7 +53,13 @@ final class ExportCursor {
     /// empty) from `cut`.
     /// - Throws: `NOT_FOUND` naming the first requested list the namespace
     ///   does not have.
-    init(cut: StoreCut, namespace: Namespace, requested: [ListID], source: String) throws {
+    /// Whether items' client keys are written: only for a client that
+    /// announced CLIENT_KEYS (Protocol/SPEC.md 6.16), so that an older
+    /// client's snapshot reader never meets ItemFields bit 4.
+    private let clientKeys: Bool
+
+    init(cut: StoreCut, namespace: Namespace, requested: [ListID], source: String, clientKeys: Bool = true) throws {
+        self.clientKeys = clientKeys
         var ids: [ListID]
         if requested.isEmpty {
             ids = cut.listIDs(in: namespace)
@@ -135,7 +141,9 @@ final class ExportCursor {
             rowOffset = nil
             return
         }
-        let visited = try SnapshotExport.writeRows(to: writer) { cut.forEachRow(of: id, from: offset, limit: Self.rowBatch, $0) }
+        let visited = try SnapshotExport.writeRows(to: writer, clientKeys: clientKeys) {
+            cut.forEachRow(of: id, from: offset, limit: Self.rowBatch, $0)
+        }
         itemsWritten += UInt64(visited)
         rowOffset = offset + visited
         if visited == 0 { rowOffset = rowsInList }

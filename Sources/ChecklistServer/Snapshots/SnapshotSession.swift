@@ -111,7 +111,8 @@ struct SnapshotSession {
                 throw ChecklistError(.badState, "an export is already running on this connection: finish or CANCEL it first")
             }
             let (cut, _) = store.cut { () }
-            let cursor = try ExportCursor(cut: cut, namespace: namespace, requested: lists, source: Self.exportSource)
+            let cursor = try ExportCursor(cut: cut, namespace: namespace, requested: lists, source: Self.exportSource,
+                                          clientKeys: answers.sendsClientKeys)
             // At most the server's chunk size, and room in the frame for the other fields.
             var chunkBytes = min(transfers.configuration.exportChunkBytes, ExportChunk.maxDataBytes(maxFrameBytes: limits.maxFrameBytes))
             if asked > 0 { chunkBytes = min(chunkBytes, Int(clamping: asked)) }

@@ -1,6 +1,7 @@
 import ChecklistModel
 
-/// GET_PAGE (0x20): rows of a list, by filtered offset or by anchor item.
+/// GET_PAGE (0x20): rows of a list, by filtered offset, by anchor item or
+/// by an item's client key.
 public struct GetPage: WireMessage {
     public static let messageType = MessageType.getPage
 
@@ -23,9 +24,13 @@ public struct GetPage: WireMessage {
             throw .badField("filter", "filter must be 0, 1 or 2, got \(rawFilter)")
         }
         let kind = try r.readU8("startKind")
-        guard kind <= 1 else { throw .badField("startKind", "startKind must be 0 or 1, got \(kind)") }
-        let value = try r.readVarint("start")
-        let start: PageStart = kind == 0 ? .offset(value) : .anchor(ItemID(value))
+        let start: PageStart
+        switch kind {
+        case 0: start = .offset(try r.readVarint("start"))
+        case 1: start = .anchor(ItemID(try r.readVarint("start")))
+        case 2: start = .key(try r.readString("start"))
+        default: throw .badField("startKind", "startKind must be 0, 1 or 2, got \(kind)")
+        }
         return GetPage(list: list, filter: filter, start: start, limit: try r.readVarint("limit"))
     }
 
@@ -35,6 +40,7 @@ public struct GetPage: WireMessage {
         switch start {
         case .offset(let o): w.writeU8(0); w.writeVarint(o)
         case .anchor(let id): w.writeU8(1); w.writeVarint(id.rawValue)
+        case .key(let key): w.writeU8(2); w.writeString(key)
         }
         w.writeVarint(limit)
     }

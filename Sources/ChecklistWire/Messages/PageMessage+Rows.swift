@@ -9,14 +9,17 @@ extension PageMessage {
     /// Most bytes a row takes besides its text: id varint (10), flags (1),
     /// text length varint (10), due and price zigzag varints (10 each).
     public static let maxRowBytesBesidesText = 10 + 1 + 10 + 10 + 10
+    /// Most bytes a row's client key adds (for a client that announced
+    /// CLIENT_KEYS): its length varint and `ClientKey.maxBytes`.
+    public static let maxKeyBytes = 1 + ClientKey.maxBytes
 
     /// Appends one row: its id, then **ItemFields** with the text copied
     /// from `text` (UTF-8 bytes, e.g. straight from the store's storage).
     @inlinable
-    public static func encodeRow(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+    public static func encodeRow(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
                                  text: UnsafeRawBufferPointer, into w: inout WireWriter) {
         w.writeVarint(id.rawValue)
-        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w) { w in
+        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, into: &w) { w in
             w.writeBytes(text)
         }
     }

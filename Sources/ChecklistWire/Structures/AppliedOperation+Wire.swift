@@ -29,6 +29,10 @@ extension AppliedOperation {
             w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
         case let .move(id, toIndex):
             w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
+        case let .setKey(id, key):
+            w.writeU8(PatchOpcode.setKey.rawValue); w.writeVarint(id.rawValue)
+            w.writeBool(key != nil)
+            if let key { w.writeString(key) }
         }
     }
 
@@ -57,8 +61,26 @@ extension AppliedOperation {
             return .delete(id)
         case .move:
             return .move(id, toIndex: try r.readVarint("toIndex"))
+        case .setKey:
+            return .setKey(id, try r.readBool("present") ? try r.readString("clientKey") : nil)
         case .toggle:
             throw .badField("opcode", "TOGGLE is never stored")
+        }
+    }
+
+    /// The operation as live sync carries it (Protocol/SPEC.md section
+    /// 6.14): client keys do not travel there, so an insert loses its key
+    /// and a `SET_KEY` is left out (nil).
+    public var withoutClientKey: AppliedOperation? {
+        switch self {
+        case let .insert(id, index, fields) where fields.clientKey != nil:
+            var bare = fields
+            bare.clientKey = nil
+            return .insert(id: id, index: index, fields: bare)
+        case .setKey:
+            return nil
+        default:
+            return self
         }
     }
 }

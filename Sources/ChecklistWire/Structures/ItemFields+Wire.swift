@@ -1,7 +1,9 @@
 import ChecklistModel
 
 extension ItemFields {
-    /// Decodes **ItemFields**: flags, text, optional due and price.
+    /// Decodes **ItemFields**: flags, text, optional due, price and client
+    /// key. The key's length is checked where it is used (the store), like
+    /// a text's.
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> ItemFields {
         let raw = try r.readU8("flags")
         let flags = ItemFlags(rawValue: raw)
@@ -11,25 +13,30 @@ extension ItemFields {
         let text = try r.readString("text")
         let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
         let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
+        let key = flags.contains(.hasKey) ? try r.readString("clientKey") : nil
         return ItemFields(text: text, checked: flags.contains(.checked), due: due,
-                          remind: flags.contains(.remind), price: price)
+                          remind: flags.contains(.remind), price: price, clientKey: key)
     }
 
     public func encode(into w: inout WireWriter) {
-        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, into: &w) { w in
+        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, into: &w) { w in
             w.writeString(text)
         }
     }
 
     /// Encodes **ItemFields** with the text written by `text` (which must
     /// write a `string`), so a server can copy text bytes straight from its
-    /// storage.
+    /// storage. With a `clientKey`, flag bit 4 is set and the key follows
+    /// the price.
     @inlinable
-    public static func encode(checked: Bool, remind: Bool, due: Int64?, price: Int64?,
+    public static func encode(checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
                               into w: inout WireWriter, text: (inout WireWriter) -> Void) {
-        w.writeU8(ItemFlags(checked: checked, remind: remind, due: due, price: price).rawValue)
+        var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
+        if clientKey != nil { flags.insert(.hasKey) }
+        w.writeU8(flags.rawValue)
         text(&w)
         if let due { w.writeZigZag(due) }
         if let price { w.writeZigZag(price) }
+        if let clientKey { w.writeString(clientKey) }
     }
 }

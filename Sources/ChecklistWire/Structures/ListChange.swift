@@ -44,7 +44,8 @@ public struct ListChange: Hashable, Sendable {
         case let .listCreated(name, icon): kind = .listCreated(name: name, icon: icon)
         case let .listUpdated(name, icon): kind = .listUpdated(name: name, icon: icon)
         case .listDeleted: kind = .listDeleted
-        case .patched(let ops): kind = .patched(ops)
+        // Client keys stay out of live sync (Protocol/SPEC.md section 6.14).
+        case .patched(let ops): kind = .patched(ops.compactMap(\.withoutClientKey))
         // A list set whole by an import: the client reads it again.
         case .listImported: kind = .omitted
         }

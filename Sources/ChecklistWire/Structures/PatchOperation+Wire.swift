@@ -11,6 +11,7 @@ public enum PatchOpcode: UInt8, Sendable {
     case setPrice = 0x07
     case delete = 0x08
     case move = 0x09
+    case setKey = 0x0A
 }
 
 extension PatchOperation {
@@ -50,6 +51,9 @@ extension PatchOperation {
         case .move:
             let ref = try ItemRef.decode(from: &r)
             return .move(ref, toIndex: try r.readVarint("toIndex"))
+        case .setKey:
+            let ref = try ItemRef.decode(from: &r)
+            return .setKey(ref, try r.readBool("present") ? try r.readString("clientKey") : nil)
         }
     }
 
@@ -84,6 +88,10 @@ extension PatchOperation {
             w.writeU8(PatchOpcode.delete.rawValue); ref.encode(into: &w)
         case let .move(ref, toIndex):
             w.writeU8(PatchOpcode.move.rawValue); ref.encode(into: &w); w.writeVarint(toIndex)
+        case let .setKey(ref, key):
+            w.writeU8(PatchOpcode.setKey.rawValue); ref.encode(into: &w)
+            w.writeBool(key != nil)
+            if let key { w.writeString(key) }
         }
     }
 }
