@@ -31,6 +31,10 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// The server began shutting down while answers waited for the log
     /// (`--fsync always`): the goodbye follows them.
     var goodbyeAfterHeld = false
+    /// The first input has been looked at (for a TLS ClientHello on a plaintext port).
+    private var sawInput = false
+    /// The first byte of a TLS handshake record.
+    static let tlsHandshakeRecordType: UInt8 = 0x16
     /// This handler as other threads reach it (a transfer worker, the log's
     /// flusher): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
@@ -54,6 +58,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // the input never needs to hold more than one maximal frame.
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
+        session.peerCertificateSubject = connection.tlsPeerSubject
         if connection.isOverConnectionLimit {
             closingByServer = true
             policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
@@ -61,8 +66,27 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             sendConnectionError(ChecklistError(.limitExceeded, "server is at its connection limit", field: "connections"),
                                 to: connection)
         } else if policy.log.isEnabled(.debug) {
-            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer])
+            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer,
+                                                 "tls": connection.tlsVersion?.description ?? "off",
+                                                 "subject": connection.tlsPeerSubject ?? "none"])
         }
+    }
+
+    /// The TLS layer closes the connection: say why (Protocol/SPEC.md, Transport).
+    func connectionTLSFailed(_ connection: Connection, _ failure: TLSConnectionFailure) {
+        closingByServer = true
+        policy.log.warn("tls_failed", ["conn": connection.id, "peer": connection.peer, "reason": failure.reason.name,
+                                       "message": failure.message])
+    }
+
+    /// A TLS ClientHello on a plaintext port (its first byte is the TLS
+    /// handshake record type, 0x16, where a frame's length would start with
+    /// 0x00): closed without an answer, which the client could not read.
+    private func refuseTLSOnPlainPort(_ connection: Connection) {
+        closingByServer = true
+        metrics.recordTLSOnPlainPort()
+        policy.log.warn("tls_on_plain_port", ["conn": connection.id, "peer": connection.peer])
+        connection.abort()
     }
 
     /// How far one call of `connectionReadable` got.
@@ -85,6 +109,13 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // Not while a transfer's answer is awaited (the connection offers no
         // input then; `finishTransfer` has it offered again).
         guard transfers.awaited == nil else { return 0 }
+        if !sawInput {
+            sawInput = true
+            if !connection.isTLS, input.first == Self.tlsHandshakeRecordType {
+                refuseTLSOnPlainPort(connection)
+                return input.count
+            }
+        }
         // Answers held for durability count as output owed: they are
         // back-pressure too, and not yet sent.
         let owed = connection.pendingOutputBytes + durability.heldBytes
