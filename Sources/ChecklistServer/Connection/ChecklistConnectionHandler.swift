@@ -81,12 +81,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// A TLS ClientHello on a plaintext port (its first byte is the TLS
     /// handshake record type, 0x16, where a frame's length would start with
-    /// 0x00): closed without an answer, which the client could not read.
-    private func refuseTLSOnPlainPort(_ connection: Connection) {
-        closingByServer = true
+    /// 0x00): logged and counted. It is then answered like any frame that
+    /// long (ERROR FRAME_TOO_LARGE, then the close), and that plaintext
+    /// answer is what tells the TLS client it reached a plaintext port.
+    private func noteTLSOnPlainPort(_ connection: Connection) {
         metrics.recordTLSOnPlainPort()
         policy.log.warn("tls_on_plain_port", ["conn": connection.id, "peer": connection.peer])
-        connection.abort()
     }
 
     /// How far one call of `connectionReadable` got.
@@ -111,10 +111,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         guard transfers.awaited == nil else { return 0 }
         if !sawInput {
             sawInput = true
-            if !connection.isTLS, input.first == Self.tlsHandshakeRecordType {
-                refuseTLSOnPlainPort(connection)
-                return input.count
-            }
+            if !connection.isTLS, input.first == Self.tlsHandshakeRecordType { noteTLSOnPlainPort(connection) }
         }
         // Answers held for durability count as output owed: they are
         // back-pressure too, and not yet sent.
