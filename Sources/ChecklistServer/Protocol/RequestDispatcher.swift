@@ -54,8 +54,7 @@ final class RequestDispatcher: Sendable {
             case .patch(let m):
                 let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
                                              idempotencyKey: m.idempotencyKey)
-                let ids = result.ids.map { PatchOK.Assignment(tempRef: $0.tempRef, id: $0.id) }
-                answers.append(PatchOK(list: m.list, revision: result.revision, ids: ids), requestID: requestID)
+                answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
