@@ -33,6 +33,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     var goodbyeAfterHeld = false
     /// The first input has been looked at (for a TLS ClientHello on a plaintext port).
     private var sawInput = false
+    /// `connectionActive` came: on a TLS port, the handshake completed.
+    private var wasActive = false
     /// The first byte of a TLS handshake record.
     static let tlsHandshakeRecordType: UInt8 = 0x16
     /// This handler as other threads reach it (a transfer worker, the log's
@@ -56,6 +58,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     func connectionActive(_ connection: Connection) {
         // The parser refuses an over-limit length from its 4-byte prefix, so
         // the input never needs to hold more than one maximal frame.
+        wasActive = true
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
         session.peerCertificateSubject = connection.tlsPeerSubject
@@ -216,7 +219,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
                                              "pendingBytes": connection.pendingOutputBytes,
                                              "maxOutputBytes": policy.maxOutputBytes])
-        } else if !closingByServer && !connection.isInputClosed {
+        } else if !closingByServer && !connection.isInputClosed && wasActive {
             let reason = connection.pendingInputBytes >= connection.maxInputBytes ? "input_limit" : "reset"
             policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer, "reason": reason,
                                                  "unsentBytes": connection.pendingOutputBytes])
