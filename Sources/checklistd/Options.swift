@@ -57,8 +57,8 @@ struct Options {
       --seed-demo            fill an empty store with the apps' demo lists
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
-      --insecure-bind        allow a non-loopback --host without --tokens, and a
-                             non-loopback --plain-port
+      --insecure-bind        allow a non-loopback --host without --tokens (or
+                             --tls-client-ca), and a non-loopback --plain-port
       --tls-cert FILE        make --port a TLS port (TLS 1.2 and 1.3): FILE is the PEM
                              certificate, optionally followed by its chain; needs --tls-key
       --tls-key FILE         the certificate's PEM private key (unencrypted)
@@ -102,7 +102,7 @@ struct Options {
     With --metrics-port, "checklistd: metrics on http://HOST:PORT/metrics" is
     printed on stdout before the "listening on" line.
     Without --tokens every client shares one namespace and only a loopback
-    --host is allowed (unless --insecure-bind). Without --tls-cert the protocol
+    --host is allowed (unless --insecure-bind or --tls-client-ca). Without --tls-cert the protocol
     is plain TCP: use TLS (or a TLS-terminating proxy) for other networks (README.md).
     SIGHUP re-reads the --tokens file and the TLS certificate and key: new
     connections get the new pair, open ones keep theirs; a file that does not
