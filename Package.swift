@@ -14,7 +14,7 @@ import PackageDescription
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
-//   ChecklistEventLoop       epoll event loops, connections, timers, signals, TCP server; knows no protocol
+//   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
@@ -57,12 +57,13 @@ let package = Package(
         .target(name: "ChecklistSocket",
                 dependencies: ["CLinux"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
+                               "ChecklistTLS"]),
         .target(name: "ChecklistClient",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -74,7 +75,8 @@ let package = Package(
         .executableTarget(name: "checklist-conformance",
                 dependencies: ["ChecklistConformance"]),
         .executableTarget(name: "checklistd",
-                dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer"]),
+                dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
+                               "ChecklistTLS"]),
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",

@@ -1161,6 +1161,9 @@ STATS_MIDDLE = ["latencyCount", "latencyP50Micros", "latencyP90Micros", "latency
 # The live-sync fields after presence bit 2.
 STATS_SYNC = ["syncSubscribers", "syncChangesPublished", "syncPushesDelivered", "syncSubscribersDropped",
               "syncRetainedChanges", "syncRetainedBytes"]
+# The TLS fields after presence bit 3.
+STATS_TLS = ["tlsHandshakes", "tlsNotTLS", "tlsHandshakeFailures", "tlsHandshakesTruncated",
+             "tlsHandshakeTimeouts", "tlsRecordErrors", "tlsOnPlainPort"]
 
 
 def enc_stats_report(f):
@@ -1173,7 +1176,8 @@ def enc_stats_report(f):
         out += varint(e["code"]) + varint(e["count"])
     out += b"".join(varint(f[k]) for k in STATS_MIDDLE)
     has_log, has_snapshot, has_sync = "logLastLSN" in f, "snapshotLSN" in f, "syncSubscribers" in f
-    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0))
+    has_tls = "tlsHandshakes" in f
+    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0) | (8 if has_tls else 0))
     if has_log:
         out += (varint(f["logLastLSN"]) + varint(f["logDurableLSN"]) + varint(f["logSegments"]) +
                 boolean(f["logFailed"]))
@@ -1181,6 +1185,8 @@ def enc_stats_report(f):
         out += varint(f["snapshotLSN"]) + zigzag(f["snapshotTime"]) + varint(f["snapshotBytes"])
     if has_sync:
         out += b"".join(varint(f[k]) for k in STATS_SYNC)
+    if has_tls:
+        out += b"".join(varint(f[k]) for k in STATS_TLS)
     return out
 
 
@@ -1193,7 +1199,7 @@ def dec_stats_report(r):
     f["errors"] = [{"code": r.varint("code"), "count": r.varint("count")} for _ in range(n)]
     for k in STATS_MIDDLE:
         f[k] = r.varint(k)
-    p = r.presence(0b111)
+    p = r.presence(0b1111)
     if p & 1:
         for k in ["logLastLSN", "logDurableLSN", "logSegments"]:
             f[k] = r.varint(k)
@@ -1204,6 +1210,9 @@ def dec_stats_report(r):
         f["snapshotBytes"] = r.varint("snapshotBytes")
     if p & 4:
         for k in STATS_SYNC:
+            f[k] = r.varint(k)
+    if p & 8:
+        for k in STATS_TLS:
             f[k] = r.varint(k)
     return f
 
@@ -1252,9 +1261,15 @@ def build_stats():
     valid("stats-report-live-sync", "STATS_REPORT of the busy server of stats-report that also offers live "
           "sync (presence 0x07): 250 subscribed connections, 2 dropped at their push buffer.",
           "STATS_REPORT", 42, syncing)
-    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 3, which v1 does "
+    tls = dict(syncing)
+    tls.update({"tlsHandshakes": 24000, "tlsNotTLS": 3, "tlsHandshakeFailures": 12, "tlsHandshakesTruncated": 5,
+                "tlsHandshakeTimeouts": 2, "tlsRecordErrors": 1, "tlsOnPlainPort": 4})
+    valid("stats-report-tls", "STATS_REPORT of the busy live-sync server of stats-report-live-sync with a TLS "
+          "port (presence 0x0F): 24000 handshakes, 3 plaintext clients on the TLS port, 4 TLS clients on the "
+          "plaintext port.", "STATS_REPORT", 43, tls)
+    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 4, which v1 does "
               "not define.", "response",
-              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x08"),
+              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x10"),
               "BAD_FIELD", "presence", "STATS_REPORT")
 
 

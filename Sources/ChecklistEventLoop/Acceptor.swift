@@ -11,14 +11,19 @@ import ChecklistSocket
 /// clients, and the connection limit is decided in one place. Accepted
 /// descriptors are handed to their loop with `execute`; the `Connection`
 /// object is only ever created on the loop that owns it.
+///
+/// A server with several listeners (a TLS port and a plaintext one) has
+/// one acceptor per listening socket, all on the first loop, sharing one
+/// `AcceptOrder`: one connection limit, one id sequence, one round-robin.
 final class Acceptor: Selectable {
     let fd: Int32
     let loop: EventLoop
     private let targets: [LoopBound<ServerLoopContext>]
     private let counters: ServerCounters
     private let limits: ConnectionLimits
-    private var nextTarget = 0
-    private var nextID: UInt64 = 1
+    /// Set on a TLS port.
+    private let tls: TLSListenerSettings?
+    private let order: AcceptOrder
     private enum State { case idle, listening, paused, closed }
     private var state = State.idle
 
@@ -30,8 +35,10 @@ final class Acceptor: Selectable {
     static let acceptBatch = 128
 
     init(fd: Int32, loop: EventLoop, targets: [LoopBound<ServerLoopContext>],
-         counters: ServerCounters, limits: ConnectionLimits) {
+         counters: ServerCounters, limits: ConnectionLimits, tls: TLSListenerSettings?, order: AcceptOrder) {
         self.fd = fd
+        self.tls = tls
+        self.order = order
         self.loop = loop
         self.targets = targets
         self.counters = counters
@@ -84,15 +91,16 @@ final class Acceptor: Selectable {
             counters.connectionsOpen.wrappingAdd(1, ordering: .relaxed)
             counters.connectionsTotal.wrappingAdd(1, ordering: .relaxed)
         }
-        let id = nextID
-        nextID += 1
-        let target = targets[nextTarget]
-        nextTarget = (nextTarget + 1) % targets.count
+        let id = order.nextID
+        order.nextID += 1
+        let target = targets[order.nextTarget]
+        order.nextTarget = (order.nextTarget + 1) % targets.count
+        let tls = self.tls
         if target.eventLoop === loop {
-            target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit)
+            target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls)
         } else {
             let handedOver = target.eventLoop.execute {
-                target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit)
+                target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls)
             }
             if !handedOver {  // that loop has stopped
                 closeSocket(connectionFD)
@@ -123,4 +131,11 @@ final class Acceptor: Selectable {
     }
 
     func loopWillClose() { close() }
+}
+
+/// The id and loop of the next accepted connection, shared by a server's
+/// acceptors (all on its first loop, which alone touches this).
+final class AcceptOrder {
+    var nextID: UInt64 = 1
+    var nextTarget = 0
 }

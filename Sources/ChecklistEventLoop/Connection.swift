@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ChecklistSocket
+import ChecklistTLS
 
 /// One accepted TCP connection, owned by one event loop for its whole life.
 ///
@@ -21,6 +22,12 @@ import ChecklistSocket
 /// `closeTimeout`), shuts down our sending side and lingers until the peer
 /// closes (at most `lingerTimeout`); `abort()` closes at once.
 ///
+/// TLS: on a TLS port (`tls` set) the socket carries ciphertext. The
+/// handshake runs first, driven by epoll like any read (`Connection+TLS.swift`);
+/// the handler is told `connectionActive` only once it is complete. After it,
+/// ciphertext read from the socket is decrypted into the same input buffer
+/// and output is encrypted as it is sent, so handlers see plaintext only.
+///
 /// Answers made elsewhere: while the handler awaits an answer made off the
 /// loop (`beginAwaitingAnswer`), the connection reads nothing and a graceful
 /// close waits for that answer (`endAwaitingAnswer`).
@@ -35,24 +42,28 @@ public final class Connection {
     /// When the connection was accepted.
     public let connectedAt: ContinuousClock.Instant
     /// When bytes last arrived (event-batch precision); for idle timeouts.
-    public private(set) var lastInputAt: ContinuousClock.Instant
+    public internal(set) var lastInputAt: ContinuousClock.Instant
     /// Since when pending output has been waiting without any of it being
     /// sent (it became pending, or a send last made progress); nil while
     /// nothing is pending. For timing out a peer that stopped reading.
-    public private(set) var outputWaitingSince: ContinuousClock.Instant?
+    public internal(set) var outputWaitingSince: ContinuousClock.Instant?
     /// Unconsumed input allowed before the connection is closed. Handlers set
     /// it from their maximum frame size.
     public var maxInputBytes: Int
 
     package let fd: Int32
     package let limits: ConnectionLimits
-    private let context: ServerLoopContext
+    let context: ServerLoopContext
     package var handler: (any ConnectionHandler)?
+    /// The TLS layer, on a TLS port.
+    let tls: TLSTransport?
+    /// The handler was told `connectionActive` (for TLS: the handshake is done).
+    package private(set) var isActive = false
 
-    private var input = InputBuffer()
-    /// Bytes `[outputSent..<output.count]` are pending.
-    private var output: [UInt8] = []
-    private var outputSent = 0
+    var input = InputBuffer()
+    /// Bytes `[outputSent..<output.count]` are pending (plaintext, on a TLS port).
+    var output: [UInt8] = []
+    var outputSent = 0
 
     package enum State {
         case open
@@ -64,11 +75,11 @@ public final class Connection {
     }
     private(set) var state = State.open
     /// The peer shut down its sending side.
-    public private(set) var isInputClosed = false
+    public internal(set) var isInputClosed = false
     /// Reading stopped because output is above the high-water mark.
     private var readPaused = false
     /// The last send was short: waiting for `EPOLLOUT`.
-    private var waitingForWritable = false
+    var waitingForWritable = false
     /// The handler left input unconsumed while output was pending: offer it
     /// again once output drains to the low-water mark, even if no new bytes arrive.
     private var redeliverWhenDrained = false
@@ -77,16 +88,18 @@ public final class Connection {
     private var flushQueued = false
     /// Handler calls (and `withOutputBuffer`s) in progress on the stack. While
     /// non-zero, closing does not free buffers or call `connectionClosed`.
-    private var callbackDepth = 0
+    var callbackDepth = 0
     /// Answers the handler is having made off the loop (`beginAwaitingAnswer`).
-    private var awaitedAnswers = 0
+    private(set) var awaitedAnswers = 0
     /// A graceful close asked for while answers were awaited: carried out
     /// when the last one is written, or an abort once this deadline passes.
     private var deferredCloseDeadline: ContinuousClock.Instant?
     private var closeNotificationPending = false
 
-    package init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext) {
+    package init(fd: Int32, id: UInt64, peer: String, overLimit: Bool, context: ServerLoopContext,
+                 tls: TLSTransport? = nil) {
         self.fd = fd
+        self.tls = tls
         self.id = id
         self.peer = peer
         self.eventLoop = context.loop
@@ -101,8 +114,20 @@ public final class Connection {
 
     // MARK: Public state
 
-    /// Bytes written but not yet accepted by the kernel.
-    public var pendingOutputBytes: Int { output.count - outputSent }
+    /// Bytes written but not yet accepted by the kernel (on a TLS port:
+    /// plaintext not yet encrypted plus ciphertext not yet sent).
+    public var pendingOutputBytes: Int { output.count - outputSent + (tls?.pendingCiphertext ?? 0) }
+
+    /// The connection came in on a TLS port.
+    public var isTLS: Bool { tls != nil }
+
+    /// The subject of the client's verified TLS certificate (RFC 2253, e.g.
+    /// `CN=alice,O=Example`), or nil: no TLS, no certificate, or the
+    /// handshake is not complete.
+    public var tlsPeerSubject: String? { tls?.session.peerCertificateSubject }
+
+    /// The negotiated TLS version, once the handshake is complete.
+    public var tlsVersion: TLSVersion? { tls?.session.protocolVersion }
 
     /// Unconsumed input bytes held for the handler.
     public var pendingInputBytes: Int { input.readableCount }
@@ -189,6 +214,10 @@ public final class Connection {
 
     /// `close()` with an explicit deadline for the flush (server shutdown).
     package func close(deadline: ContinuousClock.Instant) {
+        if let tls, !tls.isEstablished {
+            abort()  // mid-handshake: nothing can be said to the peer yet
+            return
+        }
         switch state {
         case .open where awaitedAnswers > 0:
             deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
@@ -280,6 +309,15 @@ public final class Connection {
 
     // MARK: Handler calls
 
+    /// Tells the handler the connection is active (for TLS, once the
+    /// handshake is done); an over-limit connection is closed right after.
+    package func activate() {
+        guard !isActive, isOpen else { return }
+        isActive = true
+        callHandler { $0.connectionActive(self) }
+        if isOverConnectionLimit { close() }
+    }
+
     /// Calls the handler, deferring a close it causes until it returns.
     package func callHandler(_ body: (any ConnectionHandler) -> Void) {
         guard let handler else { return }
@@ -289,7 +327,7 @@ public final class Connection {
         callbackDidReturn()
     }
 
-    private func callbackDidReturn() {
+    func callbackDidReturn() {
         if callbackDepth == 0 && closeNotificationPending { deliverCloseNotification() }
     }
 
@@ -307,7 +345,7 @@ public final class Connection {
         let readable = events & (EpollMask.input | EpollMask.hangUp) != 0
         var gotInput = false
         if readable && wantsInput {
-            gotInput = readOnce()
+            gotInput = tls == nil ? readOnce() : readTLS()
         }
         // Hang-up with nothing left to read: the peer is gone both ways.
         if events & EpollMask.hangUp != 0 && !gotInput && !isClosed {
@@ -335,13 +373,7 @@ public final class Connection {
             }
             return true
         case .endOfFile?:
-            isInputClosed = true
-            if case .lingering = state {
-                abort()
-                return true
-            }
-            updateInterest()
-            callHandler { $0.connectionInputClosed(self) }
+            inputDidEnd()
             return true
         case .wouldBlock?:
             return false
@@ -351,9 +383,20 @@ public final class Connection {
         }
     }
 
+    /// The peer's stream ended (end of file; for TLS also close_notify).
+    func inputDidEnd() {
+        isInputClosed = true
+        if case .lingering = state {
+            abort()
+            return
+        }
+        updateInterest()
+        callHandler { $0.connectionInputClosed(self) }
+    }
+
     /// Offers all unconsumed input to the handler (not while it awaits an
     /// answer: `endAwaitingAnswer` offers it then).
-    private func deliverInput() {
+    func deliverInput() {
         guard isOpen, awaitedAnswers == 0, input.readableCount > 0, let handler else { return }
         callbackDepth += 1
         let available = input.readableCount
@@ -377,7 +420,7 @@ public final class Connection {
         callbackDidReturn()
     }
 
-    private var wantsInput: Bool {
+    var wantsInput: Bool {
         switch state {
         case .open: return !isInputClosed && !readPaused && awaitedAnswers == 0
         case .lingering: return !isInputClosed
@@ -385,7 +428,7 @@ public final class Connection {
         }
     }
 
-    private func queueFlush() {
+    func queueFlush() {
         if outputWaitingSince == nil && pendingOutputBytes > 0 { outputWaitingSince = eventLoop.now }
         guard !flushQueued else { return }
         flushQueued = true
@@ -405,7 +448,9 @@ public final class Connection {
         case .open, .closing: break
         case .lingering, .closed: return
         }
-        if pendingOutputBytes > 0 && !waitingForWritable {
+        if tls != nil {
+            guard sendTLS() else { return }
+        } else if pendingOutputBytes > 0 && !waitingForWritable {
             let result: Result<SocketWriteResult, SocketError> = output.withUnsafeBytes { raw in
                 do throws(SocketError) {
                     return .success(try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[outputSent...])))
@@ -452,7 +497,7 @@ public final class Connection {
         }
     }
 
-    private func compactOutput() {
+    func compactOutput() {
         if outputSent == output.count {
             // Keep a small buffer for the next reply; return big ones.
             if output.capacity > 16 << 10 { output = [] } else { output.removeAll(keepingCapacity: true) }
@@ -470,6 +515,7 @@ public final class Connection {
             abort()
             return
         }
+        if tls != nil { sendCloseNotify() }
         do throws(SocketError) {
             try shutdownSocket(fd, .write)
         } catch {
@@ -481,7 +527,7 @@ public final class Connection {
         updateInterest()
     }
 
-    private func updateInterest() {
+    func updateInterest() {
         guard !isClosed else { return }
         var wanted: UInt32 = wantsInput ? EpollMask.input : 0
         if waitingForWritable, case .open = state { wanted |= EpollMask.output }
@@ -508,6 +554,10 @@ public final class Connection {
         case .open:
             if let deadline = deferredCloseDeadline, now >= deadline {
                 abort()  // the awaited answer took longer than the close allows
+                return
+            }
+            guard isActive else {
+                checkHandshakeDeadline(now: now)
                 return
             }
             callHandler { $0.connectionTick(self, now: now) }

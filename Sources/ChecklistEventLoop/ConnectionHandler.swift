@@ -3,12 +3,11 @@
 // NIOPosix apart from any protocol): a server plugs its protocol in as a
 // `ConnectionHandler` per connection.
 //
-// TLS, later: it belongs between the socket and the handler. `Connection`
-// reads into its `InputBuffer` and writes its output queue with plain
-// read/send; a TLS layer would take the place of those two calls (ciphertext
-// in from the socket, plaintext out to the handler's `connectionReadable`,
-// and the reverse for writes, plus the handshake's own reads and writes), so
-// that the frame parser and every handler stay as they are.
+// TLS sits between the socket and the handler: on a TLS port `Connection`
+// runs the handshake before the handler is told `connectionActive`, then
+// decrypts what it reads into the input buffer and encrypts what it sends
+// (Connection+TLS.swift), so that the frame parser and every handler stay
+// as they are.
 
 /// Protocol logic for one connection. A `TCPServer` makes one handler per
 /// connection (with its `handlerFactory`) and calls it only on that
@@ -19,7 +18,8 @@
 /// answer through `connection.write` / `withOutputBuffer`. The connection
 /// keeps the handler alive until `connectionClosed` returns, then drops it.
 public protocol ConnectionHandler: AnyObject {
-    /// The connection is registered and readable. An over-limit connection
+    /// The connection is registered and readable (on a TLS port: its
+    /// handshake is complete, `connection.tlsPeerSubject` is known). An over-limit connection
     /// (`connection.isOverConnectionLimit`) is closed right after this returns;
     /// write a refusal here if the protocol has one.
     func connectionActive(_ connection: Connection)
@@ -58,6 +58,12 @@ public protocol ConnectionHandler: AnyObject {
     /// connection is open; use it for idle timeouts. Default: nothing.
     func connectionTick(_ connection: Connection, now: ContinuousClock.Instant)
 
+    /// The TLS layer is closing the connection (`connectionClosed` follows):
+    /// a failed or timed-out handshake, a plaintext peer on the TLS port,
+    /// a record that does not decrypt. May come before `connectionActive`
+    /// (which then never comes). Default: nothing.
+    func connectionTLSFailed(_ connection: Connection, _ failure: TLSConnectionFailure)
+
     /// The connection is closed (by either side, or aborted). Called exactly
     /// once; the descriptor is already closed and writes are ignored.
     func connectionClosed(_ connection: Connection)
@@ -69,5 +75,6 @@ extension ConnectionHandler {
     public func connectionPausedReading(_ connection: Connection) {}
     public func connectionShuttingDown(_ connection: Connection) {}
     public func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {}
+    public func connectionTLSFailed(_ connection: Connection, _ failure: TLSConnectionFailure) {}
     public func connectionClosed(_ connection: Connection) {}
 }

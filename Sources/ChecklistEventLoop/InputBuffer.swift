@@ -36,15 +36,28 @@ struct InputBuffer: ~Copyable {
     /// `limit` bounds the capacity (it is exceeded only to hold one chunk past it).
     /// Returns nil, without reading, when the buffer is full and at its limit.
     mutating func read(from fd: Int32, limit: Int) throws(SocketError) -> SocketReadResult? {
-        reserveFreeSpace(limit: limit)
-        guard writerIndex < capacity else { return nil }
-        let free = UnsafeMutableRawBufferPointer(rebasing: storage[writerIndex...])
-        let result = try readSocket(fd, into: free)
-        if case .bytes(let n) = result {
-            writerIndex += n
-            lastReadFilled = n == free.count
+        var result = SocketReadResult.wouldBlock
+        let room = try append(limit: limit) { free throws(SocketError) in
+            result = try readSocket(fd, into: free)
+            if case .bytes(let n) = result { return n }
+            return 0
         }
-        return result
+        return room ? result : nil
+    }
+
+    /// Makes free space at the end and lets `body` write into it once;
+    /// `body` returns how many bytes it wrote. Returns false, without
+    /// calling `body`, when the buffer is full and at `limit`. (TLS
+    /// decrypts into the buffer through this.)
+    mutating func append<E: Error>(limit: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) -> Bool {
+        reserveFreeSpace(limit: limit)
+        guard writerIndex < capacity else { return false }
+        let free = UnsafeMutableRawBufferPointer(rebasing: storage[writerIndex...])
+        let n = try body(free)
+        precondition(n >= 0 && n <= free.count, "appended \(n) bytes into \(free.count) free")
+        writerIndex += n
+        lastReadFilled = n == free.count
+        return true
     }
 
     /// Marks `count` readable bytes consumed.

@@ -1,4 +1,5 @@
 import ChecklistSocket
+import ChecklistTLS
 
 /// A server's state on one loop: the connections that loop owns, the tick
 /// timer, and the shutdown bookkeeping. Loop thread only (it is reached
@@ -15,6 +16,12 @@ package final class ServerLoopContext {
     private var shuttingDown = false
     /// Called once when shutting down and the last connection has closed.
     private var onDrained: (() -> Void)?
+    /// Where TLS connections of this loop read ciphertext into and take
+    /// it out of their sessions, one call at a time: one buffer per loop
+    /// rather than one per connection.
+    package let tlsScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ServerLoopContext.tlsScratchBytes, alignment: 16)
+    /// A few TLS records' worth (a record holds at most 16 KiB of plaintext).
+    package static let tlsScratchBytes = 64 << 10
 
     package init(loop: EventLoop, limits: ConnectionLimits, counters: ServerCounters,
          makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
@@ -23,6 +30,10 @@ package final class ServerLoopContext {
         self.counters = counters
         self.traffic = counters.traffic[loop.index]
         self.makeHandler = makeHandler
+    }
+
+    deinit {
+        tlsScratch.deallocate()
     }
 
     package var connectionCount: Int { connections.count }
@@ -34,13 +45,25 @@ package final class ServerLoopContext {
 
     /// Takes over an accepted descriptor (already counted by the acceptor):
     /// registers it, makes its handler, and tells the handler it is active.
-    package func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool) {
+    /// On a TLS port (`tls` set) the handler is told only once the handshake is done.
+    package func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool, tls: TLSListenerSettings? = nil) {
         guard !shuttingDown else {
             closeSocket(fd)
             uncount(overLimit: overLimit)
             return
         }
-        let connection = Connection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self)
+        var transport: TLSTransport?
+        if let tls {
+            do throws(TLSError) {
+                transport = TLSTransport(session: try TLSSession(server: tls.context.current, limits: tls.sessionLimits),
+                                         handshakeTimeout: tls.handshakeTimeout)
+            } catch {
+                closeSocket(fd)  // out of memory in OpenSSL
+                uncount(overLimit: overLimit)
+                return
+            }
+        }
+        let connection = Connection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self, tls: transport)
         do throws(SocketError) {
             try loop.register(fd, interest: EpollMask.input, handler: connection)
         } catch {
@@ -50,8 +73,7 @@ package final class ServerLoopContext {
         }
         connections[id] = connection
         connection.handler = makeHandler(connection)
-        connection.callHandler { $0.connectionActive(connection) }
-        if overLimit { connection.close() }
+        if transport == nil { connection.activate() }
     }
 
     /// Bookkeeping when a connection's descriptor has been closed.
@@ -85,7 +107,8 @@ package final class ServerLoopContext {
         shuttingDown = true
         self.onDrained = onDrained
         for connection in Array(connections.values) where connection.isOpen {
-            connection.callHandler { $0.connectionShuttingDown(connection) }
+            // One still in its TLS handshake has no handler session to tell: just closed.
+            if connection.isActive { connection.callHandler { $0.connectionShuttingDown(connection) } }
             connection.close(deadline: deadline)
         }
         if connections.isEmpty { drained() }

@@ -16,6 +16,27 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Bytes read from and written to sockets.
     public var bytesIn: UInt64
     public var bytesOut: UInt64
+    /// TLS handshakes completed, and TLS connections closed by the TLS layer.
+    public var tls = TLSStatistics()
+}
+
+/// What the TLS ports saw (all zero without one). Each failure closed its
+/// connection (`TLSConnectionFailure.Reason`).
+public struct TLSStatistics: Sendable, Hashable {
+    /// Handshakes completed.
+    public var handshakes: UInt64 = 0
+    /// Connections whose first byte was not a TLS handshake record (plaintext on the TLS port).
+    public var notTLS: UInt64 = 0
+    /// Handshakes that failed (garbage, no common version or cipher, a bad or missing client certificate).
+    public var handshakeFailures: UInt64 = 0
+    /// Peers that closed or reset the connection mid-handshake.
+    public var handshakesTruncated: UInt64 = 0
+    /// Handshakes that did not complete in time.
+    public var handshakeTimeouts: UInt64 = 0
+    /// Established connections closed for a record that did not decrypt or a fatal alert.
+    public var recordErrors: UInt64 = 0
+
+    public init() {}
 }
 
 /// The live counters: relaxed atomics, cheap to bump from any loop. The
@@ -31,6 +52,15 @@ package final class ServerCounters: Sendable {
     package let readPauses = Counter()
     /// Indexed by `EventLoop.index`.
     package let traffic: [Traffic]
+    package let tlsHandshakes = Counter()
+    private let tlsFailures: [String: Counter] = Dictionary(uniqueKeysWithValues: [
+        TLSConnectionFailure.Reason.notTLS, .handshakeFailed, .handshakeTruncated, .handshakeTimeout, .recordError,
+    ].map { ($0.name, Counter()) })
+
+    /// Counts one connection closed by its TLS layer.
+    package func countTLSFailure(_ reason: TLSConnectionFailure.Reason) {
+        tlsFailures[reason.name]?.add(1)
+    }
 
     package init(loops: Int) {
         traffic = (0..<loops).map { _ in Traffic() }
@@ -57,6 +87,19 @@ package final class ServerCounters: Sendable {
             connectionsDroppedForOutput: droppedForOutput.load(),
             readPauses: readPauses.load(),
             bytesIn: traffic.reduce(0) { $0 + $1.bytesIn.load() },
-            bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() })
+            bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() },
+            tls: tlsSnapshot())
+    }
+
+    private func tlsSnapshot() -> TLSStatistics {
+        func failures(_ reason: TLSConnectionFailure.Reason) -> UInt64 { tlsFailures[reason.name]?.load() ?? 0 }
+        var figures = TLSStatistics()
+        figures.handshakes = tlsHandshakes.load()
+        figures.notTLS = failures(.notTLS)
+        figures.handshakeFailures = failures(.handshakeFailed)
+        figures.handshakesTruncated = failures(.handshakeTruncated)
+        figures.handshakeTimeouts = failures(.handshakeTimeout)
+        figures.recordErrors = failures(.recordError)
+        return figures
     }
 }

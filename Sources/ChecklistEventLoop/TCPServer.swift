@@ -12,15 +12,45 @@ import Synchronization
 /// Lifecycle: `group.start()`; `TCPServer(...)` (listening when it returns);
 /// ...; `shutdown(timeout:)`; `group.shutdownAndJoin()`.
 public final class TCPServer: Sendable {
-    /// The host the listener is bound to, as given.
+    /// One listening socket: where, and whether it speaks TLS.
+    public struct Listener: Sendable {
+        public var host: String
+        /// 0 picks a free port.
+        public var port: UInt16
+        /// Set: a TLS port (every connection starts with a handshake).
+        public var tls: TLSListenerSettings?
+
+        public init(host: String, port: UInt16, tls: TLSListenerSettings? = nil) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+        }
+    }
+
+    /// A listener as bound.
+    public struct BoundListener: Sendable, Hashable {
+        public let host: String
+        /// The real port (when 0 was asked for, the one picked).
+        public let port: UInt16
+        public let isTLS: Bool
+
+        /// `"host:port"`; for log lines like `listening on ...`.
+        public var address: String {
+            host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+    }
+
+    /// The host the first listener is bound to, as given.
     public let host: String
-    /// The bound port (the real one when 0 was asked for).
+    /// The first listener's bound port (the real one when 0 was asked for).
     public let boundPort: UInt16
+    /// Every listener, in the order given.
+    public let listeners: [BoundListener]
     public let group: EventLoopGroup
     public let limits: ConnectionLimits
     private let counters: ServerCounters
     private let contexts: [LoopBound<ServerLoopContext>]
-    private let acceptor: LoopBound<Acceptor>
+    private let acceptors: [LoopBound<Acceptor>]
     private let shutdownStarted = Atomic<Bool>(false)
 
     /// Binds `host:port` and starts accepting on the group's first loop.
@@ -29,13 +59,34 @@ public final class TCPServer: Sendable {
     ///   each accepted connection (over-limit ones too: check
     ///   `connection.isOverConnectionLimit` to write a refusal in
     ///   `connectionActive`).
-    public init(
+    public convenience init(
         host: String, port: UInt16, group: EventLoopGroup, limits: ConnectionLimits = ConnectionLimits(),
         handlerFactory: @escaping @Sendable (Connection) -> any ConnectionHandler
     ) throws(SocketError) {
-        let (fd, boundPort) = try makeListeningSocket(host: host, port: port, backlog: limits.listenBacklog)
-        self.host = host
-        self.boundPort = boundPort
+        try self.init(listeners: [Listener(host: host, port: port)], group: group, limits: limits,
+                      handlerFactory: handlerFactory)
+    }
+
+    /// Binds every listener (at least one) and starts accepting on the
+    /// group's first loop. The listeners share the limits: a TLS port and
+    /// a plaintext port together serve at most `limits.maxConnections`.
+    public init(
+        listeners specs: [Listener], group: EventLoopGroup, limits: ConnectionLimits = ConnectionLimits(),
+        handlerFactory: @escaping @Sendable (Connection) -> any ConnectionHandler
+    ) throws(SocketError) {
+        precondition(!specs.isEmpty, "a TCPServer needs a listener")
+        var sockets: [(fd: Int32, port: UInt16)] = []
+        for spec in specs {
+            do throws(SocketError) {
+                sockets.append(try makeListeningSocket(host: spec.host, port: spec.port, backlog: limits.listenBacklog))
+            } catch {
+                for socket in sockets { closeSocket(socket.fd) }
+                throw error
+            }
+        }
+        listeners = zip(specs, sockets).map { BoundListener(host: $0.host, port: $1.port, isTLS: $0.tls != nil) }
+        self.host = specs[0].host
+        self.boundPort = sockets[0].port
         self.group = group
         self.limits = limits
         let counters = ServerCounters(loops: group.loops.count)
@@ -46,19 +97,22 @@ public final class TCPServer: Sendable {
                                                      makeHandler: handlerFactory), to: loop)
         }
         self.contexts = contexts
-        let acceptor = LoopBound(handingOver: Acceptor(fd: fd, loop: group.loops[0], targets: contexts,
-                                                       counters: counters, limits: limits), to: group.loops[0])
-        self.acceptor = acceptor
+        let order = AcceptOrder()
+        let acceptors = zip(specs, sockets).map { spec, socket in
+            LoopBound(handingOver: Acceptor(fd: socket.fd, loop: group.loops[0], targets: contexts, counters: counters,
+                                            limits: limits, tls: spec.tls, order: order), to: group.loops[0])
+        }
+        self.acceptors = acceptors
         for context in contexts {
             context.eventLoop.execute { context.value.start() }
         }
-        acceptor.eventLoop.execute { acceptor.value.start() }
+        for acceptor in acceptors {
+            acceptor.eventLoop.execute { acceptor.value.start() }
+        }
     }
 
-    /// `"host:port"` with the bound port; for log lines like `listening on ...`.
-    public var localAddress: String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(boundPort)" : "\(host):\(boundPort)"
-    }
+    /// `"host:port"` of the first listener; for log lines like `listening on ...`.
+    public var localAddress: String { listeners[0].address }
 
     /// Current counters. Safe from any thread.
     public var statistics: ServerStatistics { counters.snapshot() }
@@ -84,9 +138,8 @@ public final class TCPServer: Sendable {
             return ShutdownResult(graceful: true, abortedConnections: 0)
         }
         let deadline = ContinuousClock.now + timeout
-        let acceptor = self.acceptor
-        let stoppedAccepting = Latch(count: 1)
-        if !acceptor.eventLoop.execute({ acceptor.value.close(); stoppedAccepting.countDown() }) {
+        let stoppedAccepting = Latch(count: acceptors.count)
+        for acceptor in acceptors where !acceptor.eventLoop.execute({ acceptor.value.close(); stoppedAccepting.countDown() }) {
             stoppedAccepting.countDown()  // the loop stopped and closed it already
         }
         _ = stoppedAccepting.wait(until: deadline)

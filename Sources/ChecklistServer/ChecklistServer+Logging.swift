@@ -29,7 +29,9 @@ extension ChecklistServer {
                            "maxConnections": c.maxConnections, "fdLimit": descriptorLimit,
                            "maxInFlight": c.maxInFlight, "maxOutputBytes": c.maxOutputBytes,
                            "idleTimeoutSeconds": c.idleTimeout.map { Self.seconds($0) } ?? "off",
-                           "metrics": metricsAddress ?? "off", "dataDir": c.dataDirectory])
+                           "metrics": metricsAddress ?? "off", "dataDir": c.dataDirectory,
+                           "tls": c.tls == nil ? "off" : (c.tls!.context.configuration.clientCAFile == nil ? "on" : "mutual"),
+                           "plainAddress": plainAddress ?? "off"])
     }
 
     static func seconds(_ d: Duration) -> String {

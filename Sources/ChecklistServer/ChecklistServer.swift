@@ -52,7 +52,7 @@ public final class ChecklistServer: Sendable {
         descriptorLimit = Self.raiseDescriptorLimit(for: configuration, log: log)
         group = try EventLoopGroup(threads: threads)
         group.start()
-        let metrics = ServerMetrics(loops: threads, store: store)
+        let metrics = ServerMetrics(loops: threads, store: store, hasTLSPort: configuration.tls != nil)
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log)
@@ -72,7 +72,11 @@ public final class ChecklistServer: Sendable {
         let accessControl = configuration.accessControl
         let tcp: TCPServer
         do {
-            tcp = try TCPServer(host: configuration.host, port: configuration.port, group: group, limits: limits) { connection in
+            var listeners = [TCPServer.Listener(host: configuration.host, port: configuration.port, tls: configuration.tls)]
+            if configuration.tls != nil, let plainPort = configuration.plainPort {
+                listeners.append(TCPServer.Listener(host: configuration.plainHost, port: plainPort))
+            }
+            tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
                 ChecklistConnectionHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
                                            accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
                                            storage: storage)
@@ -102,8 +106,11 @@ public final class ChecklistServer: Sendable {
         }
     }
 
-    /// `HOST:PORT` actually bound.
+    /// `HOST:PORT` actually bound (the TLS port, when there is one).
     public var localAddress: String { tcp.localAddress }
+
+    /// `HOST:PORT` of the plaintext port beside the TLS one, if there is one.
+    public var plainAddress: String? { tcp.listeners.count > 1 ? tcp.listeners[1].address : nil }
 
     /// The bound port (the real one when 0 was asked for).
     public var port: UInt16 { tcp.boundPort }

@@ -1,3 +1,4 @@
+import ChecklistEventLoop
 import ChecklistModel
 
 /// Everything `checklistd` can be told on its command line.
@@ -6,6 +7,13 @@ public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// Port to bind; 0 picks an ephemeral port.
     public var port: UInt16 = 7420
+    /// Set: `port` speaks TLS (its certificate, key, optional client CA and
+    /// handshake timeout); nil: `port` is plaintext.
+    public var tls: TLSListenerSettings?
+    /// With `tls`: a plaintext port beside the TLS one (0 picks one), on `plainHost`.
+    public var plainPort: UInt16?
+    /// Address of the plaintext port (`checklistd` makes it loopback unless `--insecure-bind`).
+    public var plainHost: String = "127.0.0.1"
     /// Directory holding the server's data.
     public var dataDirectory: String = "./data"
     /// Event-loop threads; 0 means one per core.

@@ -14,10 +14,13 @@ enum AccessSetup {
     static func start(_ options: Options) throws -> AccessControl? {
         let host = options.configuration.host
         guard let path = options.tokensFile else {
-            if !AccessControl.isLoopback(host: host) && !options.insecureBind {
+            // Client certificates (mutual TLS) are access control too: only holders get in.
+            let mutualTLS = options.tlsFiles?.clientCAFile != nil
+            if !AccessControl.isLoopback(host: host) && !options.insecureBind && !mutualTLS {
                 throw Refusal(description: """
                     refusing to listen on \(host) without access control: anyone who can reach it \
-                    could read and change every list. Give --tokens FILE, or --insecure-bind to do it anyway.
+                    could read and change every list. Give --tokens FILE (or --tls-client-ca FILE), or --insecure-bind \
+                    to do it anyway.
                     """)
             }
             log("no --tokens: running WITHOUT access control; every client shares the namespace \"default\"")
@@ -30,8 +33,9 @@ enum AccessSetup {
             throw Refusal(description: "tokens file \(path): \(error)")
         }
         let tokens = accessControl.tokens
-        log("access control: \(tokens.count) tokens for \(tokens.namespaceCount) namespaces from \(path); SIGHUP reloads it")
-        if tokens.count == 0 { log("warning: \(path) holds no tokens: every HELLO will be refused") }
+        let certificates = tokens.certificateCount > 0 ? " and \(tokens.certificateCount) certificate subjects" : ""
+        log("access control: \(tokens.count) tokens\(certificates) for \(tokens.namespaceCount) namespaces from \(path); SIGHUP reloads it")
+        if tokens.count == 0 && tokens.certificateCount == 0 { log("warning: \(path) holds no tokens: every HELLO will be refused") }
         warnIfReadableByOthers(path)
         return accessControl
     }

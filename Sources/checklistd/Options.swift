@@ -1,5 +1,6 @@
 import ChecklistPersistence
 import ChecklistServer
+import ChecklistTLS
 
 /// `checklistd`'s command line.
 struct Options {
@@ -13,6 +14,21 @@ struct Options {
     var tokensFile: String?
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
     var insecureBind = false
+    /// `--tls-cert`, `--tls-key`, `--tls-client-ca`: make `--port` a TLS port.
+    var tlsCertificateFile: String?
+    var tlsKeyFile: String?
+    var tlsClientCAFile: String?
+    /// `--tls-handshake-timeout`.
+    var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// `--plain-port`: a plaintext port beside the TLS one.
+    var plainPort: UInt16?
+
+    /// The TLS files, when `--port` is a TLS port.
+    var tlsFiles: TLSServerConfiguration? {
+        guard let tlsCertificateFile, let tlsKeyFile else { return nil }
+        return TLSServerConfiguration(certificateFile: tlsCertificateFile, privateKeyFile: tlsKeyFile,
+                                      clientCAFile: tlsClientCAFile)
+    }
 
     static let usage = """
     usage: checklistd [options]
@@ -41,7 +57,20 @@ struct Options {
       --seed-demo            fill an empty store with the apps' demo lists
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
-      --insecure-bind        allow a non-loopback --host without --tokens
+      --insecure-bind        allow a non-loopback --host without --tokens (or
+                             --tls-client-ca), and a non-loopback --plain-port
+      --tls-cert FILE        make --port a TLS port (TLS 1.2 and 1.3): FILE is the PEM
+                             certificate, optionally followed by its chain; needs --tls-key
+      --tls-key FILE         the certificate's PEM private key (unencrypted)
+      --tls-client-ca FILE   require a client certificate signed by a CA in this PEM file
+                             (mutual TLS); with --tokens, a "cert:SUBJECT NAMESPACE" line
+                             lets a certificate stand in for a token
+      --tls-handshake-timeout SECONDS  close a TLS connection whose handshake has not
+                             completed in this time (default 10)
+      --plain-port PORT      with --tls-cert: also serve plaintext on this port (0 picks
+                             one), on 127.0.0.1 unless --insecure-bind (then on --host);
+                             "checklistd: plaintext on HOST:PORT" is printed before the
+                             "listening on" line
       --idle-timeout SECONDS close a connection that sends nothing for this long (after
                              ERROR LIMIT_EXCEEDED idleTimeout), or that reads none of
                              the answers it is owed for this long (default 0: never)
@@ -73,8 +102,13 @@ struct Options {
     With --metrics-port, "checklistd: metrics on http://HOST:PORT/metrics" is
     printed on stdout before the "listening on" line.
     Without --tokens every client shares one namespace and only a loopback
-    --host is allowed (unless --insecure-bind). The protocol is plain TCP: put a
-    TLS-terminating proxy in front for other networks (README.md).
+    --host is allowed (unless --insecure-bind or --tls-client-ca). Without --tls-cert the protocol
+    is plain TCP: use TLS (or a TLS-terminating proxy) for other networks (README.md).
+    SIGHUP re-reads the --tokens file and the TLS certificate and key: new
+    connections get the new pair, open ones keep theirs; a file that does not
+    load keeps the old one (logged). TLS failures are logged as event=tls_failed
+    (reason=not_tls, handshake_failed, handshake_truncated, handshake_timeout,
+    record_error) and a TLS handshake on a plaintext port as event=tls_on_plain_port.
     """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -107,6 +141,14 @@ struct Options {
         case "--threads": configuration.threads = try cursor.number(flag, Int.self, min: 1)
         case "--tokens": tokensFile = try cursor.value(flag)
         case "--insecure-bind": insecureBind = true
+        case "--tls-cert": tlsCertificateFile = try cursor.value(flag)
+        case "--tls-key": tlsKeyFile = try cursor.value(flag)
+        case "--tls-client-ca": tlsClientCAFile = try cursor.value(flag)
+        case "--tls-handshake-timeout":
+            let seconds = try cursor.seconds(flag)
+            guard seconds > 0 else { throw UsageError(description: "--tls-handshake-timeout must be more than 0") }
+            tlsHandshakeTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        case "--plain-port": plainPort = try cursor.number(flag, UInt16.self)
         default: return false
         }
         return true
@@ -174,6 +216,14 @@ struct Options {
 
     /// Refuses option values that are fine alone but not together.
     private func checkCombination() throws {
+        switch (tlsCertificateFile, tlsKeyFile) {
+        case (_?, nil): throw UsageError(description: "--tls-cert needs --tls-key")
+        case (nil, _?): throw UsageError(description: "--tls-key needs --tls-cert")
+        case (nil, nil):
+            if tlsClientCAFile != nil { throw UsageError(description: "--tls-client-ca needs --tls-cert and --tls-key") }
+            if plainPort != nil { throw UsageError(description: "--plain-port needs --tls-cert and --tls-key (--port is plaintext already)") }
+        default: break
+        }
         let smallestOutputLimit = Int(configuration.limits.maxFrameBytes) + 64 * 1024
         guard configuration.maxOutputBytes >= smallestOutputLimit else {
             throw UsageError(description: "--max-output-bytes must be at least --max-frame + 65536 (\(smallestOutputLimit)): "

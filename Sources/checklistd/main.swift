@@ -22,12 +22,21 @@ do {
     // blocked signals, so SIGINT/SIGTERM reach only the watcher.
     let stop = DispatchSemaphore(value: 0)
     let accessControl = try AccessSetup.start(options)
+    let tls = try TLSSetup.start(options)
     let signals = try SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP]) { signal in
-        if signal == SIGHUP { AccessSetup.reload(accessControl) } else { stop.signal() }
+        if signal == SIGHUP {
+            AccessSetup.reload(accessControl)
+            TLSSetup.reload(tls)
+        } else {
+            stop.signal()
+        }
     }
     ignoreBrokenPipeSignal()
     var configuration = options.configuration
     configuration.accessControl = accessControl
+    configuration.tls = tls
+    configuration.plainPort = options.plainPort
+    configuration.plainHost = TLSSetup.plainHost(options)
     let storage = StorageOpener.dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
                                               snapshotAfter: options.snapshotAfter)
     let service = try ChecklistService(ServiceOptions(configuration: configuration, storage: storage,
@@ -36,6 +45,9 @@ do {
     if let metrics = server.metricsAddress {
         // Before the readiness line, so whoever waits for that one has this too.
         FileHandle.standardOutput.write(Data("checklistd: metrics on http://\(metrics)/metrics\n".utf8))
+    }
+    if let plain = server.plainAddress {
+        FileHandle.standardOutput.write(Data("checklistd: plaintext on \(plain)\n".utf8))
     }
     // The readiness line tests and scripts wait for; written unbuffered.
     FileHandle.standardOutput.write(Data("checklistd: listening on \(server.localAddress)\n".utf8))

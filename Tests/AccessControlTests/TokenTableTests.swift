@@ -72,3 +72,33 @@ import Testing
         #expect(AccessControl.isLoopback(host: host) == loopback)
     }
 }
+
+/// `cert:SUBJECT NAMESPACE` lines: a client certificate's subject standing in for a token.
+@Suite(.timeLimit(.minutes(1)))
+struct CertificateSubjectLineTests {
+    @Test func certificateLinesMapSubjectsToNamespaces() throws {
+        let table = try TokenTable.parse("""
+            token-1 alice
+            cert:CN=alice,O=Example  alice   # alice's laptop
+            \tcert:CN=Bob Smith,OU=Ops,O=Example Corp bob
+            """)
+        #expect(table.count == 1 && table.certificateCount == 2 && table.namespaceCount == 2)
+        #expect(table.namespace(forCertificateSubject: "CN=alice,O=Example") == Namespace("alice"))
+        #expect(table.namespace(forCertificateSubject: "CN=Bob Smith,OU=Ops,O=Example Corp") == Namespace("bob"))
+        #expect(table.namespace(forCertificateSubject: "CN=alice") == nil)
+        #expect(table.namespace(for: "CN=alice,O=Example") == nil, "a subject is not a token")
+    }
+
+    @Test(arguments: [
+        ("cert:CN=a a\ncert:CN=a b", "line 2: the certificate subject CN=a appears again"),
+        ("cert:CN=a", "line 1: expected cert:SUBJECT NAMESPACE"),
+        ("cert: alice", "line 1: expected cert:SUBJECT NAMESPACE"),
+    ])
+    func badCertificateLinesAreRefused(text: String, message: String) {
+        #expect {
+            _ = try TokenTable.parse(text)
+        } throws: { error in
+            (error as? TokenFileError)?.description == message
+        }
+    }
+}

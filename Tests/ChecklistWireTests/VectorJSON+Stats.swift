@@ -3,7 +3,7 @@ import ChecklistWire
 
 /// STATS_REPORT in the vectors' `fields` shape: flat keys named as in the
 /// SPEC.md section 6.10 table, `requests` and `errors` arrays, and the log
-/// snapshot and live-sync keys present exactly when their presence bit is set.
+/// snapshot, live-sync and TLS keys present exactly when their presence bit is set.
 extension VectorJSON {
     static var statsHead: [(String, WritableKeyPath<StatsReport, UInt64>)] { [
         ("uptimeSeconds", \.uptimeSeconds), ("connectionsOpen", \.connectionsOpen),
@@ -23,6 +23,13 @@ extension VectorJSON {
         ("syncSubscribers", \.subscribers), ("syncChangesPublished", \.changesPublished),
         ("syncPushesDelivered", \.pushesDelivered), ("syncSubscribersDropped", \.subscribersDropped),
         ("syncRetainedChanges", \.retainedChanges), ("syncRetainedBytes", \.retainedBytes),
+    ] }
+
+    /// The TLS keys, present exactly when presence bit 3 is set.
+    static var statsTLS: [(String, WritableKeyPath<StatsReport.TLSStatus, UInt64>)] { [
+        ("tlsHandshakes", \.handshakes), ("tlsNotTLS", \.notTLS), ("tlsHandshakeFailures", \.handshakeFailures),
+        ("tlsHandshakesTruncated", \.handshakesTruncated), ("tlsHandshakeTimeouts", \.handshakeTimeouts),
+        ("tlsRecordErrors", \.recordErrors), ("tlsOnPlainPort", \.tlsOnPlainPort),
     ] }
 
     static func json(_ m: StatsReport) -> JSONValue {
@@ -45,6 +52,9 @@ extension VectorJSON {
         }
         if let sync = m.sync {
             for (key, path) in statsSync { o[key] = .number(sync[keyPath: path]) }
+        }
+        if let tls = m.tls {
+            for (key, path) in statsTLS { o[key] = .number(tls[keyPath: path]) }
         }
         return .object(o)
     }
@@ -72,6 +82,11 @@ extension VectorJSON {
                                               retainedChanges: 0, retainedBytes: 0)
             for (key, path) in statsSync { sync[keyPath: path] = try f.uint(key) }
             m.sync = sync
+        }
+        if f["tlsHandshakes"] != nil {
+            var tls = StatsReport.TLSStatus()
+            for (key, path) in statsTLS { tls[keyPath: path] = try f.uint(key) }
+            m.tls = tls
         }
         return m
     }

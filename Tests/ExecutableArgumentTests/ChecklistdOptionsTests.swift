@@ -63,6 +63,12 @@ struct ChecklistdOptionsTests {
         (["--idle-timeout", "soon"], "--idle-timeout: 'soon' is not a number of seconds"),
         (["--max-frame", "1048576", "--max-output-bytes", "1000000"],
          "--max-output-bytes must be at least --max-frame + 65536 (1114112): one answer may be that large"),
+        (["--tls-cert", "c.pem"], "--tls-cert needs --tls-key"),
+        (["--tls-key", "k.pem"], "--tls-key needs --tls-cert"),
+        (["--tls-client-ca", "ca.pem"], "--tls-client-ca needs --tls-cert and --tls-key"),
+        (["--plain-port", "7419"], "--plain-port needs --tls-cert and --tls-key (--port is plaintext already)"),
+        (["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-handshake-timeout", "0"],
+         "--tls-handshake-timeout must be more than 0"),
     ] as [([String], String)])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) {
         #expect {
@@ -80,5 +86,20 @@ struct ChecklistdOptionsTests {
         #expect(allowed.configuration.metricsPort == 9100)
         // Without --metrics-port the host is not used, so it is not checked.
         #expect(try Options.parse(["--metrics-host", "0.0.0.0"]) != nil)
+    }
+
+    @Test func tlsOptionsMakeATLSPort() throws {
+        let options = try #require(try Options.parse(["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem",
+                                                      "--tls-handshake-timeout", "2.5", "--plain-port", "7419",
+                                                      "--host", "0.0.0.0"]))
+        let files = try #require(options.tlsFiles)
+        #expect(files.certificateFile == "c.pem" && files.privateKeyFile == "k.pem" && files.clientCAFile == "ca.pem")
+        #expect(options.tlsHandshakeTimeout == .milliseconds(2500))
+        #expect(options.plainPort == 7419)
+        #expect(TLSSetup.plainHost(options) == "127.0.0.1", "the plaintext port stays on loopback")
+        var insecure = options
+        insecure.insecureBind = true
+        #expect(TLSSetup.plainHost(insecure) == "0.0.0.0")
+        #expect(try Options.parse([])?.tlsFiles == nil)
     }
 }

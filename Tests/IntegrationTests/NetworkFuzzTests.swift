@@ -23,9 +23,50 @@ import Testing
         let seed = environment["CHECKLIST_NETFUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EC7_0007
         let server = try TokenServer.start()
         defer { server.stop() }
+        try await Self.fuzzAndCheck(server, fuzzPort: server.port, connections: connections, seed: seed) { token in
+            try await server.connect(token: token)
+        }
+    }
 
+    /// The same over `checklistd`'s own TLS: the fuzzer's plaintext goes
+    /// through an in-process TLS relay, so every session is also a full
+    /// handshake, and cut and reset sessions end TLS connections mid-stream.
+    @Test func mutatedAndRandomFramesOverTLS() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let connections = environment["CHECKLIST_NETFUZZ_TLS_CONNECTIONS"].flatMap(Int.init) ?? 300
+        let seed = environment["CHECKLIST_NETFUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EC7_0007
+        let certificates = try TestCertificates.shared()
+        let server = try TokenServer.start(tokens: TokenServer.defaultTokens, ["--tls-cert", certificates.server.certificateFile,
+                                                                       "--tls-key", certificates.server.privateKeyFile])
+        defer { server.stop() }
+        let relay = try TLSTerminator.originating(to: server.port, certificates.clientConfiguration())
+        defer { relay.stop() }
+        let port = server.port
+        try await Self.fuzzAndCheck(server, fuzzPort: relay.port, connections: connections, seed: seed) { token in
+            try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: "fuzz-check", token: token,
+                                                  timeout: .seconds(10), requestTimeout: .seconds(10),
+                                                  tls: certificates.clientConfiguration())
+        }
+        let stats = try await Self.statsOverTLS(port: port, certificates)
+        let tls = try #require(stats.tls)
+        #expect(tls.handshakes >= UInt64(connections), "\(tls)")
+        #expect(tls.recordErrors == 0 && tls.handshakeFailures == 0, "the relay speaks proper TLS: \(tls)")
+    }
+
+    private static func statsOverTLS(port: UInt16, _ certificates: TestCertificates) async throws -> StatsReport {
+        let client = try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: "fuzz-stats",
+                                                           token: TokenServer.bob, tls: certificates.clientConfiguration())
+        let stats = try await client.stats()
+        await client.close()
+        return stats
+    }
+
+    /// Fills alice's namespace, fuzzes through `fuzzPort`, then checks the
+    /// server is alive and the data intact (`connect` opens a checking client).
+    private static func fuzzAndCheck(_ server: TokenServer, fuzzPort: UInt16, connections: Int, seed: UInt64,
+                                     connect: @escaping @Sendable (String) async throws -> ChecklistConnection) async throws {
         // Alice's data, which nothing below may touch.
-        let alice = try await server.connect(token: TokenServer.alice)
+        let alice = try await connect(TokenServer.alice)
         for name in ["Groceries", "Chores"] {
             let list = try await alice.createList(name: name, icon: "Inbox")
             _ = try await alice.patch(list.id, ops: (1...20).map {
@@ -36,15 +77,14 @@ import Testing
 
         // The fuzzing is blocking socket work: off the cooperative pool. It
         // returns what went wrong rather than recording it from its thread.
-        let port = server.port
         let outcome = try await BlockingWork.run(throttled: true) { () throws -> FuzzOutcome in
-            try Self.fuzz(port: port, connections: connections, seed: seed)
+            try Self.fuzz(port: fuzzPort, connections: connections, seed: seed)
         }
         print("network fuzz: \(connections) connections, \(outcome.frames) frames, \(outcome.answers) answers (seed \(seed))")
         for problem in outcome.problems { Issue.record("\(problem) (seed \(seed))") }
 
         #expect(server.process.exitStatus == nil, "the server exited: \(server.process.standardError.suffix(2000))")
-        let client = try await server.connect(token: TokenServer.bob)
+        let client = try await connect(TokenServer.bob)
         let created = try await client.createList(name: "after the fuzz", icon: "Inbox")
         #expect(created.revision == 1)
         await client.close()

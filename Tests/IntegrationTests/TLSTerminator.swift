@@ -6,10 +6,13 @@ import Synchronization
 import Glibc
 #endif
 
-/// An in-process TLS front for a plaintext `checklistd` (until the server
-/// speaks TLS itself): accepts TLS on 127.0.0.1 (port 0) with ChecklistTLS's
-/// server session and relays the plaintext to the backend port. One thread
-/// per connection owns its session and both sockets.
+/// An in-process TLS front for a plaintext `checklistd`: accepts TLS on
+/// 127.0.0.1 (port 0) with ChecklistTLS's server session and relays the
+/// plaintext to the backend port. With a client context
+/// (`originating(to:)`) it works the other way round: accepts plaintext and
+/// relays it over TLS to a TLS port (so that plaintext test tools, such as
+/// the network fuzzer, can reach `checklistd --tls-cert`). One thread per
+/// connection owns its session and both sockets.
 final class TLSTerminator: Sendable {
     struct Seen: Sendable {
         /// The verified client certificate subject of each completed handshake (nil: none).
@@ -43,6 +46,11 @@ final class TLSTerminator: Sendable {
             server.stop()
             throw error
         }
+    }
+
+    /// A plaintext front that relays over TLS (with `configuration`) to `port`.
+    static func originating(to port: UInt16, _ configuration: TLSClientConfiguration) throws -> TLSTerminator {
+        try TLSTerminator(context: TLSContext(client: configuration), backendPort: port)
     }
 
     init(context: TLSContext, backendPort: UInt16, backend: TestServer? = nil) throws {
@@ -88,10 +96,13 @@ final class TLSTerminator: Sendable {
         defer { track(client, open: false); closeSocket(client); ends.signal() }
         guard (try? setNonBlocking(client, false)) != nil,
               let backend = try? connectSocket(host: "127.0.0.1", port: backendPort),
-              let session = try? TLSSession(server: context) else { return }
+              let session = try? (context.role == .server ? TLSSession(server: context)
+                                                              : TLSSession(client: context, serverName: "localhost")) else { return }
         track(backend, open: true)
         defer { track(backend, open: false); closeSocket(backend) }
-        var pipe = RelayPipe(session: session, client: client, backend: backend)
+        // Originating: the accepted socket is the plaintext side, the connected one the TLS side.
+        var pipe = context.role == .server ? RelayPipe(session: session, client: client, backend: backend)
+                                           : RelayPipe(session: session, client: backend, backend: client)
         do {
             try pipe.run { subject in
                 self.seen.withLock { $0.subjects.append(subject) }
@@ -122,11 +133,19 @@ private struct RelayPipe {
 
     /// Relays until either side ends; `established` gets the client's
     /// certificate subject once the handshake is complete.
+    /// A client session starts the handshake; after the plaintext side
+    /// ends it sends close_notify and relays the TLS side's last answers
+    /// until that side ends too.
     mutating func run(established: (String?) -> Void) throws {
         var handshaking = true
+        var plaintextEnded = false
+        if session.role == .client {
+            _ = try session.handshake()
+            flush()
+        }
         while true {
             var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: backend, events: handshaking ? 0 : Int16(POLLIN), revents: 0)]
+                       pollfd(fd: backend, events: handshaking || plaintextEnded ? 0 : Int16(POLLIN), revents: 0)]
             guard poll(&fds, 2, -1) > 0 else { continue }
             if fds[0].revents != 0 {
                 guard try fromClient() else { return }
@@ -137,8 +156,12 @@ private struct RelayPipe {
                 flush()
                 if !handshaking, try !plaintextToBackend() { return }
             }
-            if fds[1].revents != 0 {
-                guard try backendToClient() else { session.close(); return }
+            // (poll reports a hang-up even for a side it was not asked to watch.)
+            if fds[1].revents != 0 && !handshaking && !plaintextEnded, try !backendToClient() {
+                session.close()
+                guard session.role == .client else { return }
+                flush()
+                plaintextEnded = true
             }
         }
     }

@@ -103,6 +103,23 @@ import Testing
         }
     }
 
+    @Test func prometheusTextHasTheTLSFiguresWhenThereIsATLSPort() {
+        var r = StatsReport()
+        #expect(!PrometheusText.render(r).contains("tls"))
+        var tls = StatsReport.TLSStatus()
+        tls.handshakes = 7
+        tls.notTLS = 2
+        tls.handshakeTimeouts = 1
+        tls.tlsOnPlainPort = 3
+        r.tls = tls
+        let text = PrometheusText.render(r)
+        for line in ["checklistd_tls_handshakes_total 7", "checklistd_tls_closed_total{reason=\"not_tls\"} 2",
+                     "checklistd_tls_closed_total{reason=\"handshake_timeout\"} 1",
+                     "checklistd_tls_closed_total{reason=\"handshake_failed\"} 0", "checklistd_tls_on_plain_port_total 3"] {
+            #expect(text.contains("\n" + line + "\n"), "missing \(line)")
+        }
+    }
+
     @Test func httpHeadEndIsFound() {
         func end(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { MetricsHTTPHandler.endOfHead(in: $0) } }
         #expect(end("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") == 34)

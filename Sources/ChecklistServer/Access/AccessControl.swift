@@ -55,9 +55,24 @@ public final class AccessControl: Sendable {
         return fresh
     }
 
+    /// What a connection authenticated with: the token of its HELLO, or
+    /// (mutual TLS, a HELLO without a token) its client certificate's subject.
+    enum Credential: Hashable {
+        case token(String)
+        case certificate(subject: String)
+    }
+
     /// The namespace `token` opens now, or nil.
     func namespace(for token: String) -> Namespace? {
         tokens.namespace(for: token)
+    }
+
+    /// The namespace `credential` opens now, or nil.
+    func namespace(for credential: Credential) -> Namespace? {
+        switch credential {
+        case .token(let token): return tokens.namespace(for: token)
+        case .certificate(let subject): return tokens.namespace(forCertificateSubject: subject)
+        }
     }
 
     /// Grows whenever the tokens are replaced.

@@ -12,6 +12,16 @@ import ChecklistWire
 /// hold a space or a `#`); a token is at most `Hello.maxTokenBytes` bytes and
 /// appears once. Several tokens may open the same namespace (e.g. one per
 /// device). Errors name the line, never the token: the file is a secret.
+///
+/// A line whose first word begins with `cert:` names a TLS client
+/// certificate instead of a token (mutual TLS, `checklistd --tls-client-ca`):
+///
+///     cert:CN=carol,O=Example  carol
+///
+/// Between `cert:` and the last word is the certificate's subject in
+/// RFC 2253 form, exactly as `openssl x509 -noout -subject -nameopt RFC2253`
+/// prints it after `subject=` (it may contain spaces, not `#`); the last
+/// word is the namespace. Each subject appears once.
 public struct TokenTable: Sendable, Hashable {
     struct Entry: Sendable, Hashable {
         var token: [UInt8]
@@ -19,14 +29,40 @@ public struct TokenTable: Sendable, Hashable {
     }
 
     private(set) var entries: [Entry] = []
+    /// Client certificate subjects (not secrets) and the namespace each opens.
+    private(set) var certificates: [String: Namespace] = [:]
 
     public init() {}
 
     /// Number of tokens.
     public var count: Int { entries.count }
 
-    /// Number of distinct namespaces the tokens open.
-    public var namespaceCount: Int { Set(entries.map(\.namespace)).count }
+    /// Number of certificate subjects (`cert:` lines).
+    public var certificateCount: Int { certificates.count }
+
+    /// Number of distinct namespaces the tokens and certificate subjects open.
+    public var namespaceCount: Int { Set(entries.map(\.namespace)).union(certificates.values).count }
+
+    /// Lets the client certificate with this subject (RFC 2253) open
+    /// `namespace`; `TokenFileError` if it is empty or present already.
+    public mutating func add(certificateSubject: String, namespace: Namespace) throws(TokenFileError) {
+        try add(certificateSubject: certificateSubject, namespace: namespace, line: 0)
+    }
+
+    private mutating func add(certificateSubject subject: String, namespace: Namespace, line: Int) throws(TokenFileError) {
+        guard !subject.isEmpty, !namespace.rawValue.isEmpty else {
+            throw TokenFileError(line: line, "expected cert:SUBJECT NAMESPACE")
+        }
+        guard certificates[subject] == nil else {
+            throw TokenFileError(line: line, "the certificate subject \(subject) appears again")
+        }
+        certificates[subject] = namespace
+    }
+
+    /// The namespace the client certificate with this subject opens, or nil.
+    public func namespace(forCertificateSubject subject: String) -> Namespace? {
+        certificates[subject]
+    }
 
     /// Adds one token; `TokenFileError` if it is empty, too long or present already.
     public mutating func add(token: String, namespace: Namespace) throws(TokenFileError) {
@@ -41,6 +77,14 @@ public struct TokenTable: Sendable, Hashable {
             lineNumber += 1
             let content = line.prefix { $0 != "#" }
             let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            if let first = words.first, first.hasPrefix(Self.certificatePrefix) {
+                let namespace = words.count > 1 ? String(words.last!) : ""
+                let afterPrefix = content.drop { $0 == " " || $0 == "\t" }.dropFirst(Self.certificatePrefix.count)
+                let subject = words.count > 1
+                    ? afterPrefix[..<words.last!.startIndex].trimmingBlanks() : ""
+                try table.add(certificateSubject: subject, namespace: Namespace(namespace), line: lineNumber)
+                continue
+            }
             switch words.count {
             case 0:
                 continue
@@ -52,6 +96,9 @@ public struct TokenTable: Sendable, Hashable {
         }
         return table
     }
+
+    /// What begins a certificate line.
+    static let certificatePrefix = "cert:"
 
     private mutating func add(token: String, namespace: Namespace, line: Int) throws(TokenFileError) {
         let bytes = Array(token.utf8)
@@ -76,6 +123,14 @@ public struct TokenTable: Sendable, Hashable {
             found = entry.namespace
         }
         return found
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing blanks (spaces, tabs, carriage returns).
+    fileprivate func trimmingBlanks() -> String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: blank).reversed().drop(while: blank).reversed())
     }
 }
 

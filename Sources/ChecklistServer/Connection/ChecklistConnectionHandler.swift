@@ -31,6 +31,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// The server began shutting down while answers waited for the log
     /// (`--fsync always`): the goodbye follows them.
     var goodbyeAfterHeld = false
+    /// The first input has been looked at (for a TLS ClientHello on a plaintext port).
+    private var sawInput = false
+    /// `connectionActive` came: on a TLS port, the handshake completed.
+    private var wasActive = false
+    /// The first byte of a TLS handshake record.
+    static let tlsHandshakeRecordType: UInt8 = 0x16
     /// This handler as other threads reach it (a transfer worker, the log's
     /// flusher): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
@@ -52,8 +58,10 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     func connectionActive(_ connection: Connection) {
         // The parser refuses an over-limit length from its 4-byte prefix, so
         // the input never needs to hold more than one maximal frame.
+        wasActive = true
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
+        session.peerCertificateSubject = connection.tlsPeerSubject
         if connection.isOverConnectionLimit {
             closingByServer = true
             policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
@@ -61,8 +69,27 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             sendConnectionError(ChecklistError(.limitExceeded, "server is at its connection limit", field: "connections"),
                                 to: connection)
         } else if policy.log.isEnabled(.debug) {
-            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer])
+            policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer,
+                                                 "tls": connection.tlsVersion?.description ?? "off",
+                                                 "subject": connection.tlsPeerSubject ?? "none"])
         }
+    }
+
+    /// The TLS layer closes the connection: say why (Protocol/SPEC.md, Transport).
+    func connectionTLSFailed(_ connection: Connection, _ failure: TLSConnectionFailure) {
+        closingByServer = true
+        policy.log.warn("tls_failed", ["conn": connection.id, "peer": connection.peer, "reason": failure.reason.name,
+                                       "message": failure.message])
+    }
+
+    /// A TLS ClientHello on a plaintext port (its first byte is the TLS
+    /// handshake record type, 0x16, where a frame's length would start with
+    /// 0x00): logged and counted. It is then answered like any frame that
+    /// long (ERROR FRAME_TOO_LARGE, then the close), and that plaintext
+    /// answer is what tells the TLS client it reached a plaintext port.
+    private func noteTLSOnPlainPort(_ connection: Connection) {
+        metrics.recordTLSOnPlainPort()
+        policy.log.warn("tls_on_plain_port", ["conn": connection.id, "peer": connection.peer])
     }
 
     /// How far one call of `connectionReadable` got.
@@ -85,6 +112,10 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         // Not while a transfer's answer is awaited (the connection offers no
         // input then; `finishTransfer` has it offered again).
         guard transfers.awaited == nil else { return 0 }
+        if !sawInput {
+            sawInput = true
+            if !connection.isTLS, input.first == Self.tlsHandshakeRecordType { noteTLSOnPlainPort(connection) }
+        }
         // Answers held for durability count as output owed: they are
         // back-pressure too, and not yet sent.
         let owed = connection.pendingOutputBytes + durability.heldBytes
@@ -188,7 +219,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
                                              "pendingBytes": connection.pendingOutputBytes,
                                              "maxOutputBytes": policy.maxOutputBytes])
-        } else if !closingByServer && !connection.isInputClosed {
+        } else if !closingByServer && !connection.isInputClosed && wasActive {
             let reason = connection.pendingInputBytes >= connection.maxInputBytes ? "input_limit" : "reset"
             policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer, "reason": reason,
                                                  "unsentBytes": connection.pendingOutputBytes])

@@ -59,6 +59,17 @@ enum PrometheusText {
                    [("", String(snapshot.time))])
             single("snapshot_bytes", "gauge", "Size of the last snapshot on disk.", snapshot.bytes)
         }
+        if let tls = r.tls {
+            single("tls_handshakes_total", "counter", "TLS handshakes completed.", tls.handshakes)
+            metric("tls_closed_total", "counter", "Connections closed by the TLS layer, by reason.", [
+                ("reason=\"not_tls\"", String(tls.notTLS)),
+                ("reason=\"handshake_failed\"", String(tls.handshakeFailures)),
+                ("reason=\"handshake_truncated\"", String(tls.handshakesTruncated)),
+                ("reason=\"handshake_timeout\"", String(tls.handshakeTimeouts)),
+                ("reason=\"record_error\"", String(tls.recordErrors)),
+            ])
+            single("tls_on_plain_port_total", "counter", "TLS handshakes refused on the plaintext port.", tls.tlsOnPlainPort)
+        }
         if let sync = r.sync {
             single("subscribers", "gauge", "Connections with at least one live-sync subscription.", sync.subscribers)
             single("changes_published_total", "counter", "Changes committed and offered to subscribers.", sync.changesPublished)

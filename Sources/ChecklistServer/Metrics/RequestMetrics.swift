@@ -18,6 +18,8 @@ final class RequestMetrics: Sendable {
         var latency = LatencyHistogram(precisionBits: 5)
         var idleClosed: UInt64 = 0
         var inFlightPauses: UInt64 = 0
+        /// Connections on a plaintext port whose first byte began a TLS handshake.
+        var tlsOnPlainPort: UInt64 = 0
 
         mutating func merge(_ other: Figures) {
             for i in 0..<256 {
@@ -28,6 +30,7 @@ final class RequestMetrics: Sendable {
             latency.merge(other.latency)
             idleClosed &+= other.idleClosed
             inFlightPauses &+= other.inFlightPauses
+            tlsOnPlainPort &+= other.tlsOnPlainPort
         }
     }
 
@@ -55,6 +58,8 @@ final class RequestMetrics: Sendable {
     }
 
     func recordIdleClose() { figures.withLock { $0.idleClosed &+= 1 } }
+
+    func recordTLSOnPlainPort() { figures.withLock { $0.tlsOnPlainPort &+= 1 } }
 
     func recordInFlightPause() { figures.withLock { $0.inFlightPauses &+= 1 } }
 

@@ -17,6 +17,8 @@ public final class ServerMetrics: Sendable {
     private let store: Store
     private let startedAt: ContinuousClock.Instant
     private let providers = Mutex(Providers())
+    /// The server has a TLS port: STATS reports the TLS figures (presence bit 3).
+    private let hasTLSPort: Bool
 
     private struct Providers {
         var connections: (@Sendable () -> ServerStatistics)?
@@ -24,7 +26,8 @@ public final class ServerMetrics: Sendable {
         var sync: (@Sendable () -> StatsReport.SyncStatus)?
     }
 
-    init(loops: Int, store: Store) {
+    init(loops: Int, store: Store, hasTLSPort: Bool = false) {
+        self.hasTLSPort = hasTLSPort
         shards = (0..<max(1, loops)).map { _ in RequestMetrics() }
         self.store = store
         startedAt = .now
@@ -50,6 +53,18 @@ public final class ServerMetrics: Sendable {
         providers.withLock { $0.sync = provider }
     }
 
+    private static func tlsStatus(_ statistics: TLSStatistics, tlsOnPlainPort: UInt64) -> StatsReport.TLSStatus {
+        var status = StatsReport.TLSStatus()
+        status.handshakes = statistics.handshakes
+        status.notTLS = statistics.notTLS
+        status.handshakeFailures = statistics.handshakeFailures
+        status.handshakesTruncated = statistics.handshakesTruncated
+        status.handshakeTimeouts = statistics.handshakeTimeouts
+        status.recordErrors = statistics.recordErrors
+        status.tlsOnPlainPort = tlsOnPlainPort
+        return status
+    }
+
     /// Seconds since the server started.
     public var uptime: Duration { .now - startedAt }
 
@@ -69,6 +84,9 @@ public final class ServerMetrics: Sendable {
             r.readPauses = statistics.readPauses
             r.bytesIn = statistics.bytesIn
             r.bytesOut = statistics.bytesOut
+        }
+        if hasTLSPort {
+            r.tls = Self.tlsStatus(connections?().tls ?? TLSStatistics(), tlsOnPlainPort: figures.tlsOnPlainPort)
         }
         r.connectionsIdleClosed = figures.idleClosed
         r.inFlightPauses = figures.inFlightPauses

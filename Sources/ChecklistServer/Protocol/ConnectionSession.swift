@@ -24,9 +24,12 @@ struct ConnectionSession {
     /// The namespace of every request: `.default` without access control,
     /// else the one the HELLO token opened.
     private(set) var namespace: Namespace = .default
-    /// The accepted token and the token-table generation it was last
+    /// The accepted credential and the token-table generation it was last
     /// checked against (access control only).
-    private var authentication: (token: String, generation: UInt64)?
+    private var authentication: (credential: AccessControl.Credential, generation: UInt64)?
+    /// The subject of the client's verified TLS certificate, if any: with
+    /// access control, a HELLO without a token is looked up by it.
+    var peerCertificateSubject: String?
     /// HELLOs refused for a missing or unknown token.
     private var failedAuthentications = 0
     /// Set by a request whose answer must be the connection's last.
@@ -155,18 +158,28 @@ struct ConnectionSession {
             return
         }
         if let accessControl {
-            // Without access control a token is accepted and ignored.
-            guard let token = hello.token else {
+            // Without access control a token is accepted and ignored. A
+            // token, when given, wins over the client certificate.
+            let credential: AccessControl.Credential
+            if let token = hello.token {
+                credential = .token(token)
+            } else if let subject = peerCertificateSubject {
+                credential = .certificate(subject: subject)
+            } else {
                 failedAuthentication("this server requires a token in HELLO", requestID: requestID)
                 return
             }
             let generation = accessControl.generation  // before the lookup: a reload in between is seen later
-            guard let namespace = accessControl.namespace(for: token) else {
-                failedAuthentication("unknown token", requestID: requestID)
+            guard let namespace = accessControl.namespace(for: credential) else {
+                if case .certificate(let subject) = credential {
+                    failedAuthentication("no token, and the client certificate \(subject) opens no namespace", requestID: requestID)
+                } else {
+                    failedAuthentication("unknown token", requestID: requestID)
+                }
                 return
             }
             self.namespace = namespace
-            authentication = (token, generation)
+            authentication = (credential, generation)
         }
         state = .ready(version: version)
         answers.encoder.compress = hello.features.contains(.compression)
@@ -196,11 +209,11 @@ struct ConnectionSession {
     /// Whether the token this connection authenticated with still opens the
     /// same namespace. Costs one atomic load unless the tokens were reloaded.
     private mutating func tokenStillValid() -> Bool {
-        guard let accessControl, let (token, checked) = authentication else { return true }
+        guard let accessControl, let (credential, checked) = authentication else { return true }
         let current = accessControl.generation
         if current == checked { return true }
-        guard accessControl.namespace(for: token) == namespace else { return false }
-        authentication = (token, current)
+        guard accessControl.namespace(for: credential) == namespace else { return false }
+        authentication = (credential, current)
         return true
     }
 }

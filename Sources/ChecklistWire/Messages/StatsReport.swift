@@ -8,6 +8,7 @@ public struct StatsReport: WireMessage {
     static let hasLog: UInt8 = 1 << 0
     static let hasSnapshot: UInt8 = 1 << 1
     static let hasSync: UInt8 = 1 << 2
+    static let hasTLS: UInt8 = 1 << 3
 
     /// Requests of one message type, and how many of them were answered with ERROR.
     public struct TypeCount: Hashable, Sendable {
@@ -121,6 +122,8 @@ public struct StatsReport: WireMessage {
     public var log: LogStatus?
     public var snapshot: SnapshotStatus?
     public var sync: SyncStatus?
+    /// TLS (absent when the server has no TLS port).
+    public var tls: TLSStatus?
 
     public init() {}
 
@@ -157,7 +160,7 @@ public struct StatsReport: WireMessage {
         s.latency.maxMicros = try r.readVarint("latencyMaxMicros")
         s.lists = try r.readVarint("lists")
         s.items = try r.readVarint("items")
-        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync)
+        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync | hasTLS)
         if presence & hasLog != 0 {
             s.log = LogStatus(lastLSN: try r.readVarint("logLastLSN"), durableLSN: try r.readVarint("logDurableLSN"),
                               segments: try r.readVarint("logSegments"), failed: try r.readBool("logFailed"))
@@ -174,6 +177,7 @@ public struct StatsReport: WireMessage {
                                 retainedChanges: try r.readVarint("syncRetainedChanges"),
                                 retainedBytes: try r.readVarint("syncRetainedBytes"))
         }
+        if presence & hasTLS != 0 { s.tls = try TLSStatus.decode(from: &r) }
         return s
     }
 
@@ -197,7 +201,8 @@ public struct StatsReport: WireMessage {
                   latency.maxMicros, lists, items] {
             w.writeVarint(v)
         }
-        w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0) | (sync != nil ? Self.hasSync : 0))
+        w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0) | (sync != nil ? Self.hasSync : 0)
+                  | (tls != nil ? Self.hasTLS : 0))
         if let log {
             w.writeVarint(log.lastLSN)
             w.writeVarint(log.durableLSN)
@@ -215,5 +220,6 @@ public struct StatsReport: WireMessage {
                 w.writeVarint(v)
             }
         }
+        for v in tls?.fields ?? [] { w.writeVarint(v) }
     }
 }
