@@ -34,6 +34,10 @@ enum LoadScenario {
         let seed: UInt64
 
         init(_ args: BenchArguments) throws {
+            guard !args.usesTLS else {
+                throw BenchArguments.UsageError(description: "load does not speak TLS: its epoll driver uses plain non-blocking "
+                                                + "sockets (measure TLS with pages, scroll or fanout)")
+            }
             try args.check(allowed: options)
             connections = try args.int("connections", default: 50, min: 1)
             guard connections <= maxConnections else {

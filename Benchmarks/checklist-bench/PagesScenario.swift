@@ -34,7 +34,7 @@ enum PagesScenario {
         let filter: RowFilter
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             connections = try args.int("connections", default: 50, min: 1)
             pageSize = try args.int("page", default: 100, min: 1)

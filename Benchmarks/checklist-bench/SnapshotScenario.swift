@@ -29,7 +29,7 @@ enum SnapshotScenario {
         let probeRequest: StallProbe.Kind
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
             textBytes = try args.int("text-bytes", default: 40, min: 8)
