@@ -117,13 +117,17 @@ public struct TLSClientOptions: Sendable, Hashable {
             let first = "  " + left + String(repeating: " ", count: width - left.count) + text[0]
             return [first] + text.dropFirst().map { pad + $0 }
         }
-        let variable = { (name: String) in environment ? " (or $\(environmentNames[name]!))" : "" }
-        return line("--tls", ["speak TLS to the server, verifying its certificate against", "the system's trust store" + variable("--tls")])
-            + line("--tls-ca FILE", ["trust the CA certificates of this PEM file instead" + variable("--tls-ca")])
-            + line("--tls-server-name NAME", ["the name the certificate must carry (also sent as SNI);",
-                                              "default: the server's host" + variable("--tls-server-name")])
-            + line("--tls-cert FILE", ["a client certificate (PEM) for mutual TLS" + variable("--tls-cert")])
-            + line("--tls-key FILE", ["its private key (PEM)" + variable("--tls-key")])
+        var lines = line("--tls", ["speak TLS, verifying the server's certificate against the", "system's trust store"])
+            + line("--tls-ca FILE", ["trust the CA certificates of this PEM file instead"])
+            + line("--tls-server-name NAME", ["the name the server's certificate must carry (also sent",
+                                              "as SNI); default: the host of the server's address"])
+            + line("--tls-cert FILE", ["a client certificate (PEM, may hold its chain) for mutual TLS"])
+            + line("--tls-key FILE", ["the client certificate's private key (PEM)"])
             + line("", ["any --tls-* option implies --tls; there is no plaintext fallback"])
+        if environment {
+            lines += line("", ["defaults: $CHECKLIST_TLS (1 or 0), $CHECKLIST_TLS_CA,",
+                               "$CHECKLIST_TLS_SERVER_NAME, $CHECKLIST_TLS_CERT, $CHECKLIST_TLS_KEY"])
+        }
+        return lines
     }
 }

@@ -29,8 +29,10 @@ final class FrameSocketTLS {
     var peerCertificateSubject: String? { session.peerCertificateSubject }
 
     /// Runs the client handshake on the connected blocking socket `fd`,
-    /// verifying that the server's certificate names `serverName`.
-    static func handshake(fd: Int32, context: TLSContext, serverName: String, timeout: Duration) throws -> FrameSocketTLS {
+    /// verifying that the server's certificate names `serverName`; failures
+    /// name `target` (HOST:PORT).
+    static func handshake(fd: Int32, context: TLSContext, serverName: String, target: String,
+                          timeout: Duration) throws -> FrameSocketTLS {
         let tls = FrameSocketTLS(session: try mapped { () throws(TLSError) in try TLSSession(client: context, serverName: serverName) })
         do {
             while true {
@@ -43,15 +45,16 @@ final class FrameSocketTLS {
                     switch try tls.receiveCiphertext(fd: fd) {
                     case .fed: continue
                     case .wouldBlock:
-                        throw FrameSocket.Failure(.timedOut, "the TLS handshake got no answer within \(timeout)")
+                        throw FrameSocket.Failure(.timedOut, "the TLS handshake with \(target) got no answer within \(timeout)")
                     case .endOfFile:
                         continue  // the session now fails with `.truncated`
                     }
                 }
             }
-        } catch {
+        } catch let failure as FrameSocket.Failure {
             tls.sendPendingWithoutWaiting(fd: fd)  // the alert that says why, if any
-            throw error
+            guard failure.code != .timedOut else { throw failure }
+            throw FrameSocket.Failure(failure.code, TLSError.naming(target, in: failure.description), tls: failure.tls)
         }
     }
 

@@ -73,7 +73,10 @@ public final class FrameSocket {
         self.timeout = timeout
         do {
             try setTimeouts(fd, receive: timeout, send: timeout)
-            self.tls = try tls.map { try FrameSocketTLS.handshake(fd: fd, context: $0, serverName: host, timeout: timeout) }
+            let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            self.tls = try tls.map {
+                try FrameSocketTLS.handshake(fd: fd, context: $0, serverName: host, target: target, timeout: timeout)
+            }
         } catch {
             closeSocket(fd)
             throw error

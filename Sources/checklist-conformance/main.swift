@@ -96,7 +96,7 @@ if tlsContext != nil {
         transport = " over \(probe.tlsVersion.map { "\($0)" } ?? "TLS")"
         probe.close()
     } catch let failure as FrameSocket.Failure where failure.code == .tls {
-        var text = "checklist-conformance: the TLS handshake with \(arguments.address ?? "") failed: \(failure.description)\n"
+        var text = "checklist-conformance: \(failure.description)\n"
         text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
         exit(3)
     } catch {

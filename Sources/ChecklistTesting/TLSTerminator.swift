@@ -6,65 +6,64 @@ import Synchronization
 import Glibc
 #endif
 
-/// An in-process TLS front for a plaintext `checklistd` (until the server
-/// speaks TLS itself): accepts TLS on 127.0.0.1 (port 0) with ChecklistTLS's
-/// server session and relays the plaintext to the backend port. One thread
-/// per connection owns its session and both sockets.
-final class TLSTerminator: Sendable {
-    struct Seen: Sendable {
+/// An in-process TLS front for a plaintext `checklistd`, for tests of the
+/// TLS clients (the library, the CLI, the conformance runner): accepts TLS
+/// on 127.0.0.1 (port 0) with ChecklistTLS's server session and relays the
+/// plaintext to the backend port. One thread per connection owns its
+/// session and both sockets.
+///
+/// Half-closes pass through: when the client ends its side (close_notify,
+/// or the end of its stream), the front half-closes the backend and keeps
+/// relaying the backend's answers until the backend closes; then it sends
+/// close_notify and closes.
+public final class TLSTerminator: Sendable {
+    /// What the front saw.
+    public struct Seen: Sendable {
         /// The verified client certificate subject of each completed handshake (nil: none).
-        var subjects: [String?] = []
+        public var subjects: [String?] = []
         /// The TLS failures of refused connections.
-        var failures: [TLSError] = []
+        public var failures: [TLSError] = []
         /// How many clients ended with close_notify.
-        var closeNotifies = 0
+        public var closeNotifies = 0
         var stopped = false
         var openDescriptors: Set<Int32> = []
     }
 
-    let port: UInt16
+    /// The TLS port.
+    public let port: UInt16
     private let listenFD: Int32
     private let context: TLSContext
     private let backendPort: UInt16
-    /// The `checklistd` started for this front by `start`, stopped with it.
-    private let backend: TestServer?
-    let seen = Mutex(Seen())
+    /// Run by `stop` (e.g. stopping the backend server started for this front).
+    private let onStop: @Sendable () -> Void
+    public let seen = Mutex(Seen())
     /// Signalled once per completed handshake, after its subject is in `seen`.
-    let handshakes = DispatchSemaphore(value: 0)
+    public let handshakes = DispatchSemaphore(value: 0)
     /// Signalled once per relayed connection when it has ended.
-    let ends = DispatchSemaphore(value: 0)
+    public let ends = DispatchSemaphore(value: 0)
 
-    /// Starts a `checklistd` and a front for it with `configuration`.
-    static func start(_ configuration: TLSServerConfiguration) throws -> TLSTerminator {
-        let server = try TestServer.start()
-        do {
-            return try TLSTerminator(context: TLSContext(server: configuration), backendPort: server.port, backend: server)
-        } catch {
-            server.stop()
-            throw error
-        }
-    }
-
-    init(context: TLSContext, backendPort: UInt16, backend: TestServer? = nil) throws {
+    /// Starts a front on 127.0.0.1 (port 0) for the plaintext server on
+    /// 127.0.0.1:`backendPort`; `stop` runs `onStop` last.
+    public init(context: TLSContext, backendPort: UInt16, onStop: @escaping @Sendable () -> Void = {}) throws {
         let (fd, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
         try setNonBlocking(fd, false)
         self.listenFD = fd
         self.port = port
         self.context = context
         self.backendPort = backendPort
-        self.backend = backend
+        self.onStop = onStop
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
-    /// Stops accepting, cuts every relayed connection and stops the backend `start` made.
-    func stop() {
+    /// Stops accepting, cuts every relayed connection, then runs `onStop`.
+    public func stop() {
         seen.withLock { s in
             s.stopped = true
             for fd in s.openDescriptors { try? shutdownSocket(fd, .both) }
         }
         try? shutdownSocket(listenFD, .both)  // wakes the blocking accept
-        backend?.stop()
+        onStop()
     }
 
     private func acceptLoop() {
@@ -120,22 +119,31 @@ private struct RelayPipe {
         self.backend = backend
     }
 
-    /// Relays until either side ends; `established` gets the client's
+    /// Relays until the backend ends (after the client's end, which
+    /// half-closes the backend); `established` gets the client's
     /// certificate subject once the handshake is complete.
     mutating func run(established: (String?) -> Void) throws {
         var handshaking = true
+        var clientEnded = false
         while true {
-            var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: backend, events: handshaking ? 0 : Int16(POLLIN), revents: 0)]
+            // A negative descriptor is ignored by poll: a side that is done stays quiet.
+            var fds = [pollfd(fd: clientEnded ? -1 : client, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: handshaking ? -1 : backend, events: Int16(POLLIN), revents: 0)]
             guard poll(&fds, 2, -1) > 0 else { continue }
             if fds[0].revents != 0 {
-                guard try fromClient() else { return }
-                if handshaking, try session.handshake() == .complete {
-                    handshaking = false
-                    established(session.peerCertificateSubject)
+                let open = try fromClient()
+                if handshaking {
+                    guard open else { return }
+                    if try session.handshake() == .complete {
+                        handshaking = false
+                        established(session.peerCertificateSubject)
+                    }
                 }
                 flush()
-                if !handshaking, try !plaintextToBackend() { return }
+                if !handshaking, try !plaintextToBackend() || !open {
+                    clientEnded = true
+                    try? shutdownSocket(backend, .write)
+                }
             }
             if fds[1].revents != 0 {
                 guard try backendToClient() else { session.close(); return }
@@ -154,12 +162,19 @@ private struct RelayPipe {
         return true
     }
 
-    /// Decrypts everything available and writes it to the backend; false once the client sent close_notify.
+    /// Decrypts everything available and writes it to the backend; false
+    /// once the client's stream ended (close_notify, or its end of file).
     private mutating func plaintextToBackend() throws -> Bool {
         while true {
-            switch try buffer.withUnsafeMutableBytes({ try session.readPlaintext(into: $0) }) {
+            let result: TLSSession.ReadResult
+            do {
+                result = try buffer.withUnsafeMutableBytes { try session.readPlaintext(into: $0) }
+            } catch let error as TLSError where error.code == .truncated {
+                return false
+            }
+            switch result {
             case .bytes(let n): try writeAll(backend, Array(buffer[..<n]))
-            case .wantsInput: return true
+            case .wantsInput: return !session.inputEnded
             case .closed: return false
             }
         }
