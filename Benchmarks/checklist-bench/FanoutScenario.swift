@@ -50,6 +50,7 @@ enum FanoutScenario {
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var report = BenchReport()
         report.add("scenario", "fanout")
+        report.add("transport", target.transport)
         report.add("subscribers", subscriberCount)
         report.add("writers", writerCount)
         report.add("lists", listCount)

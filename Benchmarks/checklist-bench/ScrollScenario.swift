@@ -80,6 +80,7 @@ enum ScrollScenario {
 
         var report = BenchReport()
         report.add("scenario", settings.mode)
+        report.add("transport", target.transport)
         report.add("items", settings.items)
         report.add("frames", outcome.frames)
         report.add("hitchedFrames", outcome.hitched)

@@ -115,6 +115,7 @@ enum SnapshotScenario {
                                fileBytes: UInt64, target: BenchTarget) -> BenchReport {
         var report = BenchReport()
         report.add("scenario", "snapshot")
+        report.add("transport", target.transport)
         report.add("items", settings.items)
         report.add("lists", settings.lists)
         report.add("rawBytes", exported.summary.rawBytes)

@@ -155,4 +155,42 @@ struct ToolsTLSTests {
         #expect(error.code == .tls)
         #expect(error.tls?.code == .certificateRejected, "\(error)")
     }
+
+    // MARK: checklist-bench
+
+    func bench(_ arguments: [String]) async throws -> ProcessRunner.Result {
+        let executable = try ProductLocator.path(of: "checklist-bench")
+        return try await BlockingWork.run(throttled: true) {
+            try ProcessRunner.run(executable: executable, arguments: arguments, timeout: .seconds(120))
+        }
+    }
+
+    /// The client-library scenarios pass the TLS configuration to every
+    /// connection (checked by the front: each handshake presented the
+    /// client certificate).
+    @Test func benchScenariosRunOverTLS() async throws {
+        let certificates = try TestCertificates.shared()
+        let front = try TLSTerminator.start(certificates.serverConfiguration(clientCA: certificates.caFile))
+        defer { front.stop() }
+        let tls = ["--server", "localhost:\(front.port)", "--tls-ca", certificates.caFile,
+                   "--tls-cert", certificates.client.certificateFile, "--tls-key", certificates.client.privateKeyFile, "--json"]
+        let pages = try benchJSON(try await bench(["pages", "--items", "500", "--connections", "3", "--seconds", "0.5"] + tls))
+        #expect(pages["transport"] as? String == "tls")
+        #expect((pages["pages"] as? Int ?? 0) > 0, "\(pages)")
+        let subjects = front.seen.withLock { $0.subjects }
+        #expect(subjects.count >= 4, "the setup connection and 3 measured ones")
+        #expect(subjects.allSatisfy { $0 == certificates.client.subject })
+
+        let refused = try await bench(["pages", "--server", "127.0.0.1:\(front.port)", "--tls", "--items", "10"])
+        #expect(refused.status == 1)
+        // The system's trust store (no --tls-ca) does not know the test CA.
+        #expect(refused.stderr.contains("the TLS handshake with 127.0.0.1:\(front.port) failed: the server's certificate was rejected"),
+                "\(refused.stderr)")
+    }
+
+    @Test func benchLoadRefusesTLS() async throws {
+        let result = try await bench(["load", "--server", "127.0.0.1:1", "--tls"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("load does not speak TLS"), "\(result.stderr)")
+    }
 }
