@@ -32,7 +32,7 @@ let usage = """
       --only CASES       run only these cases (comma-separated ids)
       --list             print the case ids and inputs, run nothing
       --markdown         print the catalogue as the SPEC.md table, run nothing
-    \(TLSClientOptions.helpLines(width: 20, environment: true).joined(separator: "\n"))
+    \(TLSClientOptions.helpLines(width: 19, environment: true).joined(separator: "\n"))
 
     Run it against a server nobody else uses: it creates and deletes lists of
     its own, and any other change to the namespace fails the data checks.
