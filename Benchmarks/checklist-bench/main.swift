@@ -25,8 +25,7 @@ to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
 --server HOST:PORT names a running one. Items get --text-bytes bytes of
 text (default 40).
 
-TLS (pages, scroll, snapshot, fanout; load refuses it: its own non-blocking
-driver speaks plaintext only):
+TLS (every scenario but codec):
   --tls                   every connection speaks TLS; with no --server, the
                           bench's own checklistd gets throwaway certificates
                           (made with the openssl command in its temp dir)

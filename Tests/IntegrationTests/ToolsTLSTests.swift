@@ -188,9 +188,19 @@ struct ToolsTLSTests {
                 "\(refused.stderr)")
     }
 
-    @Test func benchLoadRefusesTLS() async throws {
-        let result = try await bench(["load", "--server", "127.0.0.1:1", "--tls"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("load does not speak TLS"), "\(result.stderr)")
+    /// `load`'s own epoll driver over TLS: a session per non-blocking
+    /// connection, every answer checked as over plaintext.
+    @Test func benchLoadRunsOverTLS() async throws {
+        let certificates = try TestCertificates.shared()
+        let front = try TLSTerminator.start(certificates.serverConfiguration())
+        defer { front.stop() }
+        let report = try benchJSON(try await bench([
+            "load", "--server", "127.0.0.1:\(front.port)", "--tls-ca", certificates.caFile, "--connections", "4",
+            "--seconds", "1", "--lists", "2", "--items", "200", "--pipeline", "4", "--json"]))
+        #expect(report["transport"] as? String == "tls")
+        #expect(report["connectionsOpen"] as? Int == 4)
+        #expect(report["errors"] as? Int == 0, "\(report["errorsByCode"] ?? "")")
+        #expect((report["requests"] as? Int ?? 0) > 0)
+        #expect(front.seen.withLock { $0.subjects }.count >= 5, "the set-up connection and the 4 load connections")
     }
 }
