@@ -18,7 +18,8 @@ import PackageDescription
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
-//                            FrameSocket, the blocking frame client of tests, tools and conformance
+//                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
+//                            TLSTerminator, an in-process TLS front for a plaintext checklistd
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables

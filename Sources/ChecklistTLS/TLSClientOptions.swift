@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The TLS options every client tool takes (`checklist`,
 /// `checklist-conformance`, `checklist-bench`), parsed the same way
 /// everywhere:
@@ -52,6 +56,16 @@ public struct TLSClientOptions: Sendable, Hashable {
         for name in Self.valueOptions {
             if let value = environment[Self.environmentNames[name]!], !value.isEmpty { _ = set(name, value) }
         }
+    }
+
+    /// The `CHECKLIST_TLS*` variables of this process that are set, for
+    /// `init(environment:)`.
+    public static func processEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        for name in environmentNames.values {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
     }
 
     /// Takes option `name` (`--tls`, with a nil value, or one of

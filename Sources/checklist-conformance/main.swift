@@ -46,12 +46,9 @@ func fail(_ message: String) -> Never {
 
 let arguments: Arguments
 do throws(Arguments.UsageError) {
-    var environment: [String: String] = [:]
-    for name in TLSClientOptions.environmentNames.values {
-        if let value = getenv(name) { environment[name] = String(cString: value) }
-    }
     arguments = try Arguments(Array(CommandLine.arguments.dropFirst()),
-                              environmentToken: getenv("CHECKLIST_TOKEN").map { String(cString: $0) }, environment: environment)
+                              environmentToken: getenv("CHECKLIST_TOKEN").map { String(cString: $0) },
+                              environment: TLSClientOptions.processEnvironment())
 } catch {
     fail(error.message)
 }

@@ -39,7 +39,7 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     let tls: TLSClientConfiguration?
     do throws(UsageError) {
         (command, server) = try checkedCommand(parsed)
-        tls = try checkedTLS(parsed, environment: tlsEnvironment(), loadFiles: true)
+        tls = try checkedTLS(parsed, environment: TLSClientOptions.processEnvironment(), loadFiles: true)
     } catch {
         printError("checklist: \(error.message)\n" + Help.usage(error.command))
         return ExitStatus.usage
@@ -114,15 +114,6 @@ func checkedTLS(_ parsed: ParsedArguments, environment: [String: String],
     } catch {
         throw UsageError(message: error.message, command: spec)
     }
-}
-
-/// The `CHECKLIST_TLS*` variables that are set.
-func tlsEnvironment() -> [String: String] {
-    var environment: [String: String] = [:]
-    for name in TLSClientOptions.environmentNames.values {
-        if let value = getenv(name) { environment[name] = String(cString: value) }
-    }
-    return environment
 }
 
 /// Connects, runs `command` and closes the connection; returns what to print.
