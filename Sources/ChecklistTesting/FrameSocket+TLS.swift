@@ -164,6 +164,21 @@ final class FrameSocketTLS {
         }
     }
 
+    /// Plaintext the session can give without reading the socket (from
+    /// records already received), or nil. A poller calls it until nil after
+    /// `read`: records that arrived together wait in the session, where
+    /// `poll(2)` cannot see them.
+    func readBuffered(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        do throws(TLSError) {
+            guard case .bytes(let n) = try session.readPlaintext(into: buffer) else { return nil }
+            return n
+        } catch where error.code == .truncated {
+            return nil  // the next `read` reports the end
+        } catch {
+            throw FrameSocket.Failure(.tls, "TLS failed: \(error.message)", tls: error)
+        }
+    }
+
     private enum Received { case fed, wouldBlock, endOfFile }
 
     /// One socket read, fed to the session (a reset counts as the end).

@@ -227,6 +227,12 @@ public final class FrameSocket {
             switch result {
             case .bytes(let n):
                 buffer.append(contentsOf: chunk[0..<n])
+                // Take every record already received, so that a caller that
+                // polls the socket next (`pump`) never waits for bytes that
+                // are in the session already.
+                while let more = try chunk.withUnsafeMutableBytes({ try tls.readBuffered(into: $0) }) {
+                    buffer.append(contentsOf: chunk[0..<more])
+                }
                 return .data
             case .closed: return .closed
             case .wouldBlock: return .timedOut
