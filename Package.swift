@@ -18,7 +18,8 @@ import PackageDescription
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
-//                            FrameSocket, the blocking frame client of tests, tools and conformance
+//                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
+//                            TLSTerminator, an in-process TLS front for a plaintext checklistd
 //   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables
@@ -71,16 +72,17 @@ let package = Package(
         .target(name: "ChecklistTransfer",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot"]),
         .target(name: "ChecklistConformance",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting", "ChecklistTLS"]),
         .executableTarget(name: "checklist-conformance",
-                dependencies: ["ChecklistConformance"]),
+                dependencies: ["ChecklistConformance", "ChecklistTLS"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
                                "ChecklistTLS"]),
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom"],
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
+                               "ChecklistTLS"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",

@@ -1,3 +1,5 @@
+import ChecklistTLS
+
 /// A tiny parser for `--key value` and `--flag` arguments.
 struct BenchArguments {
     struct UsageError: Error, CustomStringConvertible {
@@ -38,6 +40,29 @@ struct BenchArguments {
         guard let text = values[name] else { return fallback }
         guard let v = Double(text), v > 0 else { throw UsageError(description: "--\(name): '\(text)' is not a positive number") }
         return v
+    }
+
+    /// The TLS options (`--tls`, `--tls-ca FILE`, ...), for the scenarios
+    /// that take them (`tls` is a flag: pass it in `flagNames`).
+    static let tlsOptionNames: Set<String> = Set(([TLSClientOptions.flag] + TLSClientOptions.valueOptions).map { String($0.dropFirst(2)) })
+
+    /// Whether any TLS option was given.
+    var usesTLS: Bool { !Self.tlsOptionNames.isDisjoint(with: Set(values.keys).union(flags)) }
+
+    /// `--tls` and the `--tls-*` options as given (no environment variables:
+    /// the bench reads none).
+    func tlsOptions() throws -> TLSClientOptions {
+        var options = TLSClientOptions()
+        if flag("tls") { _ = options.set(TLSClientOptions.flag, nil) }
+        for name in TLSClientOptions.valueOptions {
+            if let value = values[String(name.dropFirst(2))] { _ = options.set(name, value) }
+        }
+        do throws(TLSClientOptions.UsageError) {
+            _ = try options.configuration()
+        } catch {
+            throw UsageError(description: error.message)
+        }
+        return options
     }
 
     /// Rejects keys no scenario option names.

@@ -7,26 +7,55 @@ import Foundation
 /// The server a scenario talks to: one it starts itself (the `checklistd`
 /// built next to this binary, on 127.0.0.1 port 0 with a temporary data
 /// directory), or the one named by `--server HOST:PORT`.
+///
+/// With `--tls`, every connection speaks TLS. A server of its own then gets
+/// `--tls-cert/--tls-key` with throwaway certificates (`TestCertificates`,
+/// made with the openssl command in a temporary directory), and the
+/// connections trust their CA; the other `--tls-*` options are for `--server`.
 final class BenchTarget {
     private(set) var host: String
     private(set) var port: UInt16
+    /// The connections' TLS; nil: plaintext.
+    let tls: TLSClientConfiguration?
     private var process: ServerProcess?
     private let dataDirectory: TemporaryDirectory?
+    /// The arguments the server this scenario started was started with (`restart`).
     private let serverArguments: [String]
+    /// The throwaway certificates of a TLS server of our own.
+    private let certificates: TestCertificates?
 
     init(_ args: BenchArguments, extraServerArguments: [String] = []) throws {
+        let tlsOptions = try args.tlsOptions()
         if let address = args.string("server") {
             guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
                 throw BenchArguments.UsageError(description: "--server wants HOST:PORT, got '\(address)'")
             }
             host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             self.port = port
+            tls = try tlsOptions.configuration()
             process = nil
             dataDirectory = nil
             serverArguments = []
+            certificates = nil
         } else {
+            let named = [tlsOptions.caFile, tlsOptions.serverName, tlsOptions.certificateFile, tlsOptions.privateKeyFile]
+            guard named.allSatisfy({ $0 == nil }) else {
+                throw BenchArguments.UsageError(description: "--tls-ca, --tls-server-name, --tls-cert and --tls-key need --server; "
+                                                + "the bench's own server uses throwaway certificates (just --tls)")
+            }
+            var serverArguments = ["--host", "127.0.0.1", "--port", "0"] + extraServerArguments
+            if tlsOptions.enabled {
+                let made = try TestCertificates.make()
+                serverArguments += ["--tls-cert", made.server.certificateFile, "--tls-key", made.server.privateKeyFile]
+                certificates = made
+                tls = made.clientConfiguration()
+            } else {
+                certificates = nil
+                tls = nil
+            }
             let directory = try TemporaryDirectory(prefix: "checklist-bench")
-            serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + extraServerArguments
+            serverArguments += ["--data-dir", directory.path]
+            self.serverArguments = serverArguments
             let server = try ServerProcess.start(executable: try ProductLocator.path(of: "checklistd"), arguments: serverArguments)
             host = server.host
             port = server.port
@@ -34,6 +63,9 @@ final class BenchTarget {
             dataDirectory = directory
         }
     }
+
+    /// `tls` or `plaintext`, for the reports.
+    var transport: String { tls == nil ? "plaintext" : "tls" }
 
     /// The process id of the server this scenario started, if any.
     var serverPID: Int32? { process?.pid }
@@ -60,12 +92,13 @@ final class BenchTarget {
     var serverProcess: ServerProcess? { process }
 
     func connect(name: String = "checklist-bench") async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(host: host, port: port, clientName: name)
+        try await ChecklistConnection.connect(host: host, port: port, clientName: name, tls: tls)
     }
 
     func stop() {
         process?.stop()
         dataDirectory?.remove()
+        certificates?.directory.remove()
     }
 
     /// The list named `bench-N-items-B-bytes`, created and filled with `items`

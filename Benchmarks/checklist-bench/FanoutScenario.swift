@@ -19,7 +19,7 @@ enum FanoutScenario {
     static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "json"]
 
     static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
+        try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
         let subscriberCount = try args.int("subscribers", default: 100, min: 1)
         let writerCount = try args.int("writers", default: 4, min: 1)
         let listCount = try args.int("lists", default: 1, min: 1)
@@ -50,6 +50,7 @@ enum FanoutScenario {
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var report = BenchReport()
         report.add("scenario", "fanout")
+        report.add("transport", target.transport)
         report.add("subscribers", subscriberCount)
         report.add("writers", writerCount)
         report.add("lists", listCount)

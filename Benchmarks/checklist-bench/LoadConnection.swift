@@ -5,14 +5,19 @@ import Glibc
 import CLinux
 import ChecklistModel
 import ChecklistSocket
+import ChecklistTLS
 import ChecklistWire
 
 /// One connection of the load driver: a non-blocking socket, the requests
 /// it has outstanding (answers must come back in order, each with its
 /// request's id), and the checks every answer must pass. Owned by one
 /// `LoadWorker` and used on its thread only.
+///
+/// With the plan's TLS context, a TLS handshake (driven by the same epoll
+/// events) comes between the TCP connect and HELLO, and the frames travel
+/// inside TLS; `bytesIn`/`bytesOut` then count ciphertext.
 final class LoadConnection {
-    enum State { case idle, connecting, handshaking, ready, closed }
+    enum State { case idle, connecting, tlsHandshaking, handshaking, ready, closed }
 
     /// A request waiting for its answer.
     struct Outstanding {
@@ -44,6 +49,8 @@ final class LoadConnection {
     private var writeInterest = false
     /// The server sent a connection-level ERROR (request id 0): it is closing.
     private var goodbye: String?
+    /// The TLS layer, with a TLS plan.
+    private var tls: LoadTLS?
 
     static let helloID: UInt32 = 1
 
@@ -58,8 +65,14 @@ final class LoadConnection {
 
     // MARK: Connecting
 
-    /// Starts a non-blocking connect; false if it failed at once.
-    func connect(to address: SocketAddress, epoll: Int32) -> Bool {
+    /// Starts a non-blocking connect (and, with `plan.tls`, a TLS session
+    /// for it); false if it failed at once.
+    func connect(plan: LoadPlan, epoll: Int32) -> Bool {
+        let address = plan.address
+        if let context = plan.tls {
+            guard let session = try? LoadTLS(context: context, serverName: plan.serverName) else { return false }
+            tls = session
+        }
         fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         try? setNoDelay(fd)
@@ -87,20 +100,46 @@ final class LoadConnection {
                 close(worker: worker)
                 return
             }
-            state = .handshaking
-            encoder.append(Hello(features: [], clientName: "checklist-bench-load"), requestID: Self.helloID, to: &output)
-            flush(worker: worker)
+            if tls != nil {
+                state = .tlsHandshaking
+                advanceTLSHandshake(worker: worker)
+            } else {
+                sendHello(worker: worker)
+            }
             return
         }
         if events & EPOLLOUT.rawValue != 0 && writeInterest { flush(worker: worker) }
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(worker: worker) }
     }
 
+    private func sendHello(worker: LoadWorker) {
+        state = .handshaking
+        encoder.append(Hello(features: [], clientName: "checklist-bench-load"), requestID: Self.helloID, to: &output)
+        flush(worker: worker)
+    }
+
+    /// Drives the TLS handshake as far as the bytes received allow; HELLO
+    /// follows once it is complete.
+    private func advanceTLSHandshake(worker: LoadWorker) {
+        guard let tls else { return }
+        do throws(TLSError) {
+            let progress = try tls.session.handshake()
+            flush(worker: worker)
+            if progress == .complete, state == .tlsHandshaking { sendHello(worker: worker) }
+        } catch {
+            flush(worker: worker)  // the alert that says why
+            lost(worker: worker, "tls: \(error.message)")
+        }
+    }
+
     private func read(worker: LoadWorker) {
         // Level-triggered: one read per wake-up keeps connections fair.
+        if let tls, tls.inputSpace == 0 { return }  // cannot happen: decrypt drains the session after every read
+        let buffer = tls.map { UnsafeMutableRawBufferPointer(rebasing: worker.readBuffer[..<min(worker.readBuffer.count, $0.inputSpace)]) }
+            ?? worker.readBuffer
         let result: SocketReadResult
         do throws(SocketError) {
-            result = try readSocket(fd, into: worker.readBuffer)
+            result = try readSocket(fd, into: buffer)
         } catch {
             lost(worker: worker, "read: \(error)")
             return
@@ -109,25 +148,59 @@ final class LoadConnection {
         case .bytes(let n):
             worker.result.bytesIn += UInt64(n)
             let fresh = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.readBuffer)[..<n])
-            if partial.isEmpty {
-                let used = parse(fresh, worker: worker)
-                if state != .closed && used < n { partial.append(contentsOf: fresh[used...]) }
+            if let tls {
+                decrypt(fresh, tls, worker: worker)
             } else {
-                // Parse from a moved-out copy: closing while parsing must not
-                // touch the array being read.
-                var bytes: [UInt8] = []
-                swap(&bytes, &partial)
-                bytes.append(contentsOf: fresh)
-                let used = bytes.withUnsafeBytes { parse($0, worker: worker) }
-                if state != .closed && used < bytes.count {
-                    bytes.removeFirst(used)
-                    partial = bytes
-                }
+                consume(fresh, worker: worker)
             }
         case .endOfFile:
+            if let tls {
+                tls.session.endOfInput()
+                if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
+                decrypt(UnsafeRawBufferPointer(start: nil, count: 0), tls, worker: worker)
+                if state == .closed { return }
+            }
             lost(worker: worker, goodbye ?? "the server closed the connection")
         case .wouldBlock:
             break
+        }
+    }
+
+    /// Feeds ciphertext to the session and handles the plaintext it yields.
+    private func decrypt(_ ciphertext: UnsafeRawBufferPointer, _ tls: LoadTLS, worker: LoadWorker) {
+        do throws(TLSError) {
+            try tls.feed(ciphertext)
+            if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
+            while state != .closed {
+                switch try tls.session.readPlaintext(into: worker.plaintextBuffer) {
+                case .bytes(let n): consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.plaintextBuffer)[..<n]), worker: worker)
+                case .wantsInput: return
+                case .closed: return lost(worker: worker, goodbye ?? "the server closed the TLS connection (close_notify)")
+                }
+            }
+        } catch where error.code == .truncated {
+            return  // the stream ended: `read` reports it
+        } catch {
+            lost(worker: worker, "tls: \(error.message)")
+        }
+    }
+
+    /// Handles plaintext bytes from the server: whole frames, the rest kept for later.
+    private func consume(_ fresh: UnsafeRawBufferPointer, worker: LoadWorker) {
+        if partial.isEmpty {
+            let used = parse(fresh, worker: worker)
+            if state != .closed && used < fresh.count { partial.append(contentsOf: fresh[used...]) }
+        } else {
+            // Parse from a moved-out copy: closing while parsing must not
+            // touch the array being read.
+            var bytes: [UInt8] = []
+            swap(&bytes, &partial)
+            bytes.append(contentsOf: fresh)
+            let used = bytes.withUnsafeBytes { parse($0, worker: worker) }
+            if state != .closed && used < bytes.count {
+                bytes.removeFirst(used)
+                partial = bytes
+            }
         }
     }
 
@@ -350,6 +423,7 @@ final class LoadConnection {
 
     /// Writes what is queued; waits for `EPOLLOUT` if the socket is full.
     func flush(worker: LoadWorker) {
+        if let tls { return flushTLS(tls, worker: worker) }
         guard state != .closed, outputSent < output.count else { return }
         // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
         let written = output.bytes.withUnsafeBytes { raw in
@@ -370,11 +444,39 @@ final class LoadConnection {
             output.reset()
             outputSent = 0
         }
-        let wantWrite = outputSent < output.count
+        updateWriteInterest(outputSent < output.count, worker: worker)
+    }
+
+    private func updateWriteInterest(_ wantWrite: Bool, worker: LoadWorker) {
         if wantWrite != writeInterest {
             writeInterest = wantWrite
             _ = control(worker.epoll, EPOLL_CTL_MOD, EPOLLIN.rawValue | (wantWrite ? EPOLLOUT.rawValue : 0))
         }
+    }
+
+    /// `flush` over TLS: encrypts what is queued (as far as the session
+    /// takes it), then writes the ciphertext the socket takes.
+    private func flushTLS(_ tls: LoadTLS, worker: LoadWorker) {
+        guard state != .closed else { return }
+        do {
+            while outputSent < output.count {
+                let sent = outputSent
+                let taken = try output.bytes.withUnsafeBytes { raw in
+                    try tls.encrypt(UnsafeRawBufferPointer(rebasing: raw[sent...]))
+                }
+                if taken == 0 { break }
+                outputSent += taken
+            }
+            if outputSent == output.count {
+                output.reset()
+                outputSent = 0
+            }
+            worker.result.bytesOut += UInt64(try tls.write(fd))
+        } catch {
+            lost(worker: worker, "send: \(error)")
+            return
+        }
+        updateWriteInterest(outputSent < output.count || tls.hasPendingOutput, worker: worker)
     }
 
     // MARK: Closing
@@ -382,7 +484,7 @@ final class LoadConnection {
     /// The connection ended under us: what it still owed counts as lost.
     private func lost(worker: LoadWorker, _ reason: String) {
         let owed = outstandingCount
-        if state == .connecting || state == .handshaking {
+        if state == .connecting || state == .tlsHandshaking || state == .handshaking {
             worker.connectFailed(self, reason)
         } else if owed > 0 {
             for _ in 0..<owed { worker.result.fail("closed", reason) }

@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistSocket
+import ChecklistTLS
 
 /// What each request of the load scenario is.
 enum LoadRequestKind: Int, CaseIterable, Sendable {
@@ -77,9 +78,16 @@ struct LoadPlan: Sendable {
     var pageSize: Int
     var maxFrameBytes: UInt32
     var seed: UInt64
+    /// With a client context, every connection speaks TLS, verifying that
+    /// the server's certificate names `serverName`; nil: plaintext.
+    var tls: TLSContext?
+    var serverName: String
 
     init(address: SocketAddress, connections: Int, threads: Int, pipeline: Int, rate: Double?, mix: LoadMix,
-         lists: [ListID], items: Int, pageSize: Int, maxFrameBytes: UInt32, seed: UInt64) {
+         lists: [ListID], items: Int, pageSize: Int, maxFrameBytes: UInt32, seed: UInt64,
+         tls: TLSContext? = nil, serverName: String = "") {
+        self.tls = tls
+        self.serverName = serverName
         self.address = address
         self.connections = connections
         self.threads = threads

@@ -34,7 +34,7 @@ enum LoadScenario {
         let seed: UInt64
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             connections = try args.int("connections", default: 50, min: 1)
             guard connections <= maxConnections else {
                 throw BenchArguments.UsageError(description: "--connections: at most \(maxConnections)")
@@ -102,7 +102,8 @@ enum LoadScenario {
         let plan = LoadPlan(address: address, connections: settings.connections, threads: settings.threads,
                             pipeline: settings.pipeline, rate: settings.rate, mix: settings.mix, lists: lists,
                             items: settings.items, pageSize: settings.pageSize,
-                            maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed)
+                            maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed,
+                            tls: try target.tls.map { try TLSContext(client: $0) }, serverName: target.host)
         await setup.close()
         return (plan, lists)
     }
@@ -154,6 +155,7 @@ enum LoadScenario {
         let windowSeconds = Double(figures.windowNanos) / 1e9
         var report = BenchReport()
         report.add("scenario", "load")
+        report.add("transport", target.transport)
         report.add("mode", settings.rate == nil ? "closed" : "open")
         report.add("connections", settings.connections)
         report.add("connectionsOpen", figures.openAtEnd)

@@ -18,6 +18,8 @@ final class LoadWorker {
     let epoll: Int32
     /// Receive buffer shared by this worker's connections (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// With TLS: the decrypted bytes of one record at a time, shared the same way.
+    let plaintextBuffer: UnsafeMutableRawBufferPointer
     var result = LoadWorkerResult()
     private(set) var phase = LoadShared.Phase.connecting
 
@@ -58,12 +60,14 @@ final class LoadWorker {
         self.shared = shared
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         readBuffer = .allocate(byteCount: 256 << 10, alignment: 16)
+        plaintextBuffer = .allocate(byteCount: plan.tls == nil ? 1 : 32 << 10, alignment: 16)
         connections = plan.slots(ofWorker: index).map { LoadConnection(slot: $0, lists: plan.lists.count, seed: plan.seed) }
         isDirty = [Bool](repeating: false, count: connections.count)
     }
 
     deinit {
         readBuffer.deallocate()
+        plaintextBuffer.deallocate()
         closeSocket(epoll)
     }
 
@@ -147,7 +151,7 @@ final class LoadWorker {
             let connection = connections[nextToConnect]
             nextToConnect += 1
             connecting += 1
-            if !connection.connect(to: plan.address, epoll: epoll) {
+            if !connection.connect(plan: plan, epoll: epoll) {
                 connectFailed(connection, "connect: \(String(cString: strerror(errno)))")
                 connection.close(worker: self)
             }

@@ -34,7 +34,7 @@ enum PagesScenario {
         let filter: RowFilter
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             connections = try args.int("connections", default: 50, min: 1)
             pageSize = try args.int("page", default: 100, min: 1)
@@ -63,7 +63,7 @@ enum PagesScenario {
         let merged = try await fetchPages(of: list.id, total: total, on: clients, settings)
         let elapsed = started.duration(to: .now)
         for client in clients { await client.close() }
-        report(settings, merged, elapsed: elapsed).print(json: args.flag("json"))
+        report(settings, merged, elapsed: elapsed, transport: target.transport).print(json: args.flag("json"))
     }
 
     /// Every client reads pages in a closed loop until the time is up,
@@ -127,10 +127,12 @@ enum PagesScenario {
         }
     }
 
-    private static func report(_ settings: Settings, _ merged: LatencyHistogram, elapsed: Duration) -> BenchReport {
+    private static func report(_ settings: Settings, _ merged: LatencyHistogram, elapsed: Duration,
+                               transport: String) -> BenchReport {
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var report = BenchReport()
         report.add("scenario", "pages")
+        report.add("transport", transport)
         report.add("pattern", settings.pattern.rawValue)
         report.add("items", settings.items)
         report.add("connections", settings.connections)

@@ -27,7 +27,7 @@ enum ScrollScenario {
         let mode: String
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             viewport = try args.int("viewport", default: 20, min: 1)
             fps = try args.double("fps", default: 120)
@@ -80,6 +80,7 @@ enum ScrollScenario {
 
         var report = BenchReport()
         report.add("scenario", settings.mode)
+        report.add("transport", target.transport)
         report.add("items", settings.items)
         report.add("frames", outcome.frames)
         report.add("hitchedFrames", outcome.hitched)

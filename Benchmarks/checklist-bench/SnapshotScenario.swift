@@ -29,7 +29,7 @@ enum SnapshotScenario {
         let probeRequest: StallProbe.Kind
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options)
+            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
             textBytes = try args.int("text-bytes", default: 40, min: 8)
@@ -115,6 +115,7 @@ enum SnapshotScenario {
                                fileBytes: UInt64, target: BenchTarget) -> BenchReport {
         var report = BenchReport()
         report.add("scenario", "snapshot")
+        report.add("transport", target.transport)
         report.add("items", settings.items)
         report.add("lists", settings.lists)
         report.add("rawBytes", exported.summary.rawBytes)

@@ -29,6 +29,15 @@ to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
 --server HOST:PORT names a running one. Items get --text-bytes bytes of
 text (default 40).
 
+TLS (every scenario but codec):
+  --tls                   every connection speaks TLS; with no --server, the
+                          bench's own checklistd gets throwaway certificates
+                          (made with the openssl command in its temp dir)
+  --tls-ca FILE           with --server: the CA to trust (default: the system's)
+  --tls-server-name NAME  with --server: the name the certificate must carry
+  --tls-cert FILE --tls-key FILE
+                          with --server: a client certificate (mutual TLS)
+
 Each scenario prints a table, or one JSON object with --json
 (keys in Benchmarks/README.md).
 """
@@ -41,21 +50,21 @@ guard let scenario = arguments.popFirst(), !["-h", "--help", "help"].contains(sc
 do {
     switch scenario {
     case "codec":
-        try CodecScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try CodecScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "pages":
-        try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await PagesScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "scroll":
-        try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "restart":
-        try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "memory":
-        try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "fanout":
-        try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "load":
-        try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "snapshot":
-        try await SnapshotScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
+        try await SnapshotScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     default:
         throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
     }

@@ -38,7 +38,7 @@ extension TLSChannel {
         } catch {
             channel.sendPendingWithoutWaiting()  // the alert that says why, if any
             if error.code == .timeout { throw error }
-            throw ClientError(error.code, "the TLS handshake with \(target) failed: \(error.message)")
+            throw ClientError(error.code, TLSError.naming(target, in: error.message))
         }
     }
 }

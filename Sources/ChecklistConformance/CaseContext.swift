@@ -15,7 +15,7 @@ public struct CaseContext: Sendable {
     /// A new connection, before HELLO.
     public func connect() throws -> FrameSocket {
         do {
-            return try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
+            return try target.connect()
         } catch {
             throw CaseFailure("cannot connect to \(target.host):\(target.port): \(error)")
         }

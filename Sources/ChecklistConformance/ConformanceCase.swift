@@ -1,4 +1,6 @@
 import ChecklistModel
+import ChecklistTLS
+import ChecklistTesting
 
 /// One entry of the catalogue: an input sent to a server and the outcome
 /// the protocol prescribes. `run` sends the input and checks the answer;
@@ -70,15 +72,24 @@ public struct Target: Sendable {
     public var idle: Duration
     /// The longest any single answer may take.
     public var timeout: Duration
+    /// With a client context, every connection speaks TLS (and must verify
+    /// the server's certificate); nil: plaintext.
+    public var tls: TLSContext?
 
     public init(host: String, port: UInt16, token: String? = nil, secondToken: String? = nil,
-                idle: Duration = .seconds(2), timeout: Duration = .seconds(10)) {
+                idle: Duration = .seconds(2), timeout: Duration = .seconds(10), tls: TLSContext? = nil) {
         self.host = host
         self.port = port
         self.token = token
         self.secondToken = secondToken
         self.idle = idle
         self.timeout = timeout
+        self.tls = tls
+    }
+
+    /// A new connection to the target (plaintext or TLS), before HELLO.
+    public func connect() throws -> FrameSocket {
+        try FrameSocket(host: host, port: port, timeout: timeout, tls: tls)
     }
 
     /// Whether this target can run a case with `requirement`.

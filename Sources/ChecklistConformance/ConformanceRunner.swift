@@ -63,7 +63,7 @@ public enum ConformanceRunner {
         let setup: FrameSocket
         let hello: HelloOK
         do {
-            setup = try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
+            setup = try target.connect()
             hello = try setup.handshake(token: target.token, name: "checklist-conformance/setup")
         } catch {
             throw CaseFailure("setup: \(error)")
@@ -82,7 +82,7 @@ public enum ConformanceRunner {
 
         // Another connection still gets through and sees the same data.
         do {
-            let second = try FrameSocket(host: target.host, port: target.port, timeout: target.timeout)
+            let second = try target.connect()
             defer { second.close() }
             try second.handshake(token: target.token, name: "checklist-conformance/check")
             try second.expectAlive()

@@ -63,6 +63,17 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// `message` (a TLS error's, or another failure's during a handshake)
+    /// naming the peer: "the TLS handshake failed: X" becomes "the TLS
+    /// handshake with `target` failed: X"; a message that names no TLS
+    /// stage gets "the TLS handshake with `target` failed: " in front.
+    public static func naming(_ target: String, in message: String) -> String {
+        for stage in ["the TLS handshake ", "the TLS connection "] where message.hasPrefix(stage) {
+            return stage + "with \(target) " + message.dropFirst(stage.count)
+        }
+        return "the TLS handshake with \(target) failed: \(message)"
+    }
 }
 
 /// The thread's OpenSSL error queue. Every call into OpenSSL that can fail

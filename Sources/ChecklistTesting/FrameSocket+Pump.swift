@@ -29,13 +29,20 @@ extension FrameSocket {
                 throw Failure(.timedOut, "\(answers.count) of \(expected) answers after sending \(written) of \(bytes.count) bytes; out of time")
             }
             var events = Int16(POLLIN)
-            if written < bytes.count { events |= Int16(POLLOUT) }
+            if written < bytes.count || tls?.hasPendingOutput == true { events |= Int16(POLLOUT) }
             var pfd = pollfd(fd: fd, events: events, revents: 0)
             let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&pfd, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
-            if pfd.revents & Int16(POLLOUT) != 0 && written < bytes.count {
+            if pfd.revents & Int16(POLLOUT) != 0, let tls {
+                // Encrypt the next piece once the last one's ciphertext is out.
+                try tls.writePendingWithoutWaiting(fd: fd)
+                if !tls.hasPendingOutput && written < bytes.count {
+                    written += try bytes.withUnsafeBytes { raw in try tls.encrypt(UnsafeRawBufferPointer(rebasing: raw[written...])) }
+                    try tls.writePendingWithoutWaiting(fd: fd)
+                }
+            } else if pfd.revents & Int16(POLLOUT) != 0 && written < bytes.count {
                 let result = try bytes.withUnsafeBytes { raw -> SocketWriteResult in
                     do {
                         return try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[written...]))

@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistSocket
+import ChecklistTLS
 import ChecklistWire
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,10 @@ import Glibc
 /// malformed ones included) out, whole frames in. Every read and write is
 /// bounded by the timeout, so a caller never hangs: it can stay silent, read
 /// exactly, or see the server close.
+///
+/// Plaintext by default; given a client `TLSContext`, the same frames travel
+/// inside TLS (see `FrameSocketTLS` for what the raw-transport calls mean
+/// there).
 public final class FrameSocket {
     /// What went wrong while talking to the server.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -24,14 +29,20 @@ public final class FrameSocket {
             public static let undecodable = Code(rawValue: 3)
             /// A read, write or socket option failed, or the answer was not the one expected.
             public static let other = Code(rawValue: 4)
+            /// TLS failed: the handshake (a certificate that did not verify, a
+            /// server that does not speak TLS) or a record; see `tls`.
+            public static let tls = Code(rawValue: 5)
         }
 
         public let code: Code
         public var description: String
+        /// The TLS failure behind a `.tls` failure, when there is one.
+        public let tls: TLSError?
         /// A failure of kind `code`.
-        public init(_ code: Code, _ description: String) {
+        public init(_ code: Code, _ description: String, tls: TLSError? = nil) {
             self.code = code
             self.description = description
+            self.tls = tls
         }
 
         /// A failure of kind `other`.
@@ -47,25 +58,41 @@ public final class FrameSocket {
     public let timeout: Duration
     private var buffer: [UInt8] = []
     private var isOpen = true
+    /// The TLS layer, when connected with a TLS context.
+    let tls: FrameSocketTLS?
 
     /// Connects to `host`:`port`; reads and writes time out after `timeout`.
-    public init(host: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(20)) throws {
-        fd = try connectSocket(host: host, port: port)
+    /// With `tls` (a client context), runs the TLS handshake first; the
+    /// server's certificate must name `host` (or the context's server name).
+    ///
+    /// - Throws: `Failure` `.tls` when the handshake fails (e.g. the
+    ///   certificate does not verify), `.timedOut` when it gets no answer.
+    public init(host: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(20), tls: TLSContext? = nil) throws {
+        let fd = try connectSocket(host: host, port: port)
+        self.fd = fd
         self.timeout = timeout
         do {
             try setTimeouts(fd, receive: timeout, send: timeout)
+            let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            self.tls = try tls.map {
+                try FrameSocketTLS.handshake(fd: fd, context: $0, serverName: host, target: target, timeout: timeout)
+            }
         } catch {
             closeSocket(fd)
             throw error
         }
     }
 
+    /// The negotiated TLS version; nil for a plaintext connection.
+    public var tlsVersion: TLSVersion? { tls?.protocolVersion }
+
     deinit { if isOpen { closeSocket(fd) } }
 
     // MARK: Sending
 
-    /// Sends `bytes` as they are.
+    /// Sends `bytes` as they are (over TLS: as one write of plaintext).
     public func send(_ bytes: [UInt8]) throws {
+        if let tls { return try tls.send(bytes, fd: fd) }
         do {
             try writeAll(fd, bytes)
         } catch {
@@ -82,7 +109,7 @@ public final class FrameSocket {
     }
 
     /// Sends each byte with its own `send(2)` (TCP_NODELAY is on, so each
-    /// leaves as its own segment).
+    /// leaves as its own segment; over TLS, each in its own record).
     public func sendOneByteAtATime(_ bytes: [UInt8]) throws {
         for byte in bytes { try send([byte]) }
     }
@@ -101,12 +128,15 @@ public final class FrameSocket {
 
     // MARK: Closing
 
-    /// Half-closes: the server reads end-of-file.
+    /// Half-closes: the server reads end-of-file (over TLS: close_notify,
+    /// then the FIN).
     public func shutdownSending() throws {
+        try tls?.sendCloseNotify(fd: fd)
         do { try shutdownSocket(fd, .write) } catch { throw Failure("shutdown failed: \(error)") }
     }
 
-    /// Closes with an RST instead of a FIN (SO_LINGER with a zero timeout).
+    /// Closes with an RST instead of a FIN (SO_LINGER with a zero timeout);
+    /// over TLS without close_notify.
     public func reset() {
         guard isOpen else { return }
         var option = linger(l_onoff: 1, l_linger: 0)
@@ -115,9 +145,10 @@ public final class FrameSocket {
         isOpen = false
     }
 
-    /// Closes normally.
+    /// Closes normally (over TLS: close_notify first, if the socket takes it at once).
     public func close() {
         guard isOpen else { return }
+        tls?.closeNotify(fd: fd)
         closeSocket(fd)
         isOpen = false
     }
@@ -189,6 +220,24 @@ public final class FrameSocket {
     /// Reads what has arrived into the buffer (waiting up to the timeout).
     public func readMore() throws -> ReadResult {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        if let tls {
+            let result = try chunk.withUnsafeMutableBytes { try tls.read(fd: fd, into: $0) }
+            // What reading made the session want to send (a KeyUpdate answer), if the socket takes it.
+            if tls.hasPendingOutput { try? tls.writePendingWithoutWaiting(fd: fd) }
+            switch result {
+            case .bytes(let n):
+                buffer.append(contentsOf: chunk[0..<n])
+                // Take every record already received, so that a caller that
+                // polls the socket next (`pump`) never waits for bytes that
+                // are in the session already.
+                while let more = try chunk.withUnsafeMutableBytes({ try tls.readBuffered(into: $0) }) {
+                    buffer.append(contentsOf: chunk[0..<more])
+                }
+                return .data
+            case .closed: return .closed
+            case .wouldBlock: return .timedOut
+            }
+        }
         let result: SocketReadResult
         do {
             result = try chunk.withUnsafeMutableBytes { (raw) throws(SocketError) in try readSocket(fd, into: raw) }

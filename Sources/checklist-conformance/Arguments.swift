@@ -1,3 +1,5 @@
+import ChecklistTLS
+
 /// `checklist-conformance`'s command line, parsed without side effects:
 /// what to do, or the usage error to report (exit status 2).
 struct Arguments: Equatable {
@@ -25,12 +27,21 @@ struct Arguments: Equatable {
     var idle: Duration = .seconds(2)
     var timeout: Duration = .seconds(10)
     var only: Set<String>?
+    /// `--tls` and the `--tls-*` options over the `CHECKLIST_TLS*` variables.
+    var tls = TLSClientOptions()
 
     /// Parses `arguments` (without the program name); `environmentToken`
-    /// is `$CHECKLIST_TOKEN`, which `--token` overrides.
-    init(_ arguments: [String], environmentToken: String?) throws(UsageError) {
+    /// is `$CHECKLIST_TOKEN`, which `--token` overrides; `environment`
+    /// holds the `CHECKLIST_TLS*` variables, which the `--tls*` options override.
+    init(_ arguments: [String], environmentToken: String?, environment: [String: String] = [:]) throws(UsageError) {
         action = .help
         token = environmentToken.flatMap { $0.isEmpty ? nil : $0 }
+        var flags = TLSClientOptions()
+        do throws(TLSClientOptions.UsageError) {
+            tls = try TLSClientOptions(environment: environment)
+        } catch {
+            throw UsageError(message: error.message)
+        }
         var rest = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
             guard let v = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
@@ -51,6 +62,8 @@ struct Arguments: Equatable {
             case "--idle": idle = try seconds(argument)
             case "--timeout": timeout = try seconds(argument)
             case "--only": only = Set(try value(argument).split(separator: ",").map(String.init))
+            case TLSClientOptions.flag: _ = flags.set(argument, nil)
+            case _ where TLSClientOptions.valueOptions.contains(argument): _ = flags.set(argument, try value(argument))
             default:
                 guard !argument.hasPrefix("-"), address == nil else { throw UsageError(message: "unexpected argument '\(argument)'") }
                 address = argument
@@ -58,6 +71,12 @@ struct Arguments: Equatable {
         }
         guard let address, let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
             throw UsageError(message: "give the server as HOST:PORT")
+        }
+        tls = tls.overridden(by: flags)
+        do throws(TLSClientOptions.UsageError) {
+            _ = try tls.configuration()
+        } catch {
+            throw UsageError(message: error.message)
         }
         var host = String(address[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -1,4 +1,6 @@
 import ChecklistConformance
+import ChecklistTLS
+import ChecklistTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,13 +11,18 @@ import Glibc
 let usage = """
     usage: checklist-conformance HOST:PORT [--token T] [--second-token U] [--idle SECONDS]
                                  [--timeout SECONDS] [--only CASE[,CASE...]]
+                                 [--tls] [--tls-ca FILE] [--tls-server-name NAME]
+                                 [--tls-cert FILE --tls-key FILE]
            checklist-conformance --list | --markdown
 
     Runs every case of the bad-input catalogue (Protocol/SPEC.md section 8) and a
     happy path through every message against the server, printing PASS, FAIL or
     SKIP per case. Each case also checks that a second connection still works and
-    that the namespace's data did not change. Exit status: 0 when no case failed,
-    1 when one did, 2 bad usage.
+    that the namespace's data did not change. With --tls every connection speaks
+    TLS, and the whole catalogue runs inside it (a half-close is close_notify and
+    then the FIN; a reset sends no close_notify). Exit status: 0 when no case
+    failed, 1 when one did, 2 bad usage, 3 with --tls when the first TLS handshake
+    fails (e.g. the server's certificate does not verify): then no case runs.
 
       --token T          the token of the namespace to test (servers with access
                          control); also read from $CHECKLIST_TOKEN
@@ -25,6 +32,7 @@ let usage = """
       --only CASES       run only these cases (comma-separated ids)
       --list             print the case ids and inputs, run nothing
       --markdown         print the catalogue as the SPEC.md table, run nothing
+    \(TLSClientOptions.helpLines(width: 19, environment: true).joined(separator: "\n"))
 
     Run it against a server nobody else uses: it creates and deletes lists of
     its own, and any other change to the namespace fails the data checks.
@@ -39,7 +47,8 @@ func fail(_ message: String) -> Never {
 let arguments: Arguments
 do throws(Arguments.UsageError) {
     arguments = try Arguments(Array(CommandLine.arguments.dropFirst()),
-                              environmentToken: getenv("CHECKLIST_TOKEN").map { String(cString: $0) })
+                              environmentToken: getenv("CHECKLIST_TOKEN").map { String(cString: $0) },
+                              environment: TLSClientOptions.processEnvironment())
 } catch {
     fail(error.message)
 }
@@ -67,8 +76,32 @@ if let only = arguments.only {
     cases = cases.filter { only.contains($0.id) }
 }
 
-let target = Target(host: host, port: port, token: token, secondToken: secondToken, idle: idle, timeout: timeout)
-print("checklist-conformance: \(cases.count) cases against \(arguments.address ?? "")" + (token == nil ? " (no token)" : " (with a token)"))
+// The TLS files are read once (a bad one is a usage error), and one
+// handshake is tried before any case: a certificate that does not verify
+// stops the run with the reason instead of failing every case alike.
+var tlsContext: TLSContext?
+do {
+    tlsContext = try arguments.tls.checkedConfiguration().map { try TLSContext(client: $0) }
+} catch {
+    fail("\(error)")
+}
+let target = Target(host: host, port: port, token: token, secondToken: secondToken, idle: idle, timeout: timeout, tls: tlsContext)
+var transport = ""
+if tlsContext != nil {
+    do {
+        let probe = try target.connect()
+        transport = " over \(probe.tlsVersion.map { "\($0)" } ?? "TLS")"
+        probe.close()
+    } catch let failure as FrameSocket.Failure where failure.code == .tls {
+        var text = "checklist-conformance: \(failure.description)\n"
+        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        exit(3)
+    } catch {
+        transport = " over TLS"  // unreachable: every case fails and says so
+    }
+}
+print("checklist-conformance: \(cases.count) cases against \(arguments.address ?? "")" + transport
+      + (token == nil ? " (no token)" : " (with a token)"))
 let results = ConformanceRunner.runAll(cases, against: target) { result in print(result.line) }
 let failed = results.filter { $0.status == .failed }.count
 let skipped = results.filter { $0.status == .skipped }.count

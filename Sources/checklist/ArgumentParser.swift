@@ -1,3 +1,5 @@
+import ChecklistClient
+
 /// The command line split into global options, the command, its
 /// positional arguments and its options. Options may come before or after
 /// the positionals; `--` ends options; `--name=value` and `--name value`
@@ -6,6 +8,8 @@ struct ParsedArguments {
     var server: String?
     var token: String?
     var json = false
+    /// `--tls` and the `--tls-*` options given (the environment's are added by `checkedCommand`).
+    var tls = TLSClientOptions()
     var help = false
     var command: String?
     var positionals: [String] = []
@@ -43,7 +47,13 @@ struct ParsedArguments {
                 json = true
                 continue
             }
-            guard name == GlobalOption.server || name == GlobalOption.token || Commands.allOptionNames.contains(name) else {
+            if name == TLSClientOptions.flag {
+                if inlineValue != nil { fail("option --tls takes no value") }
+                _ = tls.set(name, nil)
+                continue
+            }
+            let isGlobal = name == GlobalOption.server || name == GlobalOption.token || TLSClientOptions.valueOptions.contains(name)
+            guard isGlobal || Commands.allOptionNames.contains(name) else {
                 fail("unknown option \(name)")
                 continue
             }
@@ -60,6 +70,8 @@ struct ParsedArguments {
                 server = value
             } else if name == GlobalOption.token {
                 token = value
+            } else if tls.set(name, value) {
+                continue
             } else {
                 options[name] = value
                 repeated[name, default: []].append(value)

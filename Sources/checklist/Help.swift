@@ -1,7 +1,9 @@
+import ChecklistClient
+
 /// The help texts, built from `Commands.all`.
 enum Help {
     static let defaultServer = "127.0.0.1:7420"
-    static let globalSynopsis = "checklist [--server HOST:PORT] [--token TOKEN] [--json]"
+    static let globalSynopsis = "checklist [--server HOST:PORT] [--token TOKEN] [--tls ...] [--json]"
 
     static var overview: String {
         let width = 34
@@ -33,6 +35,7 @@ enum Help {
             "  --token TOKEN       the access token, for a server run with --tokens",
             "                      (default: $CHECKLIST_TOKEN; prefer the variable: other",
             "                      users can read a command line)",
+        ] + TLSClientOptions.helpLines(width: 20, environment: true) + [
             "  --json              print one JSON document, with the protocol's field names",
             "  -h, --help          show this help; after a command, that command's help",
             "",
@@ -69,7 +72,8 @@ enum Help {
     static let exitStatus = """
         Exit status: 0 success; 1 the server answered an error, or a list name matches
         no list or several (message "checklist: CODE: text" on stderr); 2 bad usage;
-        3 the server cannot be reached or the connection was lost.
+        3 the server cannot be reached, the connection was lost, or TLS failed (the
+        server's certificate did not verify, or ours was refused).
         """
 
     /// The short form shown after a usage error.

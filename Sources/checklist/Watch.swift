@@ -13,6 +13,7 @@ struct Watch {
     let host: String
     let port: UInt16
     let token: String?
+    let tls: TLSClientConfiguration?
     let json: Bool
 
     func run(_ refs: [ListRef], from: Revision?, count: Int?) async -> Int32 {
@@ -68,7 +69,7 @@ struct Watch {
 
     private func connect() async throws -> ChecklistConnection {
         try await ChecklistConnection.connect(host: host, port: port, clientName: "checklist-cli/1.0", token: token,
-                                              timeout: .seconds(5), requestTimeout: .seconds(30))
+                                              timeout: .seconds(5), requestTimeout: .seconds(30), tls: tls)
     }
 
     private func resolve(_ refs: [ListRef], on connection: ChecklistConnection) async throws -> [ListID] {

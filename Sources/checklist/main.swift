@@ -36,8 +36,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     if let status = answerHelpOrMissingCommand(parsed) { return status }
     let command: Command
     let server: (host: String, port: UInt16)
+    let tls: TLSClientConfiguration?
     do throws(UsageError) {
         (command, server) = try checkedCommand(parsed)
+        tls = try checkedTLS(parsed, environment: TLSClientOptions.processEnvironment(), loadFiles: true)
     } catch {
         printError("checklist: \(error.message)\n" + Help.usage(error.command))
         return ExitStatus.usage
@@ -45,10 +47,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     do {
         let token = (parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
         if case .watch(let lists, let from, let count) = command {
-            let watch = Watch(host: server.host, port: server.port, token: token, json: parsed.json)
+            let watch = Watch(host: server.host, port: server.port, token: token, tls: tls, json: parsed.json)
             return await watch.run(lists, from: from, count: count)
         }
-        print(try await runOnce(command, host: server.host, port: server.port, token: token, json: parsed.json))
+        print(try await runOnce(command, host: server.host, port: server.port, token: token, tls: tls, json: parsed.json))
         return ExitStatus.success
     } catch {
         return reportFailure(error)
@@ -99,10 +101,27 @@ func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, (
     return (command, server)
 }
 
+/// The TLS configuration of `--tls` and the `--tls-*` options over the
+/// `CHECKLIST_TLS*` variables of `environment`, nil for plaintext. With
+/// `loadFiles`, the files are read once, so a missing or bad one is a
+/// usage error before connecting.
+func checkedTLS(_ parsed: ParsedArguments, environment: [String: String],
+                loadFiles: Bool = false) throws(UsageError) -> TLSClientConfiguration? {
+    let spec = parsed.command.flatMap(Commands.named)
+    do throws(TLSClientOptions.UsageError) {
+        let options = try TLSClientOptions(environment: environment).overridden(by: parsed.tls)
+        return loadFiles ? try options.checkedConfiguration() : try options.configuration()
+    } catch {
+        throw UsageError(message: error.message, command: spec)
+    }
+}
+
 /// Connects, runs `command` and closes the connection; returns what to print.
-func runOnce(_ command: Command, host: String, port: UInt16, token: String?, json: Bool) async throws -> String {
+func runOnce(_ command: Command, host: String, port: UInt16, token: String?, tls: TLSClientConfiguration?,
+             json: Bool) async throws -> String {
     let connection = try await ChecklistConnection.connect(host: host, port: port, clientName: "checklist-cli/1.0",
-                                                           token: token, timeout: .seconds(5), requestTimeout: .seconds(30))
+                                                           token: token, timeout: .seconds(5), requestTimeout: .seconds(30),
+                                                           tls: tls)
     do {
         let output = try await Runner(connection: connection, json: json).run(command)
         await connection.close()
@@ -121,7 +140,9 @@ func reportFailure(_ error: any Error) -> Int32 {
         case .server:
             printError("checklist: \(error)")
             return ExitStatus.serverError
-        case .connectionFailed, .timeout, .connectionClosed:
+        case .connectionFailed, .timeout, .connectionClosed, .tlsFailed, .certificateRejected:
+            // A refused certificate or a failed TLS handshake: the server
+            // was not reached as asked (there is no plaintext fallback).
             printError("checklist: \(error.message)")
             return ExitStatus.unreachable
         default:

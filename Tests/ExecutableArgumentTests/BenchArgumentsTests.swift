@@ -1,4 +1,5 @@
 @testable import checklist_bench
+import ChecklistClient
 import Testing
 
 /// `checklist-bench`'s `--key value` / `--flag` parser and its checks.
@@ -24,5 +25,41 @@ struct BenchArgumentsTests {
         #expect(message { _ = try args.int("items", default: 1, min: 1) } == "--items: '0' is not a whole number >= 1")
         #expect(message { _ = try args.double("seconds", default: 1) } == "--seconds: '-1' is not a positive number")
         #expect(message { try args.check(allowed: ["items", "seconds"]) } == "unknown option --typo")
+    }
+}
+
+/// `checklist-bench`'s TLS options (no environment variables).
+@Suite(.timeLimit(.minutes(10)))
+struct BenchTLSArgumentsTests {
+    func message(_ body: () throws -> Void) -> String? {
+        do { try body(); return nil } catch { return (error as? BenchArguments.UsageError)?.description }
+    }
+
+    @Test func theTLSOptions() throws {
+        let none = try BenchArguments(["--items", "5"], flagNames: ["json", "tls"])
+        #expect(!none.usesTLS)
+        #expect(try none.tlsOptions().configuration() == nil)
+        let flag = try BenchArguments(["--tls"], flagNames: ["json", "tls"])
+        #expect(flag.usesTLS)
+        #expect(try flag.tlsOptions().configuration() == TLSClientConfiguration())
+        let all = try BenchArguments(["--tls-ca", "ca.pem", "--tls-server-name", "n.example", "--tls-cert", "c.pem",
+                                      "--tls-key", "k.pem"], flagNames: ["json", "tls"])
+        #expect(all.usesTLS)
+        #expect(try all.tlsOptions().configuration() == TLSClientConfiguration(caFile: "ca.pem", serverName: "n.example",
+                                                                              certificateFile: "c.pem", privateKeyFile: "k.pem"))
+        try all.check(allowed: BenchArguments.tlsOptionNames)
+        #expect(BenchArguments.tlsOptionNames == ["tls", "tls-ca", "tls-server-name", "tls-cert", "tls-key"])
+    }
+
+    @Test func badTLSArgumentsAreUsageErrors() throws {
+        let half = try BenchArguments(["--tls-cert", "c.pem"], flagNames: ["tls"])
+        #expect(message { _ = try half.tlsOptions() } == "--tls-cert needs --tls-key (the client certificate's private key)")
+        // codec has no server: it rejects the options as unknown; load takes them.
+        let codec = try BenchArguments(["--tls"], flagNames: ["json", "tls"])
+        #expect(message { try codec.check(allowed: CodecScenario.options) } == "unknown option --tls")
+        #expect(message { _ = try LoadScenario.Settings(codec) } == nil)
+        // The bench's own server gets throwaway certificates: the other options need --server.
+        let ownServer = try BenchArguments(["--tls-ca", "ca.pem"], flagNames: ["tls"])
+        #expect(message { _ = try BenchTarget(ownServer) }?.hasPrefix("--tls-ca, --tls-server-name, --tls-cert and --tls-key need --server") == true)
     }
 }

@@ -96,3 +96,66 @@ struct ChecklistCommandTests {
         #expect(answerHelpOrMissingCommand(ParsedArguments(["ping"])) == nil)
     }
 }
+
+/// The CLI's TLS options: flags over the `CHECKLIST_TLS*` variables.
+@Suite(.timeLimit(.minutes(10)))
+struct ChecklistTLSOptionTests {
+    func tls(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> TLSClientConfiguration? {
+        try checkedTLS(ParsedArguments(arguments + ["lists"]), environment: environment)
+    }
+
+    @Test func plaintextUnlessAsked() throws {
+        #expect(try tls([]) == nil)
+        #expect(try tls([], environment: ["CHECKLIST_TLS": "0"]) == nil)
+        #expect(try tls(["--tls"]) == TLSClientConfiguration())
+    }
+
+    @Test func everyOptionAndWhatItImplies() throws {
+        let all = try tls(["--tls-ca", "ca.pem", "--tls-server-name", "db.example", "--tls-cert=me.pem", "--tls-key", "me.key"])
+        #expect(all == TLSClientConfiguration(caFile: "ca.pem", serverName: "db.example", certificateFile: "me.pem",
+                                              privateKeyFile: "me.key"))
+        #expect(try tls(["--tls-ca", "ca.pem"]) == TLSClientConfiguration(caFile: "ca.pem"), "--tls-ca implies --tls")
+        // Global options may follow the command.
+        let after = ParsedArguments(["show", "3", "--tls-server-name", "x.example"])
+        #expect(after.error == nil && after.positionals == ["3"])
+        #expect(try checkedTLS(after, environment: [:])?.serverName == "x.example")
+    }
+
+    @Test func theVariablesAreDefaultsTheOptionsOverride() throws {
+        let environment = ["CHECKLIST_TLS": "1", "CHECKLIST_TLS_CA": "env-ca.pem", "CHECKLIST_TLS_SERVER_NAME": "env.example"]
+        #expect(try tls([], environment: environment) == TLSClientConfiguration(caFile: "env-ca.pem", serverName: "env.example"))
+        #expect(try tls(["--tls-ca", "flag-ca.pem"], environment: environment)
+                == TLSClientConfiguration(caFile: "flag-ca.pem", serverName: "env.example"))
+        #expect(try tls([], environment: ["CHECKLIST_TLS_CERT": "c.pem", "CHECKLIST_TLS_KEY": "k.pem"])
+                == TLSClientConfiguration(certificateFile: "c.pem", privateKeyFile: "k.pem"))
+    }
+
+    @Test(arguments: [
+        (["--tls-cert", "c.pem"], [:], "--tls-cert needs --tls-key (the client certificate's private key)"),
+        (["--tls-key", "k.pem"], [:], "--tls-key needs --tls-cert (the client certificate)"),
+        (["--tls-server-name", ""], [:], "--tls-server-name must not be empty"),
+        ([], ["CHECKLIST_TLS": "yes"], "CHECKLIST_TLS: 'yes' is neither 1 nor 0"),
+    ] as [([String], [String: String], String)])
+    func badCombinationsAreUsageErrors(arguments: [String], environment: [String: String], message: String) {
+        do throws(UsageError) {
+            _ = try tls(arguments, environment: environment)
+            Issue.record("no usage error for \(arguments) \(environment)")
+        } catch {
+            #expect(error.message == message)
+            #expect(error.command?.name == "lists")
+        }
+    }
+
+    @Test func malformedOptions() {
+        #expect(ParsedArguments(["--tls=1", "lists"]).error == "option --tls takes no value")
+        #expect(ParsedArguments(["lists", "--tls-ca"]).error == "option --tls-ca needs a value")
+        #expect(ParsedArguments(["lists", "--tls-bogus", "x"]).error == "unknown option --tls-bogus")
+    }
+
+    @Test func helpTellsTheTLSOptionsAndExitStatus() {
+        for option in ["--tls ", "--tls-ca FILE", "--tls-server-name NAME", "--tls-cert FILE", "--tls-key FILE", "$CHECKLIST_TLS_CA"] {
+            #expect(Help.overview.contains(option), "\(option)")
+        }
+        #expect(Help.exitStatus.contains("3 the server cannot be reached, the connection was lost, or TLS failed"))
+    }
+}

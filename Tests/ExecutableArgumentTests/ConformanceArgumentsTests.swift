@@ -1,4 +1,5 @@
 @testable import checklist_conformance
+import ChecklistClient
 import Testing
 
 /// `checklist-conformance`'s command line (`Arguments`), parsed without
@@ -44,6 +45,43 @@ struct ConformanceArgumentsTests {
     func badCommandLinesAreUsageErrors(arguments: [String], message: String) {
         #expect(throws: Arguments.UsageError(message: message)) {
             _ = try Arguments(arguments, environmentToken: nil)
+        }
+    }
+}
+
+/// `checklist-conformance`'s TLS options.
+@Suite(.timeLimit(.minutes(10)))
+struct ConformanceTLSArgumentsTests {
+    @Test func plaintextUnlessAsked() throws {
+        let a = try Arguments(["h:1"], environmentToken: nil)
+        #expect(try a.tls.configuration() == nil)
+    }
+
+    @Test func everyTLSOption() throws {
+        let a = try Arguments(["h:1", "--tls-ca", "ca.pem", "--tls-server-name", "n.example", "--tls-cert", "c.pem",
+                               "--tls-key", "k.pem"], environmentToken: nil)
+        #expect(try a.tls.configuration() == TLSClientConfiguration(caFile: "ca.pem", serverName: "n.example",
+                                                                   certificateFile: "c.pem", privateKeyFile: "k.pem"))
+        #expect(try Arguments(["--tls", "h:1"], environmentToken: nil).tls.configuration() == TLSClientConfiguration())
+    }
+
+    @Test func theVariablesAreDefaultsTheOptionsOverride() throws {
+        let environment = ["CHECKLIST_TLS_CA": "env.pem", "CHECKLIST_TLS_SERVER_NAME": "env.example"]
+        let fromEnvironment = try Arguments(["h:1"], environmentToken: nil, environment: environment)
+        #expect(try fromEnvironment.tls.configuration() == TLSClientConfiguration(caFile: "env.pem", serverName: "env.example"))
+        let overridden = try Arguments(["h:1", "--tls-ca", "flag.pem"], environmentToken: nil, environment: environment)
+        #expect(try overridden.tls.configuration() == TLSClientConfiguration(caFile: "flag.pem", serverName: "env.example"))
+    }
+
+    @Test(arguments: [
+        (["h:1", "--tls-ca"], [:], "--tls-ca needs a value"),
+        (["h:1", "--tls-cert", "c.pem"], [:], "--tls-cert needs --tls-key (the client certificate's private key)"),
+        (["h:1"], ["CHECKLIST_TLS_KEY": "k.pem"], "--tls-key needs --tls-cert (the client certificate)"),
+        (["h:1"], ["CHECKLIST_TLS": "on"], "CHECKLIST_TLS: 'on' is neither 1 nor 0"),
+    ] as [([String], [String: String], String)])
+    func badTLSCommandLinesAreUsageErrors(arguments: [String], environment: [String: String], message: String) {
+        #expect(throws: Arguments.UsageError(message: message)) {
+            _ = try Arguments(arguments, environmentToken: nil, environment: environment)
         }
     }
 }

@@ -80,6 +80,8 @@ import Testing
 /// Runs the `checklist` binary built next to the tests.
 struct CLI {
     var server: String
+    /// Global options given before every command (e.g. `--tls-ca FILE`).
+    var options: [String] = []
 
     struct Output {
         var status: Int32
@@ -91,7 +93,7 @@ struct CLI {
 
     func run(_ arguments: [String]) throws -> Output {
         let result = try ProcessRunner.run(executable: try ProductLocator.path(of: "checklist"),
-                                           arguments: ["--server", server] + arguments,
+                                           arguments: ["--server", server] + options + arguments,
                                            timeout: .seconds(30))
         return Output(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }

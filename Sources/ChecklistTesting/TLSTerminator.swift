@@ -6,73 +6,75 @@ import Synchronization
 import Glibc
 #endif
 
-/// An in-process TLS front for a plaintext `checklistd`: accepts TLS on
-/// 127.0.0.1 (port 0) with ChecklistTLS's server session and relays the
-/// plaintext to the backend port. With a client context
-/// (`originating(to:)`) it works the other way round: accepts plaintext and
-/// relays it over TLS to a TLS port (so that plaintext test tools, such as
-/// the network fuzzer, can reach `checklistd --tls-cert`). One thread per
-/// connection owns its session and both sockets.
-final class TLSTerminator: Sendable {
-    struct Seen: Sendable {
+/// An in-process TLS front for a plaintext `checklistd`, for tests of the
+/// TLS clients (the library, the CLI, the conformance runner): accepts TLS
+/// on 127.0.0.1 (port 0) with ChecklistTLS's server session and relays the
+/// plaintext to the backend port. One thread per connection owns its
+/// session and both sockets.
+///
+/// With a client context (`originating(to:_:)`) it works the other way
+/// round: it accepts plaintext and relays it over TLS to a TLS port, so
+/// that plaintext test tools (the network fuzzer) can reach
+/// `checklistd --tls-cert`.
+///
+/// Half-closes pass through: when the client ends its side (close_notify,
+/// or the end of its stream), the front half-closes the backend and keeps
+/// relaying the backend's answers until the backend closes; then it sends
+/// close_notify and closes.
+public final class TLSTerminator: Sendable {
+    /// What the front saw.
+    public struct Seen: Sendable {
         /// The verified client certificate subject of each completed handshake (nil: none).
-        var subjects: [String?] = []
+        public var subjects: [String?] = []
         /// The TLS failures of refused connections.
-        var failures: [TLSError] = []
+        public var failures: [TLSError] = []
         /// How many clients ended with close_notify.
-        var closeNotifies = 0
+        public var closeNotifies = 0
         var stopped = false
         var openDescriptors: Set<Int32> = []
     }
 
-    let port: UInt16
+    /// The TLS port.
+    public let port: UInt16
     private let listenFD: Int32
     private let context: TLSContext
     private let backendPort: UInt16
-    /// The `checklistd` started for this front by `start`, stopped with it.
-    private let backend: TestServer?
-    let seen = Mutex(Seen())
+    /// Run by `stop` (e.g. stopping the backend server started for this front).
+    private let onStop: @Sendable () -> Void
+    public let seen = Mutex(Seen())
     /// Signalled once per completed handshake, after its subject is in `seen`.
-    let handshakes = DispatchSemaphore(value: 0)
+    public let handshakes = DispatchSemaphore(value: 0)
     /// Signalled once per relayed connection when it has ended.
-    let ends = DispatchSemaphore(value: 0)
+    public let ends = DispatchSemaphore(value: 0)
 
-    /// Starts a `checklistd` and a front for it with `configuration`.
-    static func start(_ configuration: TLSServerConfiguration) throws -> TLSTerminator {
-        let server = try TestServer.start()
-        do {
-            return try TLSTerminator(context: TLSContext(server: configuration), backendPort: server.port, backend: server)
-        } catch {
-            server.stop()
-            throw error
-        }
-    }
-
-    /// A plaintext front that relays over TLS (with `configuration`) to `port`.
-    static func originating(to port: UInt16, _ configuration: TLSClientConfiguration) throws -> TLSTerminator {
+    /// A plaintext front that relays over TLS (with `configuration`) to the
+    /// TLS port 127.0.0.1:`port`.
+    public static func originating(to port: UInt16, _ configuration: TLSClientConfiguration) throws -> TLSTerminator {
         try TLSTerminator(context: TLSContext(client: configuration), backendPort: port)
     }
 
-    init(context: TLSContext, backendPort: UInt16, backend: TestServer? = nil) throws {
+    /// Starts a front on 127.0.0.1 (port 0) for the plaintext server on
+    /// 127.0.0.1:`backendPort`; `stop` runs `onStop` last.
+    public init(context: TLSContext, backendPort: UInt16, onStop: @escaping @Sendable () -> Void = {}) throws {
         let (fd, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
         try setNonBlocking(fd, false)
         self.listenFD = fd
         self.port = port
         self.context = context
         self.backendPort = backendPort
-        self.backend = backend
+        self.onStop = onStop
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
-    /// Stops accepting, cuts every relayed connection and stops the backend `start` made.
-    func stop() {
+    /// Stops accepting, cuts every relayed connection, then runs `onStop`.
+    public func stop() {
         seen.withLock { s in
             s.stopped = true
             for fd in s.openDescriptors { try? shutdownSocket(fd, .both) }
         }
         try? shutdownSocket(listenFD, .both)  // wakes the blocking accept
-        backend?.stop()
+        onStop()
     }
 
     private func acceptLoop() {
@@ -131,37 +133,47 @@ private struct RelayPipe {
         self.backend = backend
     }
 
-    /// Relays until either side ends; `established` gets the client's
+    /// Relays until the backend ends (after the client's end, which
+    /// half-closes the backend); `established` gets the client's
     /// certificate subject once the handshake is complete.
-    /// A client session starts the handshake; after the plaintext side
-    /// ends it sends close_notify and relays the TLS side's last answers
-    /// until that side ends too.
+    ///
+    /// A client session (originating) starts the handshake; when its
+    /// plaintext side ends it sends close_notify and relays the TLS side's
+    /// last answers until that side ends too.
     mutating func run(established: (String?) -> Void) throws {
         var handshaking = true
-        var plaintextEnded = false
+        var clientEnded = false
+        var backendEnded = false
         if session.role == .client {
             _ = try session.handshake()
             flush()
         }
         while true {
-            var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: backend, events: handshaking || plaintextEnded ? 0 : Int16(POLLIN), revents: 0)]
+            // A negative descriptor is ignored by poll: a side that is done stays quiet.
+            var fds = [pollfd(fd: clientEnded ? -1 : client, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: handshaking || backendEnded ? -1 : backend, events: Int16(POLLIN), revents: 0)]
             guard poll(&fds, 2, -1) > 0 else { continue }
             if fds[0].revents != 0 {
-                guard try fromClient() else { return }
-                if handshaking, try session.handshake() == .complete {
-                    handshaking = false
-                    established(session.peerCertificateSubject)
+                let open = try fromClient()
+                if handshaking {
+                    guard open else { return }
+                    if try session.handshake() == .complete {
+                        handshaking = false
+                        established(session.peerCertificateSubject)
+                    }
                 }
                 flush()
-                if !handshaking, try !plaintextToBackend() { return }
+                if !handshaking, try !plaintextToBackend() || !open {
+                    if backendEnded { return }
+                    clientEnded = true
+                    try? shutdownSocket(backend, .write)
+                }
             }
-            // (poll reports a hang-up even for a side it was not asked to watch.)
-            if fds[1].revents != 0 && !handshaking && !plaintextEnded, try !backendToClient() {
+            if fds[1].revents != 0, try !backendToClient() {
                 session.close()
-                guard session.role == .client else { return }
+                guard session.role == .client, !clientEnded else { return }
                 flush()
-                plaintextEnded = true
+                backendEnded = true
             }
         }
     }
@@ -177,12 +189,19 @@ private struct RelayPipe {
         return true
     }
 
-    /// Decrypts everything available and writes it to the backend; false once the client sent close_notify.
+    /// Decrypts everything available and writes it to the backend; false
+    /// once the client's stream ended (close_notify, or its end of file).
     private mutating func plaintextToBackend() throws -> Bool {
         while true {
-            switch try buffer.withUnsafeMutableBytes({ try session.readPlaintext(into: $0) }) {
+            let result: TLSSession.ReadResult
+            do {
+                result = try buffer.withUnsafeMutableBytes { try session.readPlaintext(into: $0) }
+            } catch let error as TLSError where error.code == .truncated {
+                return false
+            }
+            switch result {
             case .bytes(let n): try writeAll(backend, Array(buffer[..<n]))
-            case .wantsInput: return true
+            case .wantsInput: return !session.inputEnded
             case .closed: return false
             }
         }
