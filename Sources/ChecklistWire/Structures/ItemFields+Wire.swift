@@ -32,4 +32,23 @@ extension ItemFields {
         if let due { w.writeZigZag(due) }
         if let price { w.writeZigZag(price) }
     }
+
+    /// Bytes of **ItemFields** with a text of `textBytes` bytes: what
+    /// `write(checked:remind:due:price:text:into:)` writes.
+    @inlinable
+    public static func encodedBytes(due: Int64?, price: Int64?, textBytes: Int) -> Int {
+        1 + WireSize.bytes(textBytes) + (due.map(WireSize.zigZag) ?? 0) + (price.map(WireSize.zigZag) ?? 0)
+    }
+
+    /// Writes **ItemFields** into reserved memory: the same bytes as
+    /// `encode(checked:remind:due:price:into:text:)` with `writeBytes(text)`.
+    /// (A new field goes into both, and into `encodedBytes`.)
+    @inlinable
+    public static func write(checked: Bool, remind: Bool, due: Int64?, price: Int64?, text: UnsafeRawBufferPointer,
+                             into c: inout WireCursor) {
+        c.writeU8(ItemFlags(checked: checked, remind: remind, due: due, price: price).rawValue)
+        c.writeBytes(text)
+        if let due { c.writeZigZag(due) }
+        if let price { c.writeZigZag(price) }
+    }
 }
