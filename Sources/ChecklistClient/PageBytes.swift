@@ -99,7 +99,9 @@ extension ChecklistConnection {
     /// Fetches a page like `page(_:start:limit:filter:)`, but keeps it as
     /// its bytes (`PageBytes`): no `Item` or String per row. The answer is
     /// taken straight off the reader thread, without decoding a
-    /// `ServerMessage`.
+    /// `ServerMessage`. `requestTimeout` does not apply: the page comes, or
+    /// the connection's end fails it. Cancelling the task does not end the
+    /// wait either.
     ///
     /// - Throws: as `page(...)`; a server ERROR as `ClientError.server`.
     public func pageBytes(_ list: ListID, start: PageStart = .offset(0), limit: Int,

@@ -73,7 +73,14 @@ extension WireWriter {
     @inlinable
     public mutating func writeReserved(count: Int, _ body: (inout WireCursor) -> Void) {
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: count))
+        // Grow by copying zeros (a memcpy): appending `repeatElement(0, ...)`
+        // goes element by element.
+        var left = count
+        while left > 0 {
+            let n = min(left, wireZeros.count)
+            bytes.append(contentsOf: wireZeros[..<n])
+            left -= n
+        }
         bytes.withUnsafeMutableBytes { raw in
             var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
             body(&cursor)
@@ -81,3 +88,6 @@ extension WireWriter {
         }
     }
 }
+
+/// Zeros to grow a `WireWriter` by in `writeReserved`.
+@usableFromInline let wireZeros = [UInt8](repeating: 0, count: 16 << 10)
