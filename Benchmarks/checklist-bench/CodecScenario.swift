@@ -20,6 +20,7 @@ enum CodecScenario {
 
         var writer = WireWriter(capacity: 64 * 1024)
         var encoder = FrameEncoder()
+        var cpu = ToolCPU()
         let encodeStart = DispatchTime.now().uptimeNanoseconds
         for i in 0..<iterations {
             writer.reset()
@@ -40,6 +41,7 @@ enum CodecScenario {
             }
         }
         let decodeNanos = DispatchTime.now().uptimeNanoseconds - decodeStart
+        cpu.stop()
         guard decodedRows == rowCount * iterations else { throw BenchArguments.UsageError(description: "decode lost rows") }
 
         var report = BenchReport()
@@ -51,6 +53,7 @@ enum CodecScenario {
         report.add("decodeNsPerPage", Double(decodeNanos) / Double(iterations))
         report.add("encodeMBps", Double(frame.count * iterations) / (Double(encodeNanos) / 1e9) / 1e6)
         report.add("decodeMBps", Double(frame.count * iterations) / (Double(decodeNanos) / 1e9) / 1e6)
+        report.addToolCPU(cpu, requests: iterations)
         report.print(json: args.flag("json"))
     }
 }

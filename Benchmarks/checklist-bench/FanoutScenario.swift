@@ -33,6 +33,7 @@ enum FanoutScenario {
         for _ in 0..<writerCount { writers.append(try await target.connect(name: "fanout-writer")) }
 
         let started = ContinuousClock.now
+        var cpu = ToolCPU()
         let deadline = started.advanced(by: .milliseconds(Int(seconds * 1000)))
         let listCountForReceivers = lists.count
         var receivers: [Task<Outcome, Never>] = []
@@ -43,6 +44,7 @@ enum FanoutScenario {
         // One last change per list: after it (revision order), a subscriber has everything.
         for list in lists { try await writers[0].patch(list, ops: [.setText(.id(ItemID(1)), "end")]) }
         outcome.merge(await collect(receivers, closingAfter: .seconds(30), subscribers.map(\.0)))
+        cpu.stop()
         for writer in writers { await writer.close() }
         for (connection, _) in subscribers { await connection.close() }
 
@@ -64,6 +66,8 @@ enum FanoutScenario {
         report.addLatencies(outcome.latency, prefix: "push")
         report.add("pushMaxMs", outcome.latency.maxMs)
         report.add("patchRttP50Ms", outcome.writerRTT.quantileMs(0.5))
+        // Per commit sent or push received: what the tool handles.
+        report.addToolCPU(cpu, requests: outcome.commits + Int(outcome.latency.count))
         if let rss = target.serverPeakRssBytes { report.add("serverPeakRssBytes", rss) }
         report.print(json: args.flag("json"))
     }

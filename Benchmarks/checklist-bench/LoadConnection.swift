@@ -114,7 +114,8 @@ final class LoadConnection {
 
     private func sendHello(worker: LoadWorker) {
         state = .handshaking
-        encoder.append(Hello(features: [], clientName: "checklist-bench-load"), requestID: Self.helloID, to: &output)
+        encoder.append(Hello(features: worker.plan.compression ? [.compression] : [], clientName: "checklist-bench-load"),
+                       requestID: Self.helloID, to: &output)
         flush(worker: worker)
     }
 
@@ -273,12 +274,14 @@ final class LoadConnection {
         if header.type == .error {
             let name = errorName(body)
             worker.result.fail(name, "\(request.kind.name) request \(request.id)")
-        } else if header.flags.rawValue != 0 {
+        } else if header.flags.rawValue != 0 && !(worker.plan.compression && header.flags == .compressed) {
             worker.result.fail("check:flags", "flags \(header.flags.rawValue) on an uncompressed connection")
         } else {
             let problem: String?
             do throws(ChecklistError) {
-                var r = WireReader(body)
+                let inflated = header.flags == .compressed
+                    ? try Zlib.decompress(body, limit: Int(worker.plan.maxFrameBytes)) : nil
+                var r = inflated.map { $0.withUnsafeBytes { WireReader($0) } } ?? WireReader(body)
                 switch request.kind {
                 case .page: problem = header.type == .page ? try checkPage(&r, request, worker.plan) : "got \(header.type.name)"
                 case .patch: problem = header.type == .patchOK ? try checkPatch(&r, request, worker.plan) : "got \(header.type.name)"
@@ -318,7 +321,7 @@ final class LoadConnection {
             let text = try r.readByteSlice("text")
             if flags & 4 != 0 { _ = try r.readZigZag("due") }
             if flags & 8 != 0 { _ = try r.readZigZag("price") }
-            guard id == UInt64(index + 1), flags & 0xF0 == 0, Self.isItemText(text, index: index) else {
+            guard id == UInt64(index + 1), flags & 0xF0 == 0, Self.isItemText(text, index: index, textBytes: plan.textBytes) else {
                 return "row \(index): id \(id), flags \(flags), \(text.count)-byte text"
             }
         }
@@ -355,18 +358,23 @@ final class LoadConnection {
         return found == plan.lists.count ? nil : "\(found) of the \(plan.lists.count) load lists listed"
     }
 
-    /// Whether `text` is exactly `item <index>`.
-    static func isItemText(_ text: UnsafeRawBufferPointer, index: Int) -> Bool {
+    /// Whether `text` is exactly `item <index>`, padded with dots to
+    /// `textBytes` bytes when it is shorter (`LoadPlan.itemText`).
+    static func isItemText(_ text: UnsafeRawBufferPointer, index: Int, textBytes: Int = 0) -> Bool {
         // "item " is 105 116 101 109 32.
-        guard text.count > 5, text.count <= 25, text[0] == 105, text[1] == 116, text[2] == 101, text[3] == 109,
+        guard text.count > 5, text[0] == 105, text[1] == 116, text[2] == 101, text[3] == 109,
               text[4] == 32 else { return false }
         var value = 0
-        for i in 5..<text.count {
-            let digit = Int(text[i]) - 48
-            guard digit >= 0 && digit <= 9 else { return false }
+        var end = 5
+        while end < text.count && end < 25, case let digit = Int(text[end]) - 48, digit >= 0 && digit <= 9 {
             value = value &* 10 &+ digit
+            end += 1
         }
-        return value == index && (text.count == 6 || text[5] != 48)
+        guard end > 5, value == index, end == 6 || text[5] != 48 else { return false }
+        // Padding: none when `item <index>` is already long enough, else dots up to `textBytes`.
+        guard text.count == max(end, textBytes) else { return false }
+        for i in end..<text.count where text[i] != 46 { return false }
+        return true
     }
 
     // MARK: Requests
@@ -380,7 +388,7 @@ final class LoadConnection {
         var offset = 0
         switch kind {
         case .page:
-            offset = Int(rng.next() % UInt64(plan.items))
+            offset = plan.pageOffset ?? Int(rng.next() % UInt64(plan.items))
             encoder.append(GetPage(list: plan.lists[list], start: .offset(UInt64(offset)), limit: UInt64(plan.pageSize)),
                            requestID: id, to: &output)
         case .patch:

@@ -76,6 +76,13 @@ struct LoadPlan: Sendable {
     let listIndex: [UInt64: Int]
     var items: Int
     var pageSize: Int
+    /// Where GET_PAGE starts: nil, a random offset; else this one.
+    var pageOffset: Int?
+    /// `--text-bytes`: each text is `item N` padded with dots to this many
+    /// bytes (0: not padded).
+    var textBytes: Int
+    /// `--compression on`: HELLO announces COMPRESSION, compressed answers are inflated.
+    var compression: Bool
     var maxFrameBytes: UInt32
     var seed: UInt64
     /// With a client context, every connection speaks TLS, verifying that
@@ -84,8 +91,8 @@ struct LoadPlan: Sendable {
     var serverName: String
 
     init(address: SocketAddress, connections: Int, threads: Int, pipeline: Int, rate: Double?, mix: LoadMix,
-         lists: [ListID], items: Int, pageSize: Int, maxFrameBytes: UInt32, seed: UInt64,
-         tls: TLSContext? = nil, serverName: String = "") {
+         lists: [ListID], items: Int, pageSize: Int, pageOffset: Int? = nil, textBytes: Int = 0, compression: Bool = false,
+         maxFrameBytes: UInt32, seed: UInt64, tls: TLSContext? = nil, serverName: String = "") {
         self.tls = tls
         self.serverName = serverName
         self.address = address
@@ -98,8 +105,18 @@ struct LoadPlan: Sendable {
         self.listIndex = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.rawValue, $0) })
         self.items = items
         self.pageSize = pageSize
+        self.pageOffset = pageOffset
+        self.textBytes = textBytes
+        self.compression = compression
         self.maxFrameBytes = maxFrameBytes
         self.seed = seed
+    }
+
+    /// The text of row `index` of a load list: `item <index>`, padded with
+    /// dots to `textBytes` bytes.
+    static func itemText(_ index: Int, textBytes: Int) -> String {
+        let text = "item \(index)"
+        return text.utf8.count >= textBytes ? text : text + String(repeating: ".", count: textBytes - text.utf8.count)
     }
 
     /// The connections worker `index` drives: every `threads`-th one.

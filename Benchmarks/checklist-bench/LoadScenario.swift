@@ -17,7 +17,7 @@ import Foundation
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
     static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
-                                       "threads", "seed", "server", "json"]
+                                       "threads", "seed", "server", "json", "compression", "offset", "text-bytes"]
     static let maxConnections = 10_000
 
     /// The options of one run.
@@ -32,6 +32,10 @@ enum LoadScenario {
         let pageSize: Int
         let threads: Int
         let seed: UInt64
+        let compression: Bool
+        /// nil: random offsets.
+        let pageOffset: Int?
+        let textBytes: Int
 
         init(_ args: BenchArguments) throws {
             try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -50,6 +54,18 @@ enum LoadScenario {
             pageSize = try args.int("page", default: 50, min: 1)
             threads = min(connections, try args.int("threads", default: connections <= 100 ? 1 : 2, min: 1))
             seed = UInt64(try args.int("seed", default: 1))
+            switch args.string("compression") ?? "off" {
+            case "off": compression = false
+            case "on": compression = true
+            default: throw BenchArguments.UsageError(description: "--compression is off or on")
+            }
+            let offset = args.string("offset") ?? "random"
+            pageOffset = offset == "random" ? nil : try args.int("offset", default: 0)
+            if let pageOffset, pageOffset >= items {
+                throw BenchArguments.UsageError(description: "--offset: \(pageOffset) is past the \(items) items")
+            }
+            textBytes = try args.int("text-bytes", default: 0)
+            guard textBytes <= 4096 else { throw BenchArguments.UsageError(description: "--text-bytes: at most 4096") }
             if let server = args.string("server") { try requireLoopback(server) }
         }
     }
@@ -58,6 +74,8 @@ enum LoadScenario {
     struct RunFigures {
         var connectNanos: UInt64 = 0
         var windowNanos: UInt64 = 0
+        /// The tool's CPU from the start of the run to the end of its window.
+        var cpu = ToolCPU()
         var openAtEnd = 0
         var rssBefore: Int?
         var rssDuring: Int?
@@ -98,10 +116,11 @@ enum LoadScenario {
         guard settings.pageSize <= Int(setup.serverLimits.maxPageRows) else {
             throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
         }
-        let lists = try await makeLists(count: settings.listCount, items: settings.items, on: setup)
+        let lists = try await makeLists(count: settings.listCount, items: settings.items, textBytes: settings.textBytes, on: setup)
         let plan = LoadPlan(address: address, connections: settings.connections, threads: settings.threads,
                             pipeline: settings.pipeline, rate: settings.rate, mix: settings.mix, lists: lists,
-                            items: settings.items, pageSize: settings.pageSize,
+                            items: settings.items, pageSize: settings.pageSize, pageOffset: settings.pageOffset,
+                            textBytes: settings.textBytes, compression: settings.compression,
                             maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed,
                             tls: try target.tls.map { try TLSContext(client: $0) }, serverName: target.host)
         await setup.close()
@@ -133,6 +152,7 @@ enum LoadScenario {
     private static func runAndDrain(_ shared: LoadShared, _ settings: Settings, target: BenchTarget,
                                     progress: inout LoadProgress, figures: inout RunFigures) async throws -> LoadWorkerResult {
         let runStart = monotonicNanos()
+        figures.cpu = ToolCPU()
         shared.runStartNanos.store(runStart, ordering: .releasing)
         shared.set(.running)
         progress.started(shared, target: settings.connections)
@@ -145,6 +165,7 @@ enum LoadScenario {
         figures.openAtEnd = shared.open.load(ordering: .relaxed)
         shared.set(.draining)
         figures.windowNanos = monotonicNanos() - runStart
+        figures.cpu.stop()
         let result = await finish(shared, threads: settings.threads)
         progress.finish()
         return result
@@ -166,10 +187,14 @@ enum LoadScenario {
         report.add("lists", settings.listCount)
         report.add("items", settings.items)
         report.add("pageSize", settings.pageSize)
+        report.add("offset", settings.pageOffset.map(String.init) ?? "random")
+        report.add("textBytes", settings.textBytes)
+        report.add("compression", settings.compression ? "on" : "off")
         report.add("connectSeconds", Double(figures.connectNanos) / 1e9)
         report.add("seconds", windowSeconds)
         report.add("requests", result.answered)
         report.add("requestsPerSecond", Double(result.answeredInWindow) / windowSeconds)
+        report.addToolCPU(figures.cpu, requests: Int(result.answeredInWindow))
         for kind in LoadRequestKind.allCases {
             report.add("\(kind.name)Requests", result.answeredByKind[kind.rawValue])
         }
@@ -203,7 +228,7 @@ enum LoadScenario {
 
     /// Creates `count` lists of `items` rows "item 0", "item 1", ... (ids 1,
     /// 2, ... in order), filled with pipelined full PATCH batches.
-    private static func makeLists(count: Int, items: Int, on connection: ChecklistConnection) async throws -> [ListID] {
+    private static func makeLists(count: Int, items: Int, textBytes: Int, on connection: ChecklistConnection) async throws -> [ListID] {
         let batch = Int(connection.serverLimits.maxBatchOps)
         let run = "load-\(getpid())-\(UInt32(truncatingIfNeeded: monotonicNanos() / 1_000_000))"
         var lists: [ListID] = []
@@ -215,7 +240,7 @@ enum LoadScenario {
                 while requests.count < 8 && next < items {
                     let n = min(batch, items - next)
                     let ops = (next..<next + n).map { i in
-                        PatchOperation.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))
+                        PatchOperation.insert(tempRef: nil, position: .end, fields: ItemFields(text: LoadPlan.itemText(i, textBytes: textBytes)))
                     }
                     requests.append(.patch(Patch(list: list.id, ops: ops)))
                     next += n

@@ -10,7 +10,7 @@ import Synchronization
 /// connections, each a closed loop of GET_PAGE requests.
 enum PagesScenario {
     static let options: Set<String> = ["items", "connections", "page", "pattern", "seconds", "text-bytes",
-                                       "server", "filter", "json"]
+                                       "server", "filter", "decode", "json"]
 
     enum Pattern: String {
         /// Each connection reads on from its own start, wrapping at the end.
@@ -32,6 +32,9 @@ enum PagesScenario {
         let textBytes: Int
         let pattern: Pattern
         let filter: RowFilter
+        /// `--decode rows` (default): `pageBytes`, rows decoded in place with
+        /// no allocation per row; `--decode items`: `page`, every row an `Item`.
+        let decodeItems: Bool
 
         init(_ args: BenchArguments) throws {
             try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -45,6 +48,11 @@ enum PagesScenario {
             }
             self.pattern = pattern
             filter = try RowFilter(name: args.string("filter") ?? "all")
+            switch args.string("decode") ?? "rows" {
+            case "rows": decodeItems = false
+            case "items": decodeItems = true
+            default: throw BenchArguments.UsageError(description: "--decode is rows or items")
+            }
         }
     }
 
@@ -60,10 +68,12 @@ enum PagesScenario {
         var clients: [ChecklistConnection] = []
         for _ in 0..<settings.connections { clients.append(try await target.connect()) }
         let started = ContinuousClock.now
+        var cpu = ToolCPU()
         let merged = try await fetchPages(of: list.id, total: total, on: clients, settings)
+        cpu.stop()
         let elapsed = started.duration(to: .now)
         for client in clients { await client.close() }
-        report(settings, merged, elapsed: elapsed, transport: target.transport).print(json: args.flag("json"))
+        report(settings, merged, elapsed: elapsed, transport: target.transport, cpu: cpu).print(json: args.flag("json"))
     }
 
     /// Every client reads pages in a closed loop until the time is up,
@@ -79,11 +89,10 @@ enum PagesScenario {
                     while ContinuousClock.now < deadline {
                         let offset = offsets.next()
                         let t0 = DispatchTime.now().uptimeNanoseconds
-                        let page = try await client.page(list, start: .offset(UInt64(offset)), limit: settings.pageSize,
-                                                         filter: settings.filter)
+                        let (rows, pageOffset) = try await fetch(list, offset: offset, on: client, settings)
                         histogram.record(nanos: DispatchTime.now().uptimeNanoseconds - t0)
-                        guard page.items.count == min(settings.pageSize, total - offset), page.offset == UInt64(offset) else {
-                            throw BenchArguments.UsageError(description: "wrong page at offset \(offset): \(page.items.count) rows")
+                        guard rows == min(settings.pageSize, total - offset), pageOffset == UInt64(offset) else {
+                            throw BenchArguments.UsageError(description: "wrong page at offset \(offset): \(rows) rows")
                         }
                     }
                     return histogram
@@ -93,6 +102,19 @@ enum PagesScenario {
             for try await h in group { merged.merge(h) }
             return merged
         }
+    }
+
+    /// One page, as `--decode` says; returns its row count (rows visited) and offset.
+    private static func fetch(_ list: ListID, offset: Int, on client: ChecklistConnection,
+                              _ settings: Settings) async throws -> (rows: Int, offset: UInt64) {
+        if settings.decodeItems {
+            let page = try await client.page(list, start: .offset(UInt64(offset)), limit: settings.pageSize, filter: settings.filter)
+            return (page.items.count, page.offset)
+        }
+        let page = try await client.pageBytes(list, start: .offset(UInt64(offset)), limit: settings.pageSize, filter: settings.filter)
+        var rows = 0
+        page.forEachRow { _ in rows += 1 }
+        return (rows, page.offset)
     }
 
     /// The offsets one client asks for, as `--pattern` says.
@@ -128,12 +150,13 @@ enum PagesScenario {
     }
 
     private static func report(_ settings: Settings, _ merged: LatencyHistogram, elapsed: Duration,
-                               transport: String) -> BenchReport {
+                               transport: String, cpu: ToolCPU) -> BenchReport {
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var report = BenchReport()
         report.add("scenario", "pages")
         report.add("transport", transport)
         report.add("pattern", settings.pattern.rawValue)
+        report.add("decode", settings.decodeItems ? "items" : "rows")
         report.add("items", settings.items)
         report.add("connections", settings.connections)
         report.add("pageSize", settings.pageSize)
@@ -141,6 +164,7 @@ enum PagesScenario {
         report.add("pagesPerSecond", Double(merged.count) / elapsedSeconds)
         report.addLatencies(merged)
         report.add("maxMs", merged.maxMs)
+        report.addToolCPU(cpu, requests: Int(merged.count))
         return report
     }
 }

@@ -27,3 +27,40 @@ enum ResourceUsage {
         _ = FileManager.default.createFile(atPath: "/proc/self/clear_refs", contents: Data("5".utf8))
     }
 }
+
+/// CPU time this process (the benchmark tool itself, not the server) has
+/// used, so that every scenario can say what one request cost the tool: a
+/// tool near one core per connection thread measures itself, not the server.
+struct ToolCPU {
+    /// User plus system CPU time of this process so far (getrusage
+    /// RUSAGE_SELF, every thread), in nanoseconds.
+    static func nanos() -> UInt64 {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func ns(_ t: timeval) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_usec) * 1000 }
+        return ns(usage.ru_utime) + ns(usage.ru_stime)
+    }
+
+    private let startNanos: UInt64
+    private var endNanos: UInt64?
+
+    /// Starts counting now (at the beginning of the measured part).
+    init() { startNanos = Self.nanos() }
+
+    /// Stops counting now (at the end of the measured part).
+    mutating func stop() { endNanos = Self.nanos() }
+
+    /// Microseconds of tool CPU per request over the measured part (until
+    /// `stop()`, or now), or 0 without requests.
+    func microsPerRequest(_ requests: Int) -> Double {
+        guard requests > 0 else { return 0 }
+        return Double((endNanos ?? Self.nanos()) - startNanos) / 1000 / Double(requests)
+    }
+}
+
+extension BenchReport {
+    /// Adds `toolCpuUsPerRequest`: the tool's own CPU time per request.
+    mutating func addToolCPU(_ cpu: ToolCPU, requests: Int) {
+        add("toolCpuUsPerRequest", cpu.microsPerRequest(requests))
+    }
+}

@@ -72,8 +72,10 @@ enum ScrollScenario {
         }
         // Measure the scroll alone: forget the memory peak of setting up.
         ResourceUsage.resetPeakResident()
+        var cpu = ToolCPU()
         let initialLoad = try await loadFirstScreen(cursor, settings)
         let outcome = try await showFrames(cursor, settings)
+        cpu.stop()
         if let failure = cursor.failure { throw failure }
         await connection.close()
         let fetched = fetches.withLock { $0 }
@@ -92,6 +94,7 @@ enum ScrollScenario {
         report.add("peakRssBytes", ResourceUsage.peakResidentBytes())
         report.add("wireBytesPerRow", Double(fetched.bytes) / Double(max(1, fetched.rows)))
         report.add("rowsShown", outcome.rowsShown)
+        report.addToolCPU(cpu, requests: Int(fetched.latency.count))
         report.print(json: args.flag("json"))
     }
 

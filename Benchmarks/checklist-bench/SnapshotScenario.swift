@@ -72,15 +72,22 @@ enum SnapshotScenario {
         let probe = StallProbe(connection: try await target.connect(), kind: settings.probeRequest,
                                pause: .milliseconds(settings.probePause))
         let probing = Task { await probe.run() }
+        var cpu = ToolCPU()
         let imported = try await importFile(path, on: client, settings, probe: probe)
         let exported = try await exportAll(on: client, settings, probe: probe)
         probing.cancel()
         _ = await probing.value
+        cpu.stop()
         guard exported.summary.items == UInt64(settings.items) else {
             throw BenchArguments.UsageError(description: "exported \(exported.summary.items) items, expected \(settings.items)")
         }
         await client.close()
-        report(settings, imported, exported, fileBytes: written.compressedBytes, target: target).print(json: args.flag("json"))
+        var report = report(settings, imported, exported, fileBytes: written.compressedBytes, target: target)
+        // Every request the tool sent: IMPORT chunks, EXPORT chunks, probes.
+        let importChunks = (Int(written.compressedBytes) + settings.chunk - 1) / max(1, settings.chunk)
+        report.addToolCPU(cpu, requests: importChunks + Int(exported.summary.chunks)
+                          + Int(imported.probes.count + exported.probes.count))
+        report.print(json: args.flag("json"))
     }
 
     /// IMPORT (mode REPLACE), streamed from the file, checked against what it holds.

@@ -8,11 +8,13 @@ scenarios:
   codec     encode/decode PAGE frames in memory   [--rows 100] [--text-bytes 40] [--iterations 20000]
   pages     page-fetch throughput and latency     [--items 1000000] [--connections 50] [--page 100]
             [--pattern sequential|random|deep|head] [--seconds 10] [--filter all|checked|unchecked]
+            [--decode rows|items]; tool CPU per page
   scroll    a table view scrolling a huge list    [--items 1000000] [--viewport 20] [--fps 120]
             [--rows-per-second 10000] [--seconds 10] [--mode scroll|scrub] [--page 100] [--prefetch-pages 4]
   load      many connections, a mix of requests   [--connections 50] [--seconds 10] [--rate R]
             [--mix page=70,patch=20,lists=10] [--pipeline 1] [--lists 10] [--items 1000]
-            [--page 50] [--threads N] [--seed 1]; every answer checked; loopback only
+            [--page 50] [--threads N] [--seed 1] [--compression off|on] [--offset random|N]
+            [--text-bytes 0]; every answer checked; loopback only
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
             [--chunk 1048576] [--window 4] [--server-threads N] [--probe lists|ping]
             [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of
@@ -39,7 +41,8 @@ TLS (every scenario but codec):
                           with --server: a client certificate (mutual TLS)
 
 Each scenario prints a table, or one JSON object with --json
-(keys in Benchmarks/README.md).
+(keys in Benchmarks/README.md), including toolCpuUsPerRequest: this
+tool's own CPU time per request, to tell when the tool is the limit.
 """
 
 var arguments = CommandLine.arguments.dropFirst()

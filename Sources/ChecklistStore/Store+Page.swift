@@ -34,8 +34,8 @@ extension Store {
     public func pageRows(in ns: Namespace, list: ListID, start: PageStart, limit: Int,
                          filter: RowFilter) throws(ChecklistError) -> PageRows {
         try Validation.pageLimit(limit, limits: limits)
-        return try locked { state throws(ChecklistError) in
-            try state.withList(list, in: ns) { list throws(ChecklistError) in
+        return try reading { state throws(ChecklistError) in
+            try state.readList(list, in: ns) { list throws(ChecklistError) in
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
                 let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
                 return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys)
@@ -44,7 +44,7 @@ extension Store {
     }
 
     /// Resolves where a page starts and how many rows it has.
-    private static func header(of list: ListState, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> PageHeader {
+    private static func header(of list: borrowing ListState, start: PageStart, limit: Int, filter: RowFilter) throws(ChecklistError) -> PageHeader {
         let total = list.rows.count(filter)
         let offset: UInt64
         switch start {

@@ -5,7 +5,7 @@ extension Store {
     /// STATS and metrics). One pass over the lists under the store's lock:
     /// O(lists), not O(items), since each list knows its row count.
     public func totals() -> (lists: Int, items: Int) {
-        locked { state in
+        reading { state in
             (state.lists.count, state.lists.values.reduce(0) { $0 + $1.rows.count })
         }
     }

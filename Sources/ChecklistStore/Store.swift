@@ -1,5 +1,4 @@
 import ChecklistModel
-import Synchronization
 
 /// All namespaces, lists and rows of the service, in memory.
 ///
@@ -22,15 +21,18 @@ public final class Store: Sendable {
     let onCommit: @Sendable ([Change]) -> Void
 
     /// Locking rule: `state` holds every namespace, list and row, and is
-    /// only reachable through this one lock. Each public method takes the
-    /// lock once, does all its work under it and releases it before it
-    /// returns, so every call is atomic and calls are totally ordered (a
-    /// page's rows are read after the lock, from copy-on-write shares of
-    /// their leaves taken under it: see `pageRows`). Under the lock nothing
-    /// blocks; the only code run there that the store does not own is
-    /// `onCommit` and the `exportLists` visitor. Those must not call back
-    /// into the store: the lock is not recursive, so that would deadlock.
-    private let state: Mutex<StoreState>
+    /// only reachable through this one reader-writer lock. Each public
+    /// method takes the lock once, does all its work under it and releases
+    /// it before it returns, so every call is atomic and changes are totally
+    /// ordered. Reads (pages, list summaries, totals: `reading`) share the
+    /// lock and never wait for each other; everything else (`locked`) takes
+    /// it alone. A page's rows are read after the lock, from copy-on-write
+    /// shares of their leaves taken under it: see `pageRows`. Under the lock
+    /// nothing blocks; the only code run there that the store does not own
+    /// is `onCommit`, the `exportLists` visitor and `withSummaries`'s body.
+    /// Those must not call back into the store: the lock is not recursive,
+    /// so that would deadlock.
+    private let state: StoreLock
     /// Node capacities of the lists' row trees.
     let treeShape: RowTreeShape
 
@@ -64,14 +66,14 @@ public final class Store: Sendable {
         self.limits = limits
         self.treeShape = treeShape
         self.onCommit = onCommitGroup
-        self.state = Mutex(StoreState(treeShape: treeShape))
+        self.state = StoreLock(StoreState(treeShape: treeShape))
     }
 
     // MARK: Reading lists
 
     /// The summaries of every list in `ns`, ordered by list id.
     public func lists(in ns: Namespace) -> [ListSummary] {
-        locked { state in
+        reading { state in
             (state.listIDs[ns] ?? []).compactMap { state.lists[$0]?.summary }
         }
     }
@@ -79,8 +81,8 @@ public final class Store: Sendable {
     /// The summary of one list.
     /// - Throws: `.notFound` when the list does not exist in `ns`.
     public func summary(in ns: Namespace, list: ListID) throws(ChecklistError) -> ListSummary {
-        try locked { state throws(ChecklistError) in
-            try state.withList(list, in: ns) { $0.summary }
+        try reading { state throws(ChecklistError) in
+            try state.readList(list, in: ns) { $0.summary }
         }
     }
 
@@ -157,10 +159,14 @@ public final class Store: Sendable {
         }
     }
 
-    /// Runs `body` with the lock held (the only way to reach `state`).
+    /// Runs `body` with the lock held alone (the only way to change `state`).
     func locked<T, E: Error>(_ body: (inout StoreState) throws(E) -> T) throws(E) -> T {
-        try state.withLock { (state: inout sending StoreState) throws(E) -> sending T in
-            try body(&state)
-        }
+        try state.write(body)
+    }
+
+    /// Runs `body` with the lock shared with other readers: `state` can be
+    /// read, not changed.
+    func reading<T, E: Error>(_ body: (borrowing StoreState) throws(E) -> T) throws(E) -> T {
+        try state.read(body)
     }
 }

@@ -1,6 +1,6 @@
 import ChecklistModel
 
-/// Everything the store holds; lives inside the store's `Mutex` and is only
+/// Everything the store holds; lives inside the store's `StoreLock` and is only
 /// touched with the lock held. A value type throughout (lists, trees and
 /// columns are structs of arrays), so it is `Sendable` and mutated in place.
 struct StoreState: ~Copyable {
@@ -36,6 +36,16 @@ struct StoreState: ~Copyable {
                               _ body: (inout ListState) throws(ChecklistError) -> R) throws(ChecklistError) -> R {
         let index = try index(of: list, in: ns)
         return try body(&lists.values[index])
+    }
+
+    /// Runs `body` on the list `list` of namespace `ns`, for reading only
+    /// (under the store's shared lock).
+    func readList<R>(_ list: ListID, in ns: Namespace,
+                     _ body: (borrowing ListState) throws(ChecklistError) -> R) throws(ChecklistError) -> R {
+        guard let index = lists.index(forKey: list) else { throw Self.listNotFound(list) }
+        let state = lists.values[index]
+        guard state.namespace == ns else { throw Self.listNotFound(list) }
+        return try body(state)
     }
 
     private static func namespace(of list: inout ListState) -> Namespace {

@@ -25,11 +25,12 @@ public struct FrameEncoder: Sendable {
     public mutating func append(type: MessageType, requestID: UInt32, to out: inout WireWriter,
                                 body: (inout WireWriter) -> Void) {
         let start = out.count
-        out.bytes.append(contentsOf: [0, 0, 0, 0, type.rawValue, 0,
-                                      UInt8(truncatingIfNeeded: requestID >> 24),
-                                      UInt8(truncatingIfNeeded: requestID >> 16),
-                                      UInt8(truncatingIfNeeded: requestID >> 8),
-                                      UInt8(truncatingIfNeeded: requestID)])
+        out.writeReserved(count: FrameHeader.size) { c in
+            for _ in 0..<4 { c.writeU8(0) }  // the length, filled in below
+            c.writeU8(type.rawValue)
+            c.writeU8(0)
+            for shift in stride(from: 24, through: 0, by: -8) { c.writeU8(UInt8(truncatingIfNeeded: requestID >> UInt32(shift))) }
+        }
         let bodyStart = out.count
         body(&out)
         let bodyCount = out.count - bodyStart

@@ -72,7 +72,9 @@ final class RequestDispatcher: Sendable {
     /// Encodes a PAGE from the rows `Store.pageRows` resolved: text bytes go
     /// from the shared leaves into the output buffer, with no Item or String
     /// in between. Rows that would push the frame past `maxFrameBytes` are
-    /// left for the next request (Protocol/SPEC.md section 6.7).
+    /// left for the next request (Protocol/SPEC.md section 6.7). The body's
+    /// exact size is counted first, so the output grows once and every field
+    /// is written straight into it.
     private func page(_ rows: PageRows, requestID: UInt32, into answers: inout AnswerWriter) {
         var header = rows.header
         let keys = answers.sendsClientKeys
@@ -82,15 +84,26 @@ final class RequestDispatcher: Sendable {
             rows.forEach { fitting.admit(textBytes: $0.textByteCount + maxKeyBytes) }
             header.count = fitting.count
         }
+        var bodyBytes = 0
+        var left = header.count
+        rows.forEach { row in
+            guard left > 0 else { return }
+            left -= 1
+            bodyBytes += PageMessage.rowBytes(id: row.id, due: row.due, price: row.price, clientKey: keys ? row.clientKey : nil,
+                                              textBytes: row.textByteCount)
+        }
+        bodyBytes += header.encodedBytes
         answers.append(type: .page, requestID: requestID) { w in
-            header.encode(into: &w)
-            var left = header.count
-            rows.forEach { row in
-                guard left > 0 else { return }
-                left -= 1
-                row.withTextBytes { text in
-                    PageMessage.encodeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                          price: row.price, clientKey: keys ? row.clientKey : nil, text: text, into: &w)
+            w.writeReserved(count: bodyBytes) { c in
+                header.write(into: &c)
+                var left = header.count
+                rows.forEach { row in
+                    guard left > 0 else { return }
+                    left -= 1
+                    row.withTextBytes { text in
+                        PageMessage.writeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
+                                             price: row.price, clientKey: keys ? row.clientKey : nil, text: text, into: &c)
+                    }
                 }
             }
         }

@@ -39,4 +39,27 @@ extension ItemFields {
         if let price { w.writeZigZag(price) }
         if let clientKey { w.writeString(clientKey) }
     }
+
+    /// Bytes of **ItemFields** with a text of `textBytes` bytes: what
+    /// `write(checked:remind:due:price:clientKey:text:into:)` writes.
+    @inlinable
+    public static func encodedBytes(due: Int64?, price: Int64?, clientKey: String? = nil, textBytes: Int) -> Int {
+        1 + WireSize.bytes(textBytes) + (due.map(WireSize.zigZag) ?? 0) + (price.map(WireSize.zigZag) ?? 0)
+            + (clientKey.map { WireSize.bytes($0.utf8.count) } ?? 0)
+    }
+
+    /// Writes **ItemFields** into reserved memory: the same bytes as
+    /// `encode(checked:remind:due:price:into:text:)` with `writeBytes(text)`.
+    /// (A new field goes into both, and into `encodedBytes`.)
+    @inlinable
+    public static func write(checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
+                             text: UnsafeRawBufferPointer, into c: inout WireCursor) {
+        var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
+        if clientKey != nil { flags.insert(.hasKey) }
+        c.writeU8(flags.rawValue)
+        c.writeBytes(text)
+        if let due { c.writeZigZag(due) }
+        if let price { c.writeZigZag(price) }
+        if var clientKey { clientKey.withUTF8 { c.writeBytes(UnsafeRawBufferPointer($0)) } }
+    }
 }

@@ -20,4 +20,19 @@ extension PageHeader {
         w.writeVarint(offset)
         w.writeVarint(count)
     }
+
+    /// Bytes of the fields before the rows.
+    @inlinable public var encodedBytes: Int {
+        WireSize.varint(list.rawValue) + WireSize.varint(revision) + WireSize.varint(total) + WireSize.varint(offset)
+            + WireSize.varint(UInt64(count))
+    }
+
+    /// Writes the fields before the rows into reserved memory (`encodedBytes` of them).
+    @inlinable public func write(into c: inout WireCursor) {
+        c.writeVarint(list.rawValue)
+        c.writeVarint(revision)
+        c.writeVarint(total)
+        c.writeVarint(offset)
+        c.writeVarint(UInt64(count))
+    }
 }
