@@ -28,8 +28,7 @@ do {
     ignoreBrokenPipeSignal()
     var configuration = options.configuration
     configuration.accessControl = accessControl
-    let storage = StorageOpener.dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
-                                              snapshotAfter: options.snapshotAfter)
+    let storage = StorageChoice.opener(options)
     let service = try ChecklistService(ServiceOptions(configuration: configuration, storage: storage,
                                                       seedDemo: options.seedDemo) { _ in exit(1) })
     let server = service.server
@@ -44,6 +43,10 @@ do {
     signals.stop()
     exit(0)
 } catch {
+    if let (status, message) = StorageChoice.unreachable(error) {
+        FileHandle.standardError.write(Data("checklistd: \(message)\n".utf8))
+        exit(status)
+    }
     FileHandle.standardError.write(Data("checklistd: \(error)\n".utf8))
     exit(1)
 }
