@@ -48,11 +48,13 @@ public final class PostgresStorage: ServerStorage {
         let database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
         let migration = try database.migrate()
         var replayed = 0
-        let reports = try database.loadAll(into: StoreRestoreSink(store: store)) { change in
+        let sink = StoreRestoreSink(store: store, holdingNextListID: true)
+        let reports = try database.loadAll(into: sink) { change in
             try store.replay(change)
             onReplayed(change)
             replayed += 1
         }
+        sink.releaseNextListID()
         var committed: [ListID: Revision] = [:]
         store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
         let totals = store.totals()
