@@ -52,7 +52,8 @@ struct Options {
       --max-page-rows N      largest GET_PAGE limit (default 1000)
       --max-text BYTES       longest text, name or icon (default 4096)
       --max-batch N          most operations in one PATCH (default 1000)
-      --seed-demo            fill an empty store with the apps' demo lists
+      --seed-demo            fill an empty store with the apps' demo lists (on
+                             PostgreSQL: only a database that never held a list)
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
       --insecure-bind        allow a non-loopback --host without --tokens

@@ -32,6 +32,10 @@ struct PostgresStoreTests {
         let page = try await again.page(list.id, limit: 10)
         #expect(page.items.map(\.text) == ["milk", "eggs"])
         #expect(page.items.map(\.checked) == [true, false])
+        // The change feed reaches back past the restart.
+        let feed = try await again.changes(of: list.id, since: list.revision)
+        #expect(feed.changes.count == 2)
+        #expect(feed.revision == inserted.revision + 1)
         // Ids go on from the stored counter.
         let more = try await again.patch(list.id, ops: [.insert(tempRef: 1, position: .end, fields: ItemFields(text: "tea"))])
         let highest = try #require(page.items.map(\.id.rawValue).max())

@@ -28,6 +28,9 @@ public final class PostgresStorage: ServerStorage {
         public var changesReplayed: Int
         public var schemaVersion: Int
         public var loadNanoseconds: UInt64
+        /// Whether the database ever held a list (its list-id counter moved):
+        /// `--seed-demo` seeds a database once, not after its lists were deleted.
+        public var everHeldLists: Bool
     }
 
     public let load: LoadReport
@@ -59,7 +62,8 @@ public final class PostgresStorage: ServerStorage {
         store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
         let totals = store.totals()
         load = LoadReport(lists: reports.count, items: UInt64(totals.items), changesReplayed: replayed,
-                          schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started)
+                          schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started,
+                          everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
         committer = try PostgresCommitter(conninfo: conninfo, store: store, committed: committed, waiters: waiters)
