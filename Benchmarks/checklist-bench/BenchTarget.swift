@@ -6,7 +6,8 @@ import Foundation
 
 /// The server a scenario talks to: one it starts itself (the `checklistd`
 /// built next to this binary, on 127.0.0.1 port 0 with a temporary data
-/// directory), or the one named by `--server HOST:PORT`.
+/// directory, or on PostgreSQL with `--postgres CONNINFO`), or the one
+/// named by `--server HOST:PORT`.
 final class BenchTarget {
     let host: String
     let port: UInt16
@@ -24,9 +25,10 @@ final class BenchTarget {
             dataDirectory = nil
         } else {
             let directory = try TemporaryDirectory(prefix: "checklist-bench")
+            let store = args.string("postgres").map { ["--postgres", $0] } ?? ["--data-dir", directory.path]
             let server = try ServerProcess.start(
                 executable: try ProductLocator.path(of: "checklistd"),
-                arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + extraServerArguments)
+                arguments: ["--host", "127.0.0.1", "--port", "0"] + store + extraServerArguments)
             host = server.host
             port = server.port
             process = server
