@@ -50,6 +50,7 @@ ERROR_CODES = {
     5: "NOT_FOUND", 6: "CONFLICT", 7: "LIMIT_EXCEEDED", 8: "NOT_AUTHENTICATED",
     9: "UNSUPPORTED_VERSION", 10: "INTERNAL_ERROR", 11: "HELLO_REQUIRED",
     12: "BAD_STATE", 13: "RESYNC_REQUIRED", 14: "SHUTTING_DOWN", 15: "OVERLOADED",
+    16: "UNAVAILABLE",
 }
 ERROR_NUMBERS = {name: code for code, name in ERROR_CODES.items()}
 OPCODES = {
@@ -1829,6 +1830,10 @@ def build_snapshots():
     valid("error-import-overloaded", "ERROR answering IMPORT BEGIN while the server receives as many imports "
           "as it allows.", "ERROR", 90, {"code": ERROR_NUMBERS["OVERLOADED"],
                                         "message": "the server is receiving 2 imports already; try again later"})
+    valid("error-unavailable", "ERROR UNAVAILABLE answering PATCH while the server's database is "
+          "unreachable: nothing was applied; try again later.", "ERROR", 60,
+          {"code": ERROR_NUMBERS["UNAVAILABLE"],
+           "message": "the database is unreachable; nothing was applied; try again later"})
     # -- malformed ------------------------------------------------------------------
     def req(msg, body, request=80):
         return frame(REQUEST_TYPES[msg], 0, request, body)

@@ -23,6 +23,9 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
         public static let resyncRequired = Code(rawValue: 13)
         public static let shuttingDown = Code(rawValue: 14)
         public static let overloaded = Code(rawValue: 15)
+        /// The server's storage cannot take changes now (its database is
+        /// unreachable): nothing was applied; try again later.
+        public static let unavailable = Code(rawValue: 16)
 
         /// The name used in Protocol/SPEC.md, logs and CLI messages.
         public var name: String {
@@ -42,6 +45,7 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
             case .resyncRequired: return "RESYNC_REQUIRED"
             case .shuttingDown: return "SHUTTING_DOWN"
             case .overloaded: return "OVERLOADED"
+            case .unavailable: return "UNAVAILABLE"
             default: return "ERROR_\(rawValue)"
             }
         }

@@ -138,4 +138,48 @@ struct PostgresStoreTests {
         let missing = acknowledged.all.filter { counts["p\($0)"] == nil }
         #expect(missing.isEmpty, "acknowledged patches lost: \(missing.sorted().prefix(10))")
     }
+
+    /// The database refuses the node (connections not allowed, backends
+    /// killed): the batch in flight fails, then changes are answered
+    /// `UNAVAILABLE` with nothing applied while reads of the cached list go
+    /// on; once the database lets it in again the node reconnects and
+    /// takes changes.
+    @Test func whileTheDatabaseIsAwayChangesAreUnavailableAndReadsGoOn() async throws {
+        let server = try TestServer.start(store: .postgres)
+        defer { server.stop() }
+        let client = try await server.connect()
+        let list = try await client.createList(name: "Away", icon: "Inbox")
+        _ = try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "kept"))])
+        let database = try #require(server.postgres?.split(separator: "=").last.map(String.init))
+        let cluster = try PostgresCluster.shared()
+        func psql(_ sql: String) throws {
+            let result = try cluster.runClient("psql", ["-At", "-d", "postgres", "-c", sql])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        try psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+        try psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+        // The next commit finds the connection gone: that patch is not acknowledged.
+        let failing = try await server.connect(name: "loses-its-batch")
+        await #expect(throws: ClientError.self) {
+            _ = try await failing.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "lost"))])
+        }
+        await failing.close()
+        #expect(server.process.waitForStandardError(containing: "event=postgres_lost", timeout: .seconds(30)))
+
+        do {
+            _ = try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "refused"))])
+            Issue.record("a patch was acknowledged while the database was away")
+        } catch let error as ClientError {
+            #expect(error.serverError?.code == .unavailable, "\(error)")
+        }
+        let page = try await client.page(list.id, limit: 10)
+        #expect(!page.items.map(\.text).contains("refused"))
+        #expect(page.items.first?.text == "kept")
+
+        try psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+        #expect(server.process.waitForStandardError(containing: "event=postgres_reconnected", timeout: .seconds(30)))
+        _ = try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "back"))])
+        #expect(try await client.page(list.id, limit: 10).items.map(\.text).contains("back"))
+        await client.close()
+    }
 }

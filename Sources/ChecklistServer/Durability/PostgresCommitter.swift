@@ -10,10 +10,11 @@ import Synchronization
 /// (or failed). While a transaction is in flight the next batch gathers.
 ///
 /// Connection loss: the batch's positions fail, the connection is dropped,
-/// `event=postgres_lost` is logged and the committer reconnects with
-/// backoff (50 ms doubling to 2 s), refusing every commit appended
-/// meanwhile; once connected it logs `event=postgres_reconnected` and
-/// commits the kept batch and the queue after it.
+/// `event=postgres_lost` is logged, the store refuses changes with
+/// `UNAVAILABLE` and the committer reconnects with backoff (50 ms doubling
+/// to 2 s), failing every commit appended before the refusal took hold;
+/// once connected it logs `event=postgres_reconnected`, lets the store
+/// take changes again and commits the kept batch and the queue after it.
 final class PostgresCommitter: Sendable {
     /// How long `close` keeps trying to commit the queue when the database
     /// is unreachable.
@@ -101,9 +102,15 @@ final class PostgresCommitter: Sendable {
         }
     }
 
-    /// Records whether the committer has a connection; true when that changed.
+    /// What a change gets while the database is unreachable.
+    static let unavailable = ChecklistError(.unavailable, "the database is unreachable; nothing was applied; try again later")
+
+    /// Records whether the committer has a connection; true when that
+    /// changed. Without one, the store refuses changes (`UNAVAILABLE`).
     fileprivate func setConnected(_ value: Bool) -> Bool {
-        connected.exchange(value, ordering: .acquiringAndReleasing) != value
+        guard connected.exchange(value, ordering: .acquiringAndReleasing) != value else { return false }
+        store.refuseChanges(value ? nil : Self.unavailable)
+        return true
     }
 
     /// Runs `body` with the server's log, once `startUpkeep` gave it.
@@ -172,7 +179,7 @@ private struct CommitLoop {
             return true
         } catch {
             fail(through: batch.positions.upperBound, committer)
-            if database?.connection.isUsable != true {
+            if database?.connection.isUsable != true || (error as? PostgresError)?.code == .connectionLost {
                 database = nil
                 if committer.setConnected(false) {
                     committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
