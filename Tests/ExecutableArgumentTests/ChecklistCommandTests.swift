@@ -74,7 +74,7 @@ struct ChecklistCommandTests {
         ("add 1 Milk --price 3.505", "bad value '3.505' for --price: expected an amount like 3.50 (at most 2 decimals)"),
         ("watch 1 2 --from 3", "--from needs exactly one LIST"),
         ("export f --list 0", "bad LIST '0': list ids start at 1"),
-        ("export f --format csv", "bad value 'csv' for --format: expected snapshot, json or plist"),
+        ("export f --format csv", "bad value 'csv' for --format: expected snapshot, json, plist or keyed-archive"),
     ])
     func badCommandLinesAreUsageErrors(line: String, message: String) {
         #expect(usageMessage(line) == message)

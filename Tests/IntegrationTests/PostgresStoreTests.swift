@@ -182,4 +182,35 @@ struct PostgresStoreTests {
         #expect(try await client.page(list.id, limit: 10).items.map(\.text).contains("back"))
         await client.close()
     }
+
+    /// `checklistd export --postgres` of one database, `import --postgres`
+    /// into another (one transaction), and a server on the second serves it.
+    @Test func offlineExportAndImportWithPostgres() async throws {
+        let source = try TestServer.start(store: .postgres)
+        let client = try await source.connect()
+        let list = try await client.createList(name: "Moved", icon: "Inbox")
+        _ = try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "one")),
+                                                  .insert(tempRef: nil, position: .end, fields: ItemFields(text: "two"))])
+        await client.close()
+        _ = source.process.stop()
+        let directory = try TemporaryDirectory(prefix: "checklistd-pg-transfer")
+        defer { directory.remove() }
+        let file = directory.appending("store.ckss.gz")
+        let checklistd = try ProductLocator.path(of: "checklistd")
+        let exported = try ProcessRunner.run(executable: checklistd, arguments: ["export", "--postgres", try #require(source.postgres), file],
+                                             timeout: .seconds(60))
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let target = try PostgresCluster.freshSharedDatabase(prefix: "checklistd_import")
+        let imported = try ProcessRunner.run(executable: checklistd, arguments: ["import", "--postgres", target, file],
+                                             timeout: .seconds(60))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("imported 1 lists, 2 items"), "\(imported.stdout)")
+
+        let server = try TestServer.start(store: .postgres, postgres: target)
+        defer { server.stop() }
+        let again = try await server.connect()
+        #expect(try await again.lists().map(\.name) == ["Moved"])
+        #expect(try await again.page(list.id, limit: 10).items.map(\.text) == ["one", "two"])
+        await again.close()
+    }
 }
