@@ -6,7 +6,8 @@ import Foundation
 
 /// The server a scenario talks to: one it starts itself (the `checklistd`
 /// built next to this binary, on 127.0.0.1 port 0 with a temporary data
-/// directory), or the one named by `--server HOST:PORT`.
+/// directory, or on PostgreSQL with `--postgres CONNINFO`), or the one
+/// named by `--server HOST:PORT`.
 ///
 /// With `--tls`, every connection speaks TLS. A server of its own then gets
 /// `--tls-cert/--tls-key` with throwaway certificates (`TestCertificates`,
@@ -54,7 +55,7 @@ final class BenchTarget {
                 tls = nil
             }
             let directory = try TemporaryDirectory(prefix: "checklist-bench")
-            serverArguments += ["--data-dir", directory.path]
+            serverArguments += args.string("postgres").map { ["--postgres", $0] } ?? ["--data-dir", directory.path]
             self.serverArguments = serverArguments
             let server = try ServerProcess.start(executable: try ProductLocator.path(of: "checklistd"), arguments: serverArguments)
             host = server.host

@@ -16,7 +16,7 @@ import Foundation
 /// trip for comparison. The send time travels in the item text, and writers
 /// and subscribers share this process's clock.
 enum FanoutScenario {
-    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "json"]
+    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "postgres", "json"]
 
     static func run(_ args: BenchArguments) async throws {
         try args.check(allowed: options.union(BenchArguments.tlsOptionNames))

@@ -17,7 +17,7 @@ import Foundation
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
     static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
-                                       "threads", "seed", "server", "json", "compression", "offset", "text-bytes"]
+                                       "threads", "seed", "server", "postgres", "json", "compression", "offset", "text-bytes"]
     static let maxConnections = 10_000
 
     /// The options of one run.

@@ -10,7 +10,7 @@ import Synchronization
 /// connections, each a closed loop of GET_PAGE requests.
 enum PagesScenario {
     static let options: Set<String> = ["items", "connections", "page", "pattern", "seconds", "text-bytes",
-                                       "server", "filter", "decode", "json"]
+                                       "server", "postgres", "filter", "decode", "json"]
 
     enum Pattern: String {
         /// Each connection reads on from its own start, wrapping at the end.

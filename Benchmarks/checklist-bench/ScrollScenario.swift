@@ -11,7 +11,7 @@ import Synchronization
 /// indicator.
 enum ScrollScenario {
     static let options: Set<String> = ["items", "viewport", "fps", "rows-per-second", "seconds", "text-bytes",
-                                       "server", "mode", "page", "prefetch-pages", "json"]
+                                       "server", "postgres", "mode", "page", "prefetch-pages", "json"]
 
     /// The options of one run.
     struct Settings {

@@ -27,7 +27,8 @@ scenarios:
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
 
 Scenarios that need a server start their own checklistd (the one built next
-to this binary) on 127.0.0.1 port 0 with a temporary data directory, unless
+to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
+PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout), unless
 --server HOST:PORT names a running one. Items get --text-bytes bytes of
 text (default 40).
 

@@ -51,6 +51,7 @@ ERROR_CODES = {
     9: "UNSUPPORTED_VERSION", 10: "INTERNAL_ERROR", 11: "HELLO_REQUIRED",
     12: "BAD_STATE", 13: "RESYNC_REQUIRED", 14: "SHUTTING_DOWN", 15: "OVERLOADED",
     16: "DUPLICATE_KEY",
+    17: "UNAVAILABLE",
 }
 ERROR_NUMBERS = {name: code for code, name in ERROR_CODES.items()}
 OPCODES = {
@@ -1903,6 +1904,10 @@ def build_snapshots():
     valid("error-import-overloaded", "ERROR answering IMPORT BEGIN while the server receives as many imports "
           "as it allows.", "ERROR", 90, {"code": ERROR_NUMBERS["OVERLOADED"],
                                         "message": "the server is receiving 2 imports already; try again later"})
+    valid("error-unavailable", "ERROR UNAVAILABLE answering PATCH while the server's database is "
+          "unreachable: nothing was applied; try again later.", "ERROR", 60,
+          {"code": ERROR_NUMBERS["UNAVAILABLE"],
+           "message": "the database is unreachable; nothing was applied; try again later"})
     # -- malformed ------------------------------------------------------------------
     def req(msg, body, request=80):
         return frame(REQUEST_TYPES[msg], 0, request, body)

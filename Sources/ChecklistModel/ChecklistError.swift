@@ -25,6 +25,9 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
         public static let overloaded = Code(rawValue: 15)
         /// An item's client key is already another item's in the list.
         public static let duplicateKey = Code(rawValue: 16)
+        /// The server's storage cannot take changes now (its database is
+        /// unreachable): nothing was applied; try again later.
+        public static let unavailable = Code(rawValue: 17)
 
         /// The name used in Protocol/SPEC.md, logs and CLI messages.
         public var name: String {
@@ -45,6 +48,7 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
             case .shuttingDown: return "SHUTTING_DOWN"
             case .overloaded: return "OVERLOADED"
             case .duplicateKey: return "DUPLICATE_KEY"
+            case .unavailable: return "UNAVAILABLE"
             default: return "ERROR_\(rawValue)"
             }
         }

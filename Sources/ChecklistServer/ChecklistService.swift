@@ -8,7 +8,8 @@ public struct ServiceOptions: Sendable {
     public var configuration: ServerConfiguration
     /// Where the data is kept; nil keeps it in memory only (tests).
     public var storage: StorageOpener?
-    /// Fill an empty store with the apps' demo lists (`--seed-demo`).
+    /// Fill an empty store with the apps' demo lists (`--seed-demo`); on
+    /// PostgreSQL only a database that never held a list.
     public var seedDemo: Bool
     /// Told when the storage fails for good (after `event=log_failed` is
     /// logged); `checklistd` exits.
@@ -56,7 +57,8 @@ public final class ChecklistService: Sendable {
         }
         self.liveSync = liveSync
         do {
-            if options.seedDemo { try DemoData.seedIfEmpty(store) }
+            // On PostgreSQL, once per database: not again after its lists were deleted.
+            if options.seedDemo, (storage as? PostgresStorage)?.load.everHeldLists != true { try DemoData.seedIfEmpty(store) }
             server = try ChecklistServer(configuration: configuration, store: store, liveSync: liveSync, storage: storage)
         } catch {
             try? storage?.close()

@@ -153,6 +153,8 @@ public final class Store: Sendable {
     /// The one apply path, under the lock: apply, then announce.
     private func commit(_ mutation: Mutation, in ns: Namespace, notify: Bool = true) throws(ChecklistError) -> Commit {
         try locked { state throws(ChecklistError) in
+            // Refused while the storage cannot take changes (`refuseChanges`); replays still load.
+            if notify, let refusal = state.refusal { throw refusal }
             let commit = try state.apply(mutation, in: ns, limits: limits)
             if notify && !commit.isRepeat { onCommit([commit.change]) }
             return commit

@@ -9,6 +9,9 @@ struct StoreState: ~Copyable {
     /// The id the next created list gets; store-wide, only grows.
     var nextListID: UInt64 = 1
     var lists: [ListID: ListState] = [:]
+    /// While set, every change through the apply path is refused with it
+    /// (`Store.refuseChanges`).
+    var refusal: ChecklistError?
     /// Each namespace's list ids, ascending.
     var listIDs: [Namespace: [ListID]] = [:]
     /// Answers of patches that carried an idempotency key.

@@ -17,6 +17,7 @@ enum OfflineCommands {
     static let usage = """
     usage: checklistd export --data-dir DIR [--namespace NS] [--level 1-9] FILE
            checklistd import --data-dir DIR [--namespace NS] [--replace] FILE
+           checklistd export|import --postgres CONNINFO ... FILE
 
     With the server stopped: export writes every list of the data directory (of
     namespace NS only, with --namespace) to FILE as a snapshot (Protocol/SNAPSHOT.md;
@@ -25,10 +26,14 @@ enum OfflineCommands {
     and its id when that id is free or is a list of the same namespace, which it then
     replaces; --replace also deletes every list the file does not hold (of NS only,
     with --namespace). The result is written as a new snapshot.
+    With --postgres (or CHECKLIST_POSTGRES) instead of --data-dir, the data is read
+    from and imported into PostgreSQL; an import is one transaction, and servers
+    running on the database meanwhile do not see it until they restart.
     """
 
     struct Arguments {
         var dataDirectory: String?
+        var postgres: String?
         var namespace: Namespace?
         var replace = false
         var level: Int32 = 6
@@ -55,6 +60,10 @@ enum OfflineCommands {
             print(line)
             return 0
         } catch {
+            if let (status, message) = StorageChoice.unreachable(error) {
+                fail(message)
+                return status
+            }
             fail("\(error)")
             return 1
         }
@@ -71,6 +80,7 @@ enum OfflineCommands {
             switch arg {
             case "-h", "--help": return nil
             case "--data-dir": parsed.dataDirectory = try value(arg)
+            case "--postgres": parsed.postgres = try value(arg)
             case "--namespace": parsed.namespace = Namespace(try value(arg))
             case "--replace" where command == "import": parsed.replace = true
             case "--level" where command == "export":
@@ -86,24 +96,44 @@ enum OfflineCommands {
                 parsed.file = arg
             }
         }
-        guard parsed.dataDirectory != nil else { throw Options.UsageError(description: "\(command) needs --data-dir DIR") }
+        if parsed.postgres == nil, parsed.dataDirectory == nil,
+           let conninfo = ProcessInfo.processInfo.environment["CHECKLIST_POSTGRES"], !conninfo.isEmpty {
+            parsed.postgres = conninfo
+        }
+        guard (parsed.dataDirectory == nil) != (parsed.postgres == nil) else {
+            throw Options.UsageError(description: "\(command) needs one of --data-dir DIR and --postgres CONNINFO")
+        }
         guard parsed.file != nil else { throw Options.UsageError(description: "\(command) needs a FILE") }
         return parsed
     }
 
-    /// Locks and recovers the data directory into a new store whose commits
-    /// go to its log.
-    private static func open(_ path: String) throws -> (Store, DataDirectoryStorage) {
-        try ChecklistService.openStore { store, _ in
-            try DataDirectoryStorage(path: path, policy: .always, store: store) { error in
+    /// Locks and recovers the data directory (or loads PostgreSQL) into a
+    /// new store whose commits go there.
+    private static func open(_ arguments: Arguments) throws -> (Store, any ServerStorage) {
+        if let conninfo = arguments.postgres {
+            return try ChecklistService.openStore { store, _ in try PostgresStorage(conninfo: conninfo, store: store) }
+        }
+        return try ChecklistService.openStore { store, _ in
+            try DataDirectoryStorage(path: arguments.dataDirectory!, policy: .always, store: store) { error in
                 fail("the write-ahead log failed: \(error)")
             }
         }
     }
 
+    /// Waits until everything appended to `storage` committed; throws if it failed.
+    private static func waitCommitted(_ storage: any ServerStorage) throws {
+        let position = storage.lastPosition
+        let settled = DispatchSemaphore(value: 0)
+        storage.notify(waiter: 1, at: position) { settled.signal() }
+        settled.wait()
+        guard storage.commitState(of: position) == .durable else {
+            throw PersistenceError(.io, "the import was not committed (see the event= lines); nothing was imported")
+        }
+    }
+
     private static func export(_ arguments: Arguments) throws -> String {
         let started = Date()
-        let (store, storage) = try open(arguments.dataDirectory!)
+        let (store, storage) = try open(arguments)
         defer { try? storage.close() }
         let file = arguments.file!
         let (cut, _) = store.cut { () }
@@ -140,7 +170,7 @@ enum OfflineCommands {
     private static func importFile(_ arguments: Arguments) throws -> String {
         let started = Date()
         let file = arguments.file!
-        let (store, storage) = try open(arguments.dataDirectory!)
+        let (store, storage) = try open(arguments)
         defer { try? storage.close() }
         // An operator's file: no text limits, no bound on lists; the
         // decompression bounds hold, and the content must fit the one log
@@ -160,11 +190,17 @@ enum OfflineCommands {
             }
         }
         let result = store.importLists(staging, mode: arguments.replace ? .replace : .merge, namespace: arguments.namespace)
-        try storage.log.waitDurable(storage.log.lastLSN)
-        let snapshot = try storage.writeSnapshot(source: "checklistd import")
         var line = "checklistd: imported \(result.lists.count) lists, \(result.itemCount) items from \(file)"
         if arguments.replace { line += ", deleted \(result.deleted.count) lists" }
-        line += "; new snapshot \(snapshot.file.path) in \(String(format: "%.2f", Date().timeIntervalSince(started))) s"
+        if let directory = storage as? DataDirectoryStorage {
+            try directory.log.waitDurable(directory.log.lastLSN)
+            let snapshot = try directory.writeSnapshot(source: "checklistd import")
+            line += "; new snapshot \(snapshot.file.path)"
+        } else {
+            try waitCommitted(storage)
+            line += "; committed to PostgreSQL"
+        }
+        line += " in \(String(format: "%.2f", Date().timeIntervalSince(started))) s"
         for entry in result.lists where entry.id != entry.sourceID {
             line += "\nchecklistd: list \(entry.sourceID) of the file is list \(entry.id) now (its id was taken)"
         }

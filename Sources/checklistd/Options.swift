@@ -1,6 +1,7 @@
 import ChecklistPersistence
 import ChecklistServer
 import ChecklistTLS
+import Foundation
 
 /// `checklistd`'s command line.
 struct Options {
@@ -29,10 +30,16 @@ struct Options {
         return TLSServerConfiguration(certificateFile: tlsCertificateFile, privateKeyFile: tlsKeyFile,
                                       clientCAFile: tlsClientCAFile)
     }
+    /// `--postgres CONNINFO` (or `CHECKLIST_POSTGRES`): keep the data in
+    /// PostgreSQL instead of a data directory (StorageChoice.swift).
+    var postgres: String?
+    /// Whether `--data-dir` was given (refused together with `--postgres`).
+    var dataDirectoryGiven = false
 
     static let usage = """
     usage: checklistd [options]
            checklistd export|import --data-dir DIR ... FILE   (server stopped; 'checklistd export --help')
+           checklistd export|import --postgres CONNINFO ... FILE
 
     Serves checklists over the Checklists binary protocol v1 (Protocol/SPEC.md).
     Prints "checklistd: listening on HOST:PORT" on stdout once it accepts connections.
@@ -42,6 +49,13 @@ struct Options {
       --port PORT            TCP port; 0 picks a free one (default 7420)
       --data-dir PATH        data directory, created if missing and locked while the
                              server runs (default ./data): snapshots and the log
+      --postgres CONNINFO    keep the data in PostgreSQL instead (a libpq connection
+                             string or postgresql:// URI; CHECKLIST_POSTGRES does the
+                             same and keeps a password off the command line): the
+                             schema is created or migrated, every list loaded, and an
+                             answer to a change leaves once its transaction committed.
+                             Not together with --data-dir. Exits 3 when PostgreSQL
+                             cannot be reached at start
       --fsync POLICY         when the log is fsynced: always (an answer to a change
                              leaves only once it is on disk; concurrent changes share
                              one fsync), everysec (a crash may lose the last second),
@@ -54,7 +68,8 @@ struct Options {
       --max-page-rows N      largest GET_PAGE limit (default 1000)
       --max-text BYTES       longest text, name or icon (default 4096)
       --max-batch N          most operations in one PATCH (default 1000)
-      --seed-demo            fill an empty store with the apps' demo lists
+      --seed-demo            fill an empty store with the apps' demo lists (on
+                             PostgreSQL: only a database that never held a list)
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
       --insecure-bind        allow a non-loopback --host without --tokens (or
@@ -129,6 +144,9 @@ struct Options {
                 || options.applyObservabilityOption(flag, &cursor)
             guard known else { throw UsageError(description: "unknown option '\(flag)'") }
         }
+        if options.postgres == nil, let conninfo = ProcessInfo.processInfo.environment["CHECKLIST_POSTGRES"], !conninfo.isEmpty {
+            options.postgres = conninfo
+        }
         try options.checkCombination()
         return options
     }
@@ -176,7 +194,10 @@ struct Options {
     /// The data directory, its log and snapshots, retained changes and transfers.
     private mutating func applyStorageOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
         switch flag {
-        case "--data-dir": configuration.dataDirectory = try cursor.value(flag)
+        case "--data-dir":
+            configuration.dataDirectory = try cursor.value(flag)
+            dataDirectoryGiven = true
+        case "--postgres": postgres = try cursor.value(flag)
         case "--seed-demo": seedDemo = true
         case "--fsync":
             let text = try cursor.value(flag)
@@ -216,6 +237,10 @@ struct Options {
 
     /// Refuses option values that are fine alone but not together.
     private func checkCombination() throws {
+        if postgres != nil && dataDirectoryGiven {
+            throw UsageError(description: "--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
+                             + "the data lives in one place")
+        }
         switch (tlsCertificateFile, tlsKeyFile) {
         case (_?, nil): throw UsageError(description: "--tls-cert needs --tls-key")
         case (nil, _?): throw UsageError(description: "--tls-key needs --tls-cert")

@@ -37,8 +37,7 @@ do {
     configuration.tls = tls
     configuration.plainPort = options.plainPort
     configuration.plainHost = TLSSetup.plainHost(options)
-    let storage = StorageOpener.dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
-                                              snapshotAfter: options.snapshotAfter)
+    let storage = StorageChoice.opener(options)
     let service = try ChecklistService(ServiceOptions(configuration: configuration, storage: storage,
                                                       seedDemo: options.seedDemo) { _ in exit(1) })
     let server = service.server
@@ -56,6 +55,10 @@ do {
     signals.stop()
     exit(0)
 } catch {
+    if let (status, message) = StorageChoice.unreachable(error) {
+        FileHandle.standardError.write(Data("checklistd: \(message)\n".utf8))
+        exit(status)
+    }
     FileHandle.standardError.write(Data("checklistd: \(error)\n".utf8))
     exit(1)
 }

@@ -13,30 +13,15 @@ import Testing
 enum TestCluster {
     /// Whether this machine has PostgreSQL binaries. Suites are disabled
     /// (reported as skipped, with the reason) when it has none.
-    static let binariesFound = PostgresCluster.findBinaries() != nil
+    static let binariesFound = PostgresCluster.binariesFound
 
     static let skipReason: Comment = "no PostgreSQL binaries on this machine (Debian package postgresql): PostgreSQL tests skipped"
 
-    private static let shared: Result<PostgresCluster, any Error> = {
-        let result = Result { try PostgresCluster() }
-        if case .success = result { atexit { TestCluster.stopShared() } }
-        return result
-    }()
-
-    private static let counter = Atomic<Int>(0)
-
-    private static func stopShared() {
-        if case .success(let cluster) = shared { cluster.stop() }
-    }
-
     /// The cluster (started on first use).
-    static func cluster() throws -> PostgresCluster { try shared.get() }
+    static func cluster() throws -> PostgresCluster { try PostgresCluster.shared() }
 
     /// A fresh database's connection string.
-    static func freshDatabase() throws -> String {
-        let n = counter.add(1, ordering: .relaxed).newValue
-        return try cluster().createDatabase("checklist_test_\(getpid())_\(n)")
-    }
+    static func freshDatabase() throws -> String { try PostgresCluster.freshSharedDatabase() }
 
     /// A store on a fresh, migrated database.
     static func freshStore() throws -> (store: PostgresStore, conninfo: String) {

@@ -5,8 +5,8 @@ import Testing
 
 /// The client library against the real `checklistd` binary.
 @Suite(.timeLimit(.minutes(10))) struct ClientLibraryTests {
-    @Test func createAddPageCheckFilterMoveRemove() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available) func createAddPageCheckFilterMoveRemove(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let client = try await server.connect()
         let list = try await client.createList(name: "Groceries", icon: "Groceries")
@@ -36,8 +36,8 @@ import Testing
         await client.close()
     }
 
-    @Test func staleBaseRevisionIsAConflictAndAppliesNothing() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available) func staleBaseRevisionIsAConflictAndAppliesNothing(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let client = try await server.connect()
         let list = try await client.createList(name: "To Do", icon: "Chores")
@@ -54,8 +54,8 @@ import Testing
         await client.close()
     }
 
-    @Test func pipelinedRequestsOnOneConnectionAllGetTheirOwnAnswers() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available) func pipelinedRequestsOnOneConnectionAllGetTheirOwnAnswers(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let client = try await server.connect()
         let list = try await client.createList(name: "Pipelined", icon: "Inbox")
@@ -83,8 +83,8 @@ import Testing
         await client.close()
     }
 
-    @Test func twoClientsSeeEachOthersChanges() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available) func twoClientsSeeEachOthersChanges(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let a = try await server.connect()
         let b = try await server.connect()
@@ -98,8 +98,8 @@ import Testing
         await b.close()
     }
 
-    @Test func anchorPagingKeepsItsPlaceWhenRowsAreInsertedAbove() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available) func anchorPagingKeepsItsPlaceWhenRowsAreInsertedAbove(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let client = try await server.connect()
         let list = try await client.createList(name: "Anchored", icon: "Inbox")

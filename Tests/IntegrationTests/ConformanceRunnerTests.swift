@@ -25,8 +25,9 @@ import Testing
         }
     }
 
-    @Test func withoutAccessControlTheAccessCasesAreSkipped() async throws {
-        let server = try TestServer.start()
+    @Test(arguments: TestStore.available)
+    func withoutAccessControlTheAccessCasesAreSkipped(store: TestStore) async throws {
+        let server = try TestServer.start(store: store)
         defer { server.stop() }
         let result = try await runner(["127.0.0.1:\(server.port)", "--idle", "0.5"])
         let skipped = Catalogue.all.filter { $0.requirement != .none }.count

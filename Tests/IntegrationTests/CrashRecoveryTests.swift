@@ -5,18 +5,24 @@ import ChecklistTesting
 import Synchronization
 import Testing
 
-/// `--fsync always` against SIGKILL: whatever a client was told is saved
-/// survives the crash, exactly once.
+/// `--fsync always` (or PostgreSQL with synchronous_commit on) against
+/// SIGKILL: whatever a client was told is saved survives the crash, exactly once.
 @Suite(.timeLimit(.minutes(10))) struct CrashRecoveryTests {
-    @Test func acknowledgedPatchesSurviveSigkillExactlyOnce() async throws {
+    @Test(arguments: TestStore.available)
+    func acknowledgedPatchesSurviveSigkillExactlyOnce(store: TestStore) async throws {
         let directory = try TemporaryDirectory(prefix: "checklistd-crash")
         defer { directory.remove() }
+        let database = store == .postgres ? try PostgresCluster.freshSharedDatabase(prefix: "checklistd_crash") : nil
+        func startServer() throws -> TestServer {
+            if database != nil { return try TestServer.start(store: .postgres, postgres: database) }
+            return try TestServer.start(["--fsync", "always"], directory: directory)
+        }
         var rng = SplitMix64(seed: 20261129)
         let acknowledged = Acknowledged()
         var listID: ListID?
         var next = 0
         for cycle in 0..<4 {
-            let server = try TestServer.start(["--fsync", "always"], directory: directory)
+            let server = try startServer()
             let client = try await server.connect()
             if listID == nil { listID = try await client.createList(name: "Crash", icon: "Inbox").id }
             let list = try #require(listID)
@@ -51,7 +57,7 @@ import Testing
             for w in writers { _ = await w.value }
             await client.close()
         }
-        let server = try TestServer.start(["--fsync", "always"], directory: directory)
+        let server = try startServer()
         defer { server.stop() }
         let client = try await server.connect()
         try await Self.expectEveryAcknowledgedOnce(client, list: try #require(listID), acknowledged.all, cycle: 4)

@@ -1,15 +1,33 @@
 import ChecklistClient
 import ChecklistTesting
+import Testing
+
+/// Where a test server keeps its data: the tests that run against both
+/// stores take this as their parameter.
+enum TestStore: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case dataDirectory
+    /// A fresh database of this test run's private cluster (`PostgresCluster.shared`).
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Both stores, or the data directory alone on a machine without PostgreSQL.
+    static var available: [TestStore] { PostgresCluster.binariesFound ? allCases : [.dataDirectory] }
+}
 
 /// A real `checklistd` from this build, on 127.0.0.1 port 0 with its own
-/// temporary data directory; stopped (and the directory removed) by `stop()`.
+/// temporary data directory (or its own PostgreSQL database); stopped (and
+/// the directory removed) by `stop()`.
 final class TestServer: Sendable {
     let process: ServerProcess
     let directory: TemporaryDirectory
+    /// The database's connection string, for a server on PostgreSQL.
+    let postgres: String?
 
-    private init(process: ServerProcess, directory: TemporaryDirectory) {
+    private init(process: ServerProcess, directory: TemporaryDirectory, postgres: String?) {
         self.process = process
         self.directory = directory
+        self.postgres = postgres
     }
 
     /// Starts a server; on `directory` when given (to restart on the data
@@ -19,7 +37,19 @@ final class TestServer: Sendable {
         let process = try ServerProcess.start(
             executable: try ProductLocator.path(of: "checklistd"),
             arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", directory.path] + arguments)
-        return TestServer(process: process, directory: directory)
+        return TestServer(process: process, directory: directory, postgres: nil)
+    }
+
+    /// Starts a server on `store`: a fresh data directory or database, or
+    /// the database `postgres` (to restart on the data of an earlier one).
+    static func start(_ arguments: [String] = [], store: TestStore, postgres: String? = nil) throws -> TestServer {
+        guard store == .postgres else { return try start(arguments) }
+        let conninfo = try postgres ?? PostgresCluster.freshSharedDatabase(prefix: "checklistd_test")
+        let directory = try TemporaryDirectory(prefix: "checklistd-test")
+        let process = try ServerProcess.start(
+            executable: try ProductLocator.path(of: "checklistd"),
+            arguments: ["--host", "127.0.0.1", "--port", "0", "--postgres", conninfo] + arguments)
+        return TestServer(process: process, directory: directory, postgres: conninfo)
     }
 
     var port: UInt16 { process.port }

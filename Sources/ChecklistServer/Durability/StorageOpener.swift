@@ -42,4 +42,14 @@ public struct StorageOpener: Sendable {
                                             onReplayed: replayed, syncFile: syncFile) { onFailure($0) }
         }
     }
+
+    /// PostgreSQL at `conninfo` (a libpq connection string or a
+    /// `postgresql://` URI): the schema created or migrated, every stored
+    /// list loaded, commits group-committed by one committer thread
+    /// (`PostgresStorage`).
+    public static func postgres(_ conninfo: String) -> StorageOpener {
+        StorageOpener { store, replayed, _ in
+            try PostgresStorage(conninfo: conninfo, store: store, onReplayed: replayed)
+        }
+    }
 }

@@ -9,13 +9,29 @@ import ChecklistStore
 final class StoreRestoreSink: SnapshotRestoreSink {
     private let store: Store
     private var current: ListRestorer?
+    /// With `holdingNextListID`, the highest next list id the headers gave,
+    /// not yet handed to the store.
+    private var heldNextListID: ListID?
 
-    init(store: Store) {
+    /// - Parameter holdingNextListID: keep the headers' next list id until
+    ///   `releaseNextListID()`, for a load that replays list creations after
+    ///   the header (PostgreSQL: the stored counter is above them).
+    init(store: Store, holdingNextListID: Bool = false) {
         self.store = store
+        heldNextListID = holdingNextListID ? ListID(0) : nil
     }
 
     func restoreHeader(_ header: SnapshotHeader) throws {
-        store.restoreNextListID(header.nextListID)
+        if let held = heldNextListID {
+            heldNextListID = max(held, header.nextListID)
+        } else {
+            store.restoreNextListID(header.nextListID)
+        }
+    }
+
+    /// Hands the held next list id to the store.
+    func releaseNextListID() {
+        if let held = heldNextListID { store.restoreNextListID(held) }
     }
 
     func restoreList(_ list: SnapshotList) throws {

@@ -1,0 +1,91 @@
+import ChecklistModel
+import ChecklistPostgres
+import ChecklistStore
+
+/// One commit handed to `PostgresStorage.append`: its position (the
+/// storage's commit counter) and its changes.
+struct QueuedCommit: Sendable {
+    var position: UInt64
+    var changes: [Change]
+}
+
+/// A batch of queued commits turned into the `ListCommit`s of one
+/// PostgreSQL transaction (`PostgresStore.commit`). Pure: no I/O.
+///
+/// The rows a batch leaves (`ExportedList`) are read from the store under
+/// its lock in the same instant the batch is taken from the queue
+/// (`Store.withExportedLists`), so they are the rows after exactly these
+/// commits. The base revision of each list's first commit in the batch is
+/// the revision the database holds (`committed`), which also covers an
+/// import whose revision jumps.
+struct PostgresBatch: Sendable {
+    /// Positions `first...last` of the queued commits in the batch.
+    var positions: ClosedRange<UInt64>
+    var commits: [ListCommit]
+    /// Every commit's changes in order, for counting.
+    var changeCount: Int
+
+    /// - Parameters:
+    ///   - queued: the commits, in commit order (never empty).
+    ///   - after: each touched list's row after the whole batch (nil: deleted).
+    ///   - committed: the revision each list has in the database (absent: none).
+    init(_ queued: [QueuedCommit], after: [ListID: ExportedList], committed: [ListID: Revision]) {
+        positions = queued[0].position...queued[queued.count - 1].position
+        changeCount = queued.reduce(0) { $0 + $1.changes.count }
+        var revisions = committed
+        var lastIndex: [ListID: Int] = [:]
+        var commits: [ListCommit] = []
+        for entry in queued {
+            // A commit group (an import) may touch several lists: one
+            // ListCommit per list, in the order of their first change.
+            var order: [ListID] = []
+            var byList: [ListID: [Change]] = [:]
+            for change in entry.changes {
+                if byList[change.list] == nil { order.append(change.list) }
+                byList[change.list, default: []].append(change)
+            }
+            for list in order {
+                let changes = byList[list] ?? []
+                let base = revisions[list] ?? 0
+                revisions[list] = changes.last?.revision ?? base
+                lastIndex[list] = commits.count
+                commits.append(ListCommit(namespace: changes[0].namespace, list: list, baseRevision: base,
+                                          changes: changes, after: nil, answer: Self.answer(of: changes)))
+            }
+        }
+        // Only each list's last commit in the batch carries the row it leaves.
+        for (list, index) in lastIndex { commits[index].after = after[list] }
+        self.commits = commits
+    }
+
+    /// The lists the batch touches, with their namespaces.
+    static func touched(_ queued: [QueuedCommit]) -> [(Namespace, ListID)] {
+        var seen = Set<ListID>()
+        var lists: [(Namespace, ListID)] = []
+        for entry in queued {
+            for change in entry.changes where seen.insert(change.list).inserted { lists.append((change.namespace, change.list)) }
+        }
+        return lists
+    }
+
+    /// The revision each touched list has once the batch is committed; nil
+    /// for a deleted list.
+    var revisionsAfter: [(ListID, Revision?)] {
+        var result: [ListID: Revision?] = [:]
+        for commit in commits {
+            let deleted = commit.changes.last.map { if case .listDeleted = $0.kind { true } else { false } } ?? false
+            result[commit.list] = deleted ? nil : commit.revision
+        }
+        return result.map { ($0.key, $0.value) }
+    }
+
+    /// The idempotency answer of a keyed PATCH, remembered in the same
+    /// transaction as its change.
+    private static func answer(of changes: [Change]) -> RememberedAnswer? {
+        guard changes.count == 1, let change = changes.first, let key = change.idempotencyKey,
+              case .patched(let applied) = change.kind else { return nil }
+        let inserted = applied.compactMap { op -> ItemID? in if case .insert(let id, _, _) = op { id } else { nil } }
+        return RememberedAnswer(client: key.client, answer: IdempotencyMemory.Answer(
+            sequence: key.sequence, list: change.list, revision: change.revision, inserted: ItemIDRun.runs(of: inserted)))
+    }
+}
