@@ -20,9 +20,10 @@ import PackageDescription
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
 //                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
 //                            TLSTerminator, an in-process TLS front for a plaintext checklistd
-//   ChecklistTransfer        snapshot <-> JSON and the apps' Checklists.plist (CLI export/import)
+//   ChecklistTransfer        snapshot <-> JSON, property lists and keyed archives (the apps' files; CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables
+//   (tests only: ChecklistSnapshotFixtures, the snapshot and log tests' reference store and histories)
 let package = Package(
     name: "Checklists",
     platforms: [.macOS(.v15)],
