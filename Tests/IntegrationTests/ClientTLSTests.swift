@@ -21,23 +21,7 @@ struct ClientTLSTests {
                 tls: TLSClientConfiguration(caFile: certificates.caFile, versions: version ... version))
             #expect(client.tlsVersion == version)
             #expect(client.tlsServerSubject == certificates.server.subject)
-            let list = try await client.createList(name: "Over \(version)", icon: "Groceries")
-            let texts = (0..<300).map { "item \($0) " + String(repeating: "x", count: 200) }
-            let added = try await client.patch(list.id, ops: texts.enumerated().map { i, text in
-                .insert(tempRef: UInt64(i + 1), position: .end, fields: ItemFields(text: text))
-            })
-            #expect(added.ids.count == texts.count)
-            let page = try await client.page(list.id, limit: 300, filter: .all)
-            #expect(page.items.map(\.text) == texts)
-            // Many writers and the reader share the session: pipelined pages, each from its own task.
-            let offsets = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
-                for offset in stride(from: 0, to: 300, by: 3) {
-                    group.addTask { (offset, try await client.page(list.id, start: .offset(UInt64(offset)), limit: 3).items.map(\.text)) }
-                }
-                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
-            }
-            #expect(offsets.count == 100)
-            #expect(offsets.allSatisfy { offset, items in items == Array(texts[offset..<offset + 3]) })
+            try await TLSScenario.run(client, name: "Over \(version)")
             await client.close()
             #expect(front.ends.wait(timeout: .now() + 10) == .success)
         }
