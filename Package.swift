@@ -87,7 +87,7 @@ let package = Package(
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",
-                                         "ChecklistTesting"],
+                                         "ChecklistServer", "ChecklistTesting"],
                           path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],

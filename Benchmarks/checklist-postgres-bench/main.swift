@@ -12,6 +12,7 @@ import ChecklistModel
 import ChecklistPersistence
 import ChecklistSnapshot
 import ChecklistPostgres
+import ChecklistServer
 import ChecklistStore
 import ChecklistTesting
 import Foundation
@@ -44,27 +45,6 @@ struct Options {
     static func usage(_ problem: String) -> Never {
         FileHandle.standardError.write(Data("checklist-postgres-bench: \(problem)\nusage: checklist-postgres-bench [--items N] [--loads N] [--postgres CONNINFO] [--pgbench-seconds S]\n".utf8))
         exit(2)
-    }
-}
-
-/// Feeds a checkpoint into a Store list by list, as the server's recovery does.
-final class StoreSink: SnapshotRestoreSink {
-    let store: Store
-    private var restorer: ListRestorer?
-    init(store: Store) { self.store = store }
-
-    func restoreHeader(_ header: SnapshotHeader) throws { store.restoreNextListID(header.nextListID) }
-    func restoreList(_ list: SnapshotList) throws {
-        let summary = ListSummary(id: list.id, name: list.name, icon: list.icon, itemCount: 0, uncheckedCount: 0, revision: list.revision)
-        restorer = try store.makeRestorer(for: ExportedList(namespace: list.namespace, summary: summary, nextItemID: list.nextItemID))
-    }
-    func restoreItem(_ item: Item, in list: ListID) throws {
-        guard var current = restorer.take() else { throw PostgresError(.misuse, "an item before its list") }
-        try current.append(item)
-        restorer = consume current
-    }
-    func restoreEnd(_ trailer: SnapshotTrailer) throws {
-        if let current = restorer.take() { try store.finishRestore(current) }
     }
 }
 
@@ -138,7 +118,7 @@ report("load into a counting sink (fetch + snapshot decode)", try measure(option
 })
 report("load of \(options.items) items into an empty Store", try measure(options.loads) {
     let target = Store()
-    _ = try store.loadList(ListID(1), into: StoreSink(store: target)) { try target.replay($0) }
+    _ = try store.loadList(ListID(1), into: StoreRestoreSink(store: target)) { try target.replay($0) }
     guard try target.summary(in: .default, list: ListID(1)).itemCount == options.items else {
         fatalError("the loaded list does not hold \(options.items) items")
     }

@@ -2,11 +2,12 @@ import ChecklistModel
 import ChecklistSnapshot
 import ChecklistStore
 
-/// Loads a snapshot into a `Store`, list by list, one row at a time: a
+/// Loads a snapshot into a `Store` (recovery, the PostgreSQL load, and the
+/// PostgreSQL bench, which times exactly this path), list by list, one row at a time: a
 /// 10M-row list is never held as an array of items. Remembered idempotency
 /// keys go into the store's memory record by record (its bounds apply), so
 /// recovery has them before it replays the log after the snapshot.
-final class StoreRestoreSink: SnapshotRestoreSink {
+package final class StoreRestoreSink: SnapshotRestoreSink {
     private let store: Store
     private var current: ListRestorer?
     /// With `holdingNextListID`, the highest next list id the headers gave,
@@ -16,12 +17,12 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     /// - Parameter holdingNextListID: keep the headers' next list id until
     ///   `releaseNextListID()`, for a load that replays list creations after
     ///   the header (PostgreSQL: the stored counter is above them).
-    init(store: Store, holdingNextListID: Bool = false) {
+    package init(store: Store, holdingNextListID: Bool = false) {
         self.store = store
         heldNextListID = holdingNextListID ? ListID(0) : nil
     }
 
-    func restoreHeader(_ header: SnapshotHeader) throws {
+    package func restoreHeader(_ header: SnapshotHeader) throws {
         if let held = heldNextListID {
             heldNextListID = max(held, header.nextListID)
         } else {
@@ -30,11 +31,11 @@ final class StoreRestoreSink: SnapshotRestoreSink {
     }
 
     /// Hands the held next list id to the store.
-    func releaseNextListID() {
+    package func releaseNextListID() {
         if let held = heldNextListID { store.restoreNextListID(held) }
     }
 
-    func restoreList(_ list: SnapshotList) throws {
+    package func restoreList(_ list: SnapshotList) throws {
         try finishCurrent()
         let summary = ListSummary(id: list.id, name: list.name, icon: list.icon, itemCount: 0, uncheckedCount: 0,
                                   revision: list.revision)
@@ -42,22 +43,22 @@ final class StoreRestoreSink: SnapshotRestoreSink {
                                                             nextItemID: list.nextItemID))
     }
 
-    func restoreItem(_ item: Item, in list: ListID) throws {
+    package func restoreItem(_ item: Item, in list: ListID) throws {
         try item.withView { row in try restoreItem(row, in: list) }
     }
 
-    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
+    package func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
         guard current != nil else { throw ChecklistError.badField("item", "an item came before any list") }
         try current!.append(row)  // in place: no move of the restorer per row
     }
 
-    func restoreIdempotency(_ client: SnapshotIdempotency) throws {
+    package func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         // Independent of the list being built: an extension record may come
         // anywhere, even between a list's items.
         store.restoreIdempotency(IdempotencyMemory(clients: [client]))
     }
 
-    func restoreEnd(_ trailer: SnapshotTrailer) throws {
+    package func restoreEnd(_ trailer: SnapshotTrailer) throws {
         try finishCurrent()
     }
 
