@@ -81,8 +81,12 @@ public struct PageRows: Sendable {
     /// Visits the page's `header.count` rows in order. Each `RowView` lends
     /// its text bytes from the shared leaf: do not keep it (or its bytes)
     /// past the call of `visit`.
-    public func forEach(_ visit: (RowView) -> Void) {
-        if keys.isEmpty {
+    ///
+    /// With `withKeys` false the rows' `clientKey` stays nil even when the
+    /// list has keys (an encoder for a client that did not announce
+    /// CLIENT_KEYS needs none, and looking each up costs a hash lookup).
+    public func forEach(withKeys: Bool = true, _ visit: (RowView) -> Void) {
+        if keys.isEmpty || !withKeys {
             for run in runs {
                 _ = run.leaf.visit(from: run.slot, filter: filter, limit: run.rows, visit)
             }

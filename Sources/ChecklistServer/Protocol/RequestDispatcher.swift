@@ -81,15 +81,15 @@ final class RequestDispatcher: Sendable {
         var fitting = PageMessage.RowsFitting(maxFrameBytes: limits.maxFrameBytes)
         let maxKeyBytes = keys ? PageMessage.maxKeyBytes : 0
         if !fitting.allFit(rows: header.count, maxTextBytes: Int(limits.maxTextBytes) + maxKeyBytes) {
-            rows.forEach { fitting.admit(textBytes: $0.textByteCount + maxKeyBytes) }
+            rows.forEach(withKeys: false) { fitting.admit(textBytes: $0.textByteCount + maxKeyBytes) }
             header.count = fitting.count
         }
         var bodyBytes = 0
         var left = header.count
-        rows.forEach { row in
+        rows.forEach(withKeys: keys) { row in
             guard left > 0 else { return }
             left -= 1
-            bodyBytes += PageMessage.rowBytes(id: row.id, due: row.due, price: row.price, clientKey: keys ? row.clientKey : nil,
+            bodyBytes += PageMessage.rowBytes(id: row.id, due: row.due, price: row.price, clientKey: row.clientKey,
                                               textBytes: row.textByteCount)
         }
         bodyBytes += header.encodedBytes
@@ -97,12 +97,12 @@ final class RequestDispatcher: Sendable {
             w.writeReserved(count: bodyBytes) { c in
                 header.write(into: &c)
                 var left = header.count
-                rows.forEach { row in
+                rows.forEach(withKeys: keys) { row in
                     guard left > 0 else { return }
                     left -= 1
                     row.withTextBytes { text in
                         PageMessage.writeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                             price: row.price, clientKey: keys ? row.clientKey : nil, text: text, into: &c)
+                                             price: row.price, clientKey: row.clientKey, text: text, into: &c)
                     }
                 }
             }
