@@ -23,7 +23,7 @@ struct PostgresStoreTests {
 
         let second = try TestServer.start(store: .postgres, postgres: first.postgres)
         defer { second.stop() }
-        #expect(second.process.standardError.contains("event=postgres_loaded"))
+        #expect(second.process.waitForStandardError(containing: "event=postgres_loaded"))  // stderr is read by its own thread
         let again = try await second.connect()
         let lists = try await again.lists()
         #expect(lists.map(\.name) == ["Groceries"])
