@@ -157,9 +157,12 @@ enum LoadScenario {
         shared.set(.running)
         progress.started(shared, target: settings.connections)
         let runNanos = UInt64(settings.seconds * 1e9)
-        while monotonicNanos() - runStart < runNanos && shared.open.load(ordering: .relaxed) > 0 {
-            progress.update(shared, phase: "running", elapsedNanos: monotonicNanos() - runStart, target: settings.connections)
-            try await Task.sleep(for: .milliseconds(min(250, max(1, Int((runNanos - (monotonicNanos() - runStart)) / 1_000_000)))))
+        while shared.open.load(ordering: .relaxed) > 0 {
+            // One reading of the clock per round: the time left is never negative.
+            let elapsed = monotonicNanos() - runStart
+            guard elapsed < runNanos else { break }
+            progress.update(shared, phase: "running", elapsedNanos: elapsed, target: settings.connections)
+            try await Task.sleep(for: .milliseconds(min(250, max(1, Int((runNanos - elapsed) / 1_000_000)))))
         }
         figures.rssDuring = target.serverPID.flatMap(ResourceUsage.residentBytes(pid:))
         figures.openAtEnd = shared.open.load(ordering: .relaxed)
