@@ -6,16 +6,20 @@ import Foundation
 
 /// The server a scenario talks to: one it starts itself (the `checklistd`
 /// built next to this binary, on 127.0.0.1 port 0 with a temporary data
-/// directory, or on PostgreSQL with `--postgres CONNINFO`), or the one
-/// named by `--server HOST:PORT`.
+/// directory, or on PostgreSQL with `--postgres CONNINFO`), or the ones
+/// named by `--server HOST:PORT[,HOST:PORT...]` (nodes of one service:
+/// each connection tries them in turn).
 ///
 /// With `--tls`, every connection speaks TLS. A server of its own then gets
 /// `--tls-cert/--tls-key` with throwaway certificates (`TestCertificates`,
 /// made with the openssl command in a temporary directory), and the
 /// connections trust their CA; the other `--tls-*` options are for `--server`.
 final class BenchTarget {
-    private(set) var host: String
-    private(set) var port: UInt16
+    /// The servers to try, in order: the one started, or those of `--server`.
+    private(set) var servers: [ServerAddress]
+    /// The first server.
+    var host: String { servers[0].host }
+    var port: UInt16 { servers[0].port }
     /// The connections' TLS; nil: plaintext.
     let tls: TLSClientConfiguration?
     private var process: ServerProcess?
@@ -28,11 +32,10 @@ final class BenchTarget {
     init(_ args: BenchArguments, extraServerArguments: [String] = []) throws {
         let tlsOptions = try args.tlsOptions()
         if let address = args.string("server") {
-            guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
-                throw BenchArguments.UsageError(description: "--server wants HOST:PORT, got '\(address)'")
+            guard let servers = ServerAddress.list(parsing: address) else {
+                throw BenchArguments.UsageError(description: "--server wants HOST:PORT[,HOST:PORT...], got '\(address)'")
             }
-            host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            self.port = port
+            self.servers = servers
             tls = try tlsOptions.configuration()
             process = nil
             dataDirectory = nil
@@ -58,8 +61,7 @@ final class BenchTarget {
             serverArguments += args.string("postgres").map { ["--postgres", $0] } ?? ["--data-dir", directory.path]
             self.serverArguments = serverArguments
             let server = try ServerProcess.start(executable: try ProductLocator.path(of: "checklistd"), arguments: serverArguments)
-            host = server.host
-            port = server.port
+            servers = [ServerAddress(host: server.host, port: server.port)]
             process = server
             dataDirectory = directory
         }
@@ -84,8 +86,7 @@ final class BenchTarget {
         let server = try ServerProcess.start(executable: old.executablePath, arguments: serverArguments, readyTimeout: .seconds(300))
         let took = started.duration(to: .now)
         process = server
-        host = server.host
-        port = server.port
+        servers = [ServerAddress(host: server.host, port: server.port)]
         return took
     }
 
@@ -93,7 +94,7 @@ final class BenchTarget {
     var serverProcess: ServerProcess? { process }
 
     func connect(name: String = "checklist-bench") async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(host: host, port: port, clientName: name, tls: tls)
+        try await ChecklistConnection.connect(servers: servers, clientName: name, tls: tls)
     }
 
     func stop() {

@@ -66,7 +66,9 @@ enum LoadScenario {
             }
             textBytes = try args.int("text-bytes", default: 0)
             guard textBytes <= 4096 else { throw BenchArguments.UsageError(description: "--text-bytes: at most 4096") }
-            if let server = args.string("server") { try requireLoopback(server) }
+            if let list = args.string("server") {
+                for server in list.split(separator: ",") { try requireLoopback(server.trimmingCharacters(in: .whitespaces)) }
+            }
         }
     }
 
@@ -111,8 +113,9 @@ enum LoadScenario {
     /// The set-up connection is closed before the run: it must not take one
     /// of the server's connection slots.
     private static func prepare(_ settings: Settings, on target: BenchTarget) async throws -> (LoadPlan, [ListID]) {
-        let address = try SocketAddress(host: target.host, port: target.port)
         let setup = try await target.connect(name: "checklist-bench-load-setup")
+        // The workers' connections go to the server that answered (the first of several that works).
+        let address = try SocketAddress(host: setup.server.host, port: setup.server.port)
         guard settings.pageSize <= Int(setup.serverLimits.maxPageRows) else {
             throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
         }
@@ -122,7 +125,7 @@ enum LoadScenario {
                             items: settings.items, pageSize: settings.pageSize, pageOffset: settings.pageOffset,
                             textBytes: settings.textBytes, compression: settings.compression,
                             maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed,
-                            tls: try target.tls.map { try TLSContext(client: $0) }, serverName: target.host)
+                            tls: try target.tls.map { try TLSContext(client: $0) }, serverName: setup.server.host)
         await setup.close()
         return (plan, lists)
     }

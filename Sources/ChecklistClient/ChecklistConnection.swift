@@ -46,10 +46,14 @@ public final class ChecklistConnection: Sendable {
     /// The verified subject of the server's certificate (RFC 2253, e.g.
     /// `CN=localhost,O=Example`), or nil for a plaintext connection.
     public let tlsServerSubject: String?
+    /// The server this connection was made to (the host and port given to
+    /// `connect`, or the one of `connect(servers:)`'s list that answered).
+    public let server: ServerAddress
 
     let core: ConnectionCore
 
-    private init(core: ConnectionCore, hello: HelloOK, compression: Bool, requestTimeout: Duration?) {
+    private init(core: ConnectionCore, server: ServerAddress, hello: HelloOK, compression: Bool, requestTimeout: Duration?) {
+        self.server = server
         self.tlsVersion = core.tls?.protocolVersion
         self.tlsServerSubject = core.tls?.peerCertificateSubject
         self.core = core
@@ -139,7 +143,8 @@ public final class ChecklistConnection: Sendable {
                 let compress = compression && ok.features.contains(.compression)
                 core.serverMaxFrameBytes.store(ok.limits.maxFrameBytes, ordering: .relaxed)
                 core.compressOutgoing.store(compress, ordering: .relaxed)
-                return ChecklistConnection(core: core, hello: ok, compression: compress, requestTimeout: requestTimeout)
+                return ChecklistConnection(core: core, server: ServerAddress(host: bare(host), port: port),
+                                           hello: ok, compression: compress, requestTimeout: requestTimeout)
             case .error(let message):
                 throw ClientError.server(message.error)
             default:
@@ -168,6 +173,12 @@ public final class ChecklistConnection: Sendable {
 
     /// True once the connection is closed or closing.
     public var isClosed: Bool { core.isClosing }
+
+    /// True once the server said goodbye with `SHUTTING_DOWN` (Protocol/SPEC.md
+    /// section 1): it answers what it read and closes; send nothing new.
+    public var serverIsShuttingDown: Bool {
+        core.state.withLock { $0.goodbye?.code == .shuttingDown }
+    }
 
     // MARK: Low-level pipelined entry points
 
@@ -202,6 +213,11 @@ public final class ChecklistConnection: Sendable {
     package func setPushHandler(_ handler: (@Sendable (FrameHeader, [UInt8]) -> Void)?) {
         core.setPushHandler(handler)
     }
+}
+
+/// `host` without the brackets of a bracketed IPv6 address.
+private func bare(_ host: String) -> String {
+    host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
 }
 
 /// Runs `body`, failing with `ClientError.Code.timeout` if it takes longer

@@ -21,6 +21,11 @@ import Synchronization
 ///
 /// Every subscription has its own connection (made with `connect`);
 /// patches share one, made again when it is lost. `close()` ends both.
+///
+/// With several servers (`init(servers:...)`), a lost connection is made
+/// again to another server: when its node dies or drains (its
+/// `SHUTTING_DOWN` goodbye), the subscriptions resume there and patches in
+/// flight are retried there with their keys; `onReconnect` tells of each.
 public final class ChecklistSync: Sendable {
     /// How reconnecting and retrying pace themselves.
     public struct RetryPolicy: Hashable, Sendable {
@@ -44,13 +49,16 @@ public final class ChecklistSync: Sendable {
     /// The client id of this instance's idempotency keys.
     public let clientID: UInt64
     public let retry: RetryPolicy
-    private let connect: Connect
+    private let connector: Connector
+    private let onReconnect: (@Sendable (Reconnection) -> Void)?
     private let nextSequence: Atomic<UInt64>
     private let shared = Mutex(Shared())
 
     private struct Shared {
         /// The connection patches use, once made.
         var patchConnection: ChecklistConnection?
+        /// The patch connection last lost, until one is made again.
+        var patchLoss: Loss?
         var subscriptions: [UInt64: Task<Void, Never>] = [:]
         var nextSubscription: UInt64 = 0
         var closed = false
@@ -60,13 +68,29 @@ public final class ChecklistSync: Sendable {
     ///   - clientID: the client id of the idempotency keys; random by
     ///     default. Reuse one only with `firstSequence` above every sequence
     ///     number it used before.
-    ///   - connect: makes a new connection (called again after a loss).
-    public init(clientID: UInt64 = .random(in: 1...UInt64.max), firstSequence: UInt64 = 1,
-                retry: RetryPolicy = RetryPolicy(), connect: @escaping Connect) {
+    ///   - onReconnect: called each time a lost connection has been made
+    ///     again (see `Reconnection`); return quickly.
+    ///   - connect: makes a new connection (called again after a loss). To
+    ///     fail over between several servers, use `init(servers:...)`.
+    public convenience init(clientID: UInt64 = .random(in: 1...UInt64.max), firstSequence: UInt64 = 1,
+                            retry: RetryPolicy = RetryPolicy(), onReconnect: (@Sendable (Reconnection) -> Void)? = nil,
+                            connect: @escaping Connect) {
+        self.init(clientID: clientID, firstSequence: firstSequence, retry: retry, onReconnect: onReconnect,
+                  connector: Connector { _ in try await connect() })
+    }
+
+    init(clientID: UInt64, firstSequence: UInt64, retry: RetryPolicy, onReconnect: (@Sendable (Reconnection) -> Void)?,
+         connector: Connector) {
         self.clientID = clientID
         self.retry = retry
-        self.connect = connect
+        self.connector = connector
+        self.onReconnect = onReconnect
         self.nextSequence = Atomic(firstSequence)
+    }
+
+    /// The server the patch connection is on, nil while there is none.
+    public var patchServer: ServerAddress? {
+        shared.withLock { $0.patchConnection?.server }
     }
 
     /// Ends every subscription stream and closes the connections.
@@ -110,12 +134,12 @@ public final class ChecklistSync: Sendable {
                 let connection = try await patchConnection()
                 do {
                     return try await connection.patch(list, baseRevision: baseRevision, idempotencyKey: idempotencyKey, ops: ops)
-                } catch let error as ClientError where Self.retryable.contains(error.code) {
-                    forgetPatchConnection(connection)
+                } catch let error as ClientError where Self.retryable(error) {
+                    forgetPatchConnection(connection, Loss(connection, error.description))
                     await connection.close()
                     throw error
                 }
-            } catch let error as ClientError where Self.retryable.contains(error.code) {
+            } catch let error as ClientError where Self.retryable(error) {
                 // Lost before the answer (or the server is away): the same key again.
                 guard attempt < retry.patchAttempts else { throw error }
             }
@@ -127,25 +151,42 @@ public final class ChecklistSync: Sendable {
 
     /// Failures after which a patch is sent again: it may or may not have
     /// been applied, and its key makes the retry safe either way.
-    private static let retryable: Set<ClientError.Code> = [.connectionClosed, .timeout, .connectionFailed]
+    /// A server that is shutting down applied nothing it refused.
+    private static func retryable(_ error: ClientError) -> Bool {
+        [.connectionClosed, .timeout, .connectionFailed].contains(error.code) || error.wireCode == .shuttingDown
+    }
+
+    /// A connection that takes requests: one of a server that said goodbye does not.
+    private static func usable(_ connection: ChecklistConnection) -> Bool {
+        !connection.isClosed && !connection.serverIsShuttingDown
+    }
 
     private func patchConnection() async throws -> ChecklistConnection {
-        if let existing = shared.withLock({ $0.patchConnection }), !existing.isClosed { return existing }
-        let made = try await connect()
-        let (use, extra) = shared.withLock { s -> (ChecklistConnection?, ChecklistConnection?) in
-            if s.closed { return (nil, made) }
-            if let other = s.patchConnection, !other.isClosed { return (other, made) }
+        if let existing = shared.withLock({ $0.patchConnection }) {
+            if Self.usable(existing) { return existing }
+            let why = existing.serverIsShuttingDown ? "the server is shutting down" : "the connection was lost"
+            forgetPatchConnection(existing, Loss(existing, why))
+        }
+        let loss = shared.withLock { $0.patchLoss }
+        let made = try await connector(lost: loss?.server)
+        let (use, extra, told) = shared.withLock { s -> (ChecklistConnection?, ChecklistConnection?, Loss?) in
+            if s.closed { return (nil, made, nil) }
+            if let other = s.patchConnection, Self.usable(other) { return (other, made, nil) }
             s.patchConnection = made
-            return (made, nil)
+            defer { s.patchLoss = nil }
+            return (made, nil, s.patchLoss)
         }
         await extra?.close()
         guard let use else { throw ClientError(.connectionClosed, "the ChecklistSync was closed") }
+        if let told { onReconnect?(told.reconnection(nil, to: made)) }
         return use
     }
 
-    private func forgetPatchConnection(_ connection: ChecklistConnection) {
+    private func forgetPatchConnection(_ connection: ChecklistConnection, _ loss: Loss) {
         shared.withLock { s in
-            if s.patchConnection === connection { s.patchConnection = nil }
+            guard s.patchConnection === connection else { return }
+            s.patchConnection = nil
+            s.patchLoss = loss
         }
     }
 
@@ -168,12 +209,12 @@ public final class ChecklistSync: Sendable {
                           bufferLimit: Int = 4096) -> AsyncStream<ChangeEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeEvent.self,
                                                             bufferingPolicy: .bufferingOldest(max(16, bufferLimit)))
-        let driver = SubscriptionDriver(lists: lists, allLists: allLists, revisions: revisions, retry: retry,
-                                        connect: connect, output: continuation)
         let id = shared.withLock { s -> UInt64 in
             s.nextSubscription += 1
             return s.nextSubscription
         }
+        let driver = SubscriptionDriver(id: id, lists: lists, allLists: allLists, revisions: revisions, retry: retry,
+                                        connector: connector, onReconnect: onReconnect, output: continuation)
         continuation.onTermination = { [weak self] _ in
             let task = self?.shared.withLock { $0.subscriptions.removeValue(forKey: id) }
             task?.cancel()

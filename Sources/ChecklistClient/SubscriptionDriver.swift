@@ -12,24 +12,30 @@ import ChecklistWire
 /// means pushes were lost, and subscribing again from `lastSeen` (the
 /// server pushes the changes after it) closes it.
 struct SubscriptionDriver: Sendable {
+    /// The subscription's number in its `ChecklistSync` (for `Reconnection`).
+    private let id: UInt64
     private var explicit: [ListID]
     private let allLists: Bool
     private var lastSeen: [ListID: Revision]
     private let retry: ChecklistSync.RetryPolicy
-    private let connect: ChecklistSync.Connect
+    private let connector: ChecklistSync.Connector
+    private let onReconnect: (@Sendable (ChecklistSync.Reconnection) -> Void)?
     private let output: AsyncStream<ChangeEvent>.Continuation
     /// False until the first SUBSCRIBED: lists then new to `lastSeen` are
     /// just where the subscription starts; later they appeared meanwhile.
     private var resumed = false
 
-    init(lists: [ListID], allLists: Bool, revisions: [ListID: Revision], retry: ChecklistSync.RetryPolicy,
-         connect: @escaping ChecklistSync.Connect, output: AsyncStream<ChangeEvent>.Continuation) {
+    init(id: UInt64, lists: [ListID], allLists: Bool, revisions: [ListID: Revision], retry: ChecklistSync.RetryPolicy,
+         connector: ChecklistSync.Connector, onReconnect: (@Sendable (ChecklistSync.Reconnection) -> Void)?,
+         output: AsyncStream<ChangeEvent>.Continuation) {
+        self.id = id
         var seen = Set<ListID>()
         explicit = lists.filter { seen.insert($0).inserted }
         self.allLists = allLists
         lastSeen = revisions
         self.retry = retry
-        self.connect = connect
+        self.connector = connector
+        self.onReconnect = onReconnect
         self.output = output
     }
 
@@ -48,20 +54,25 @@ struct SubscriptionDriver: Sendable {
 
     private mutating func loop() async {
         var backoff = retry.initialBackoff
+        // The connection last lost, until one is made again (its server is tried last).
+        var loss: ChecklistSync.Loss?
         while !Task.isCancelled {
             let connection: ChecklistConnection
             do {
-                connection = try await connect()
+                connection = try await connector(lost: loss?.server)
             } catch {
                 guard await emit(.interrupted("cannot connect: \(error)")), await pause(&backoff) else { return }
                 continue
             }
+            if let loss { onReconnect?(loss.reconnection(id, to: connection)) }
+            loss = nil
             let outcome = await serve(connection, backoff: &backoff)
             await connection.close()
             switch outcome {
             case .finished:
                 return
             case .lost(let why):
+                loss = ChecklistSync.Loss(connection, why)
                 guard await emit(.interrupted(why)), await pause(&backoff) else { return }
             }
         }

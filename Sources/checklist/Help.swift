@@ -3,7 +3,7 @@ import ChecklistClient
 /// The help texts, built from `Commands.all`.
 enum Help {
     static let defaultServer = "127.0.0.1:7420"
-    static let globalSynopsis = "checklist [--server HOST:PORT] [--token TOKEN] [--tls ...] [--json]"
+    static let globalSynopsis = "checklist [--server HOST:PORT[,HOST:PORT...]] [--token TOKEN] [--tls ...] [--json]"
 
     static var overview: String {
         let width = 34
@@ -31,7 +31,8 @@ enum Help {
             "",
             "Global options:",
             "  --server HOST:PORT  the server (default: $CHECKLIST_SERVER, else \(defaultServer));",
-            "                      an IPv6 host in brackets: [::1]:7420",
+            "                      an IPv6 host in brackets: [::1]:7420; the nodes of one",
+            "                      service with commas (a:7420,b:7420), tried in turn",
             "  --token TOKEN       the access token, for a server run with --tokens",
             "                      (default: $CHECKLIST_TOKEN; prefer the variable: other",
             "                      users can read a command line)",

@@ -1,7 +1,7 @@
 import ChecklistClient
 
 /// Parsing and printing of the values the command line carries: numbers,
-/// dates, prices and the server address. Parsers return nil for bad input;
+/// dates and prices (the server address is `ServerAddress`). Parsers return nil for bad input;
 /// the caller turns that into a usage error naming the argument.
 enum Values {
     /// A decimal number of ASCII digits only (no sign, no spaces).
@@ -65,21 +65,6 @@ enum Values {
         let magnitude = minor.magnitude
         let sign = minor < 0 ? "-" : ""
         return "\(sign)\(magnitude / 100).\(pad(Int64(magnitude % 100), 2))"
-    }
-
-    /// `HOST:PORT`, with an IPv6 host in brackets (`[::1]:7420`).
-    static func server(_ text: String) -> (host: String, port: UInt16)? {
-        guard let colon = text.lastIndex(of: ":") else { return nil }
-        var host = String(text[..<colon])
-        guard let portNumber = unsigned(String(text[text.index(after: colon)...])),
-              (1...65_535).contains(portNumber), !host.isEmpty else { return nil }
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return nil }
-            host = String(host.dropFirst().dropLast())
-        } else if host.contains(":") {
-            return nil  // an IPv6 host needs brackets
-        }
-        return (host, UInt16(portNumber))
     }
 
     // MARK: Calendar (proleptic Gregorian, UTC; H. Hinnant's algorithms)

@@ -1,5 +1,4 @@
 import ChecklistClient
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,11 +6,11 @@ import Glibc
 /// `checklist watch [LIST]...`: prints the changes of the lists (of every
 /// list without one) as they are committed, one line each, written and
 /// flushed at once; reconnects and resumes where it was when the
-/// connection is lost. Runs until interrupted, until `--count` changes were
+/// connection is lost (on the next of several servers, saying so on
+/// standard error). Runs until interrupted, until `--count` changes were
 /// printed, or until every watched list is deleted.
 struct Watch {
-    let host: String
-    let port: UInt16
+    let servers: [ServerAddress]
     let token: String?
     let tls: TLSClientConfiguration?
     let json: Bool
@@ -28,12 +27,14 @@ struct Watch {
         } catch {
             return reportFailure(error)  // a LookupError or other failure: as for every command
         }
-        // The first subscription uses the connection that resolved the names.
-        let spare = Mutex<ChecklistConnection?>(first)
-        let sync = ChecklistSync { [self] in
-            if let connection = spare.withLock({ $0.take() }) { return connection }
-            return try await connect()
-        }
+        // The subscription starts on the server that resolved the names.
+        await first.close()
+        let order = [first.server] + servers.filter { $0 != first.server }
+        let sync = ChecklistSync(servers: order, clientName: "checklist-cli/1.0", token: token, timeout: .seconds(5),
+                                 requestTimeout: .seconds(30), tls: tls, onReconnect: { reconnection in
+            guard reconnection.isFailover else { return }
+            printError("checklist: \(reconnection.from) went away; now on \(reconnection.to)")
+        })
         let revisions = from.map { [ids[0]: $0] } ?? [:]
         var printed = 0
         var missing = false
@@ -68,7 +69,7 @@ struct Watch {
     }
 
     private func connect() async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(host: host, port: port, clientName: "checklist-cli/1.0", token: token,
+        try await ChecklistConnection.connect(servers: servers, clientName: "checklist-cli/1.0", token: token,
                                               timeout: .seconds(5), requestTimeout: .seconds(30), tls: tls)
     }
 

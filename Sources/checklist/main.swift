@@ -35,10 +35,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     let parsed = ParsedArguments(arguments)
     if let status = answerHelpOrMissingCommand(parsed) { return status }
     let command: Command
-    let server: (host: String, port: UInt16)
+    let servers: [ServerAddress]
     let tls: TLSClientConfiguration?
     do throws(UsageError) {
-        (command, server) = try checkedCommand(parsed)
+        (command, servers) = try checkedCommand(parsed)
         tls = try checkedTLS(parsed, environment: TLSClientOptions.processEnvironment(), loadFiles: true)
     } catch {
         printError("checklist: \(error.message)\n" + Help.usage(error.command))
@@ -47,10 +47,10 @@ func runCLI(_ arguments: [String]) async -> Int32 {
     do {
         let token = (parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
         if case .watch(let lists, let from, let count) = command {
-            let watch = Watch(host: server.host, port: server.port, token: token, tls: tls, json: parsed.json)
+            let watch = Watch(servers: servers, token: token, tls: tls, json: parsed.json)
             return await watch.run(lists, from: from, count: count)
         }
-        print(try await runOnce(command, host: server.host, port: server.port, token: token, tls: tls, json: parsed.json))
+        print(try await runOnce(command, servers: servers, token: token, tls: tls, json: parsed.json))
         return ExitStatus.success
     } catch {
         return reportFailure(error)
@@ -83,9 +83,9 @@ func answerHelpOrMissingCommand(_ parsed: ParsedArguments) -> Int32? {
     return ExitStatus.usage
 }
 
-/// The command to run and the server to run it against (`--server`, else
+/// The command to run and the servers to try, in order (`--server`, else
 /// `$CHECKLIST_SERVER`, else the default), checked without connecting.
-func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, (host: String, port: UInt16)) {
+func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, [ServerAddress]) {
     guard let spec = parsed.command.flatMap(Commands.named) else {
         throw UsageError(message: "unknown command '\(parsed.command ?? "")'", command: nil)
     }
@@ -93,12 +93,12 @@ func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, (
     let command = try Command(spec, parsed)
     let environment = getenv("CHECKLIST_SERVER").map { String(cString: $0) }
     let address = parsed.server ?? environment ?? Help.defaultServer
-    guard let server = Values.server(address) else {
+    guard let servers = ServerAddress.list(parsing: address) else {
         let source = parsed.server != nil ? "--server" : "CHECKLIST_SERVER"
-        throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT, e.g. 127.0.0.1:7420 or [::1]:7420",
-                         command: spec)
+        throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT[,HOST:PORT...], "
+                                  + "e.g. 127.0.0.1:7420 or [::1]:7420", command: spec)
     }
-    return (command, server)
+    return (command, servers)
 }
 
 /// The TLS configuration of `--tls` and the `--tls-*` options over the
@@ -116,10 +116,11 @@ func checkedTLS(_ parsed: ParsedArguments, environment: [String: String],
     }
 }
 
-/// Connects, runs `command` and closes the connection; returns what to print.
-func runOnce(_ command: Command, host: String, port: UInt16, token: String?, tls: TLSClientConfiguration?,
+/// Connects (to the first of `servers` that answers), runs `command` and
+/// closes the connection; returns what to print.
+func runOnce(_ command: Command, servers: [ServerAddress], token: String?, tls: TLSClientConfiguration?,
              json: Bool) async throws -> String {
-    let connection = try await ChecklistConnection.connect(host: host, port: port, clientName: "checklist-cli/1.0",
+    let connection = try await ChecklistConnection.connect(servers: servers, clientName: "checklist-cli/1.0",
                                                            token: token, timeout: .seconds(5), requestTimeout: .seconds(30),
                                                            tls: tls)
     do {

@@ -82,10 +82,25 @@ struct ChecklistCommandTests {
 
     @Test func theServerAddressIsCheckedBeforeConnecting() throws {
         let good = ParsedArguments(["--server", "[::1]:7421", "ping"])
-        let (_, server) = try checkedCommand(good)
-        #expect(server.host == "::1" && server.port == 7421)
+        let (_, servers) = try checkedCommand(good)
+        #expect(servers.count == 1)
+        #expect(servers.first?.host == "::1" && servers.first?.port == 7421)
         #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", "localhost", "ping"])) }
         #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", "h:1", "frobnicate"])) }
+    }
+
+    @Test func severalServersAreTriedInTheOrderGiven() throws {
+        let (_, servers) = try checkedCommand(ParsedArguments(["--server", "a:7420, [::1]:7421,10.0.0.3:1", "ping"]))
+        #expect(servers == [ServerAddress(host: "a", port: 7420), ServerAddress(host: "::1", port: 7421),
+                            ServerAddress(host: "10.0.0.3", port: 1)])
+        #expect(servers.map(\.description) == ["a:7420", "[::1]:7421", "10.0.0.3:1"])
+    }
+
+    @Test(arguments: ["", ",", "a:1,", ",a:1", "a:1,,b:2", "a:1,b", "a:0", "a:65536", "a:+1", ":1", "::1:7420",
+                      "[]:1", "[::1:1", "a]:1", "a:1;b:2"])
+    func aBadServerListIsAUsageError(list: String) {
+        #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", list, "ping"])) }
+        #expect(ServerAddress.list(parsing: list) == nil)
     }
 
     @Test func helpAndAMissingCommandNeedNoServer() {
