@@ -25,11 +25,15 @@ scenarios:
             [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
+  failover  two nodes of its own on --postgres CONNINFO, --clients C on each; node 1
+            killed (SIGKILL) after --seconds 3, run on for --after 3: acknowledged
+            patches lost, dead node's clients' gap until they work again
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
 PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout), unless
---server HOST:PORT names a running one. Items get --text-bytes bytes of
+--server HOST:PORT[,HOST:PORT...] names running ones (nodes of one
+service, tried in turn). Items get --text-bytes bytes of
 text (default 40).
 
 TLS (every scenario but codec):
@@ -67,6 +71,8 @@ do {
         try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "load":
         try await LoadScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
+    case "failover":
+        try await FailoverScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "snapshot":
         try await SnapshotScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     default:

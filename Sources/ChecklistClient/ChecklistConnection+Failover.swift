@@ -40,6 +40,12 @@ extension ChecklistConnection {
         throw Self.noServer(failures)
     }
 
+    /// Why the connection closed (e.g. the server's SHUTTING_DOWN goodbye),
+    /// nil while it is open.
+    var closeReason: ClientError? {
+        core.state.withLock { $0.table.closeReason }
+    }
+
     /// Whether a failure to connect to one server is a reason to try the next.
     static func movesOn(_ error: ClientError) -> Bool {
         switch error.code {

@@ -114,7 +114,9 @@ struct SubscriptionDriver: Sendable {
             if Task.isCancelled { return .finished }
             // The stream ended without a reason of ours: the connection closed, or pushes
             // overflowed its buffer (the connection is fine: subscribe again on it).
-            if !resubscribe && connection.isClosed { return .lost("the connection was lost") }
+            if !resubscribe && connection.isClosed {
+                return .lost(connection.closeReason.map { $0.message } ?? "the connection was lost")
+            }
         }
         return .finished
     }

@@ -96,11 +96,15 @@ func randomOps(_ ids: inout [ItemID], _ rng: inout some RandomNumberGenerator, t
 
 /// A TCP proxy in front of a server that, once armed, cuts the connection
 /// instead of forwarding the first PATCH_OK: the client's patch is applied,
-/// but its answer is lost. Later connections pass through untouched.
+/// but its answer is lost. Later connections pass through untouched. With
+/// `holdAnswer`, the connection stays open instead, forwarding nothing more
+/// to the client until the server goes away (a patch in flight when its
+/// server dies).
 final class AnswerCuttingProxy: Sendable {
     let port: UInt16
     private let listenFD: Int32
     private let upstreamPort: UInt16
+    private let holdAnswer: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -111,8 +115,9 @@ final class AnswerCuttingProxy: Sendable {
     }
 
     /// - Parameter cutFirstAnswer: cut at the first PATCH_OK (else only `cutAll()` cuts).
-    init(upstreamPort: UInt16, cutFirstAnswer: Bool = true) throws {
+    init(upstreamPort: UInt16, cutFirstAnswer: Bool = true, holdAnswer: Bool = false) throws {
         self.upstreamPort = upstreamPort
+        self.holdAnswer = holdAnswer
         state.withLock { $0.armed = cutFirstAnswer }
         (listenFD, port) = try makeListeningSocket(host: "127.0.0.1", port: 0)
         try setNonBlocking(listenFD, false)
@@ -127,6 +132,15 @@ final class AnswerCuttingProxy: Sendable {
 
     /// Connections cut so far.
     var cuts: Int { state.withLock { $0.cuts } }
+
+    /// Waits until a connection was cut (or its answer held); false after `timeout`.
+    func waitForCut(timeout: Duration = .seconds(20)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while cuts == 0 {
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return false }
+        }
+        return true
+    }
 
     /// Cuts every connection open now (both directions), like a network failure.
     func cutAll() {
@@ -189,6 +203,12 @@ final class AnswerCuttingProxy: Sendable {
                 let cut = buffer[4] == MessageType.patchOK.rawValue && state.withLock { s in
                     defer { if s.armed { s.armed = false; s.cuts += 1 } }
                     return s.armed
+                }
+                if cut && holdAnswer {
+                    // Forward nothing more; the client learns only when the server goes away.
+                    while case .bytes? = try? chunk.withUnsafeMutableBytes({ try readSocket(source, into: $0) }) {}
+                    try? shutdownSocket(sink, .both)
+                    return
                 }
                 if cut {
                     try? shutdownSocket(sink, .both)
