@@ -5,8 +5,9 @@ import ChecklistTesting
 import Foundation
 import Synchronization
 
-/// `checklist-bench failover --postgres CONNINFO`: two `checklistd` nodes of
-/// its own on one database, C clients on each (a `ChecklistSync` given both
+/// `checklist-bench failover [--postgres CONNINFO]`: two `checklistd` nodes
+/// of its own on one database (without `--postgres`, of a private cluster it
+/// starts), C clients on each (a `ChecklistSync` given both
 /// nodes, its own node first: keyed patches as fast as their answers come,
 /// a subscription to its list, and a page read every 4th patch). After
 /// `--seconds`, node 1 is killed with SIGKILL; the run goes on for `--after`
@@ -23,13 +24,14 @@ enum FailoverScenario {
 
     static func run(_ args: BenchArguments) async throws {
         try args.check(allowed: options)
-        guard let conninfo = args.string("postgres") else {
-            throw BenchArguments.UsageError(description: "failover needs --postgres CONNINFO (its two nodes share that database)")
-        }
         let perNode = try args.int("clients", default: 4, min: 1)
         let before = try args.double("seconds", default: 3)
         let after = try args.double("after", default: 3)
 
+        // Without --postgres: a private cluster of its own (initdb in a temporary directory).
+        let cluster = args.string("postgres") == nil ? try PostgresCluster() : nil
+        defer { cluster?.stop() }
+        let conninfo = try args.string("postgres") ?? cluster!.createDatabase("checklist_failover")
         let executable = try ProductLocator.path(of: "checklistd")
         let arguments = ["--host", "127.0.0.1", "--port", "0", "--postgres", conninfo]
         let node1 = try ServerProcess.start(executable: executable, arguments: arguments)

@@ -62,4 +62,24 @@ struct BenchTLSArgumentsTests {
         let ownServer = try BenchArguments(["--tls-ca", "ca.pem"], flagNames: ["tls"])
         #expect(message { _ = try BenchTarget(ownServer) }?.hasPrefix("--tls-ca, --tls-server-name, --tls-cert and --tls-key need --server") == true)
     }
+
+    @Test func severalServersAndTheFailoverScenario() async throws {
+        func message(_ body: () async throws -> Void) async -> String? {
+            do { try await body(); return nil } catch { return (error as? BenchArguments.UsageError)?.description }
+        }
+        let two = try BenchArguments(["--server", "127.0.0.1:7420, [::1]:7421"], flagNames: [])
+        let target = try BenchTarget(two)
+        #expect(target.servers == [ServerAddress(host: "127.0.0.1", port: 7420), ServerAddress(host: "::1", port: 7421)])
+        #expect(target.host == "127.0.0.1" && target.port == 7420)
+        let bad = try BenchArguments(["--server", "127.0.0.1:7420,"], flagNames: [])
+        #expect(await message { _ = try BenchTarget(bad) } == "--server wants HOST:PORT[,HOST:PORT...], got '127.0.0.1:7420,'")
+        // load aims only at this machine, every server of the list.
+        let remote = try BenchArguments(["--server", "127.0.0.1:1,10.0.0.1:2"], flagNames: [])
+        #expect(await message { _ = try LoadScenario.Settings(remote) } == "load only targets loopback addresses (127.0.0.0/8, ::1), not 10.0.0.1")
+        // failover starts its own two nodes on one database; it checks its options first.
+        let zero = try BenchArguments(["--clients", "0"], flagNames: ["json"])
+        #expect(await message { try await FailoverScenario.run(zero) } == "--clients: '0' is not a whole number >= 1")
+        let typo = try BenchArguments(["--postgres", "dbname=x", "--server", "h:1"], flagNames: ["json"])
+        #expect(await message { try await FailoverScenario.run(typo) } == "unknown option --server")
+    }
 }
