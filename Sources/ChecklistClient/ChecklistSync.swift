@@ -115,8 +115,10 @@ public final class ChecklistSync: Sendable {
     /// Applies `ops` to `list` exactly once: sent with a fresh idempotency
     /// key, and sent again with the same key (on a new connection) when the
     /// connection is lost before the answer or cannot be made, up to
-    /// `retry.patchAttempts` times. A server error is thrown at once
-    /// (nothing was applied).
+    /// `retry.patchAttempts` times (with several servers, the next server
+    /// first). A server error is thrown at once (nothing was applied),
+    /// except `SHUTTING_DOWN` and `UNAVAILABLE` (the node is draining or cut
+    /// off from its database): those are retried like a lost connection.
     @discardableResult
     public func patch(_ list: ListID, baseRevision: Revision? = nil, ops: [PatchOperation]) async throws -> PatchOK {
         try await patch(list, baseRevision: baseRevision, idempotencyKey: makeIdempotencyKey(), ops: ops)
@@ -151,9 +153,11 @@ public final class ChecklistSync: Sendable {
 
     /// Failures after which a patch is sent again: it may or may not have
     /// been applied, and its key makes the retry safe either way.
-    /// A server that is shutting down applied nothing it refused.
+    /// A node that is shutting down (`SHUTTING_DOWN`) or cut off from its
+    /// database (`UNAVAILABLE`) applied nothing it refused: another may take it.
     private static func retryable(_ error: ClientError) -> Bool {
-        [.connectionClosed, .timeout, .connectionFailed].contains(error.code) || error.wireCode == .shuttingDown
+        [.connectionClosed, .timeout, .connectionFailed].contains(error.code)
+            || error.wireCode == .shuttingDown || error.wireCode == .unavailable
     }
 
     /// A connection that takes requests: one of a server that said goodbye does not.
