@@ -20,7 +20,15 @@ struct FailoverClient: Sendable {
                                  onReconnect: { if $0.isFailover { failovers.add(1, ordering: .relaxed) } })
         let trail = RevisionTrail(from: list.revision)
         let events = sync.subscribe([list.id], from: [list.id: list.revision])
-        let follower = Task { for await event in events { if case .change(let change) = event { trail.add(change.revision) } } }
+        let follower = Task {
+            for await event in events {
+                switch event {
+                case .change(let change): trail.add(change.revision)
+                case .resyncRequired(_, let revision): trail.breaks("resync required at \(revision)")
+                default: continue
+                }
+            }
+        }
         var outcome = ClientOutcome(onKilledNode: onKilledNode)
         var reader: ChecklistConnection?
         var n = 0
@@ -40,6 +48,7 @@ struct FailoverClient: Sendable {
                 }
             } catch {
                 outcome.failures += 1
+                if outcome.examples.count < 2 { outcome.examples.append("patch of list \(list.id) failed: \(error)") }
             }
             if n % 4 == 0 {
                 do {
@@ -58,6 +67,7 @@ struct FailoverClient: Sendable {
         // The subscription must reach the last revision this client made.
         let target = list.revision + UInt64(outcome.acked.count)
         outcome.subscriptionWhole = await trail.wait(for: target, timeout: .seconds(10))
+        if !outcome.subscriptionWhole { outcome.examples.append("subscription of list \(list.id): \(trail.summary), wanted \(target)") }
         follower.cancel()
         await sync.close()
         outcome.failovers = failovers.load(ordering: .relaxed)
@@ -88,6 +98,8 @@ struct ClientOutcome: Sendable {
     /// From the kill to the first patch acknowledged after it.
     var gapNanos: UInt64?
     var failovers = 0
+    /// What went wrong, for standard error (a few).
+    var examples: [String] = []
     /// Revisions came one by one up to the last one made.
     var subscriptionWhole = false
 
@@ -96,15 +108,31 @@ struct ClientOutcome: Sendable {
 
 /// A subscription's revisions, checked as they come: each must be the next.
 final class RevisionTrail: Sendable {
-    private let state: Mutex<(last: Revision, broken: Bool)>
+    private let state: Mutex<(last: Revision, broken: Bool, firstBreak: String?)>
 
-    init(from revision: Revision) { state = Mutex((revision, false)) }
+    init(from revision: Revision) { state = Mutex((revision, false, nil)) }
 
     func add(_ revision: Revision) {
         state.withLock { s in
-            if revision != s.last + 1 { s.broken = true }
+            if revision != s.last + 1 {
+                s.broken = true
+                if s.firstBreak == nil { s.firstBreak = "\(revision) after \(s.last)" }
+            }
             s.last = max(s.last, revision)
         }
+    }
+
+    /// Marks the trail broken: the subscription could not replay its changes.
+    func breaks(_ why: String) {
+        state.withLock { s in
+            s.broken = true
+            if s.firstBreak == nil { s.firstBreak = why }
+        }
+    }
+
+    /// Where it is, and its first skip or repeat.
+    var summary: String {
+        state.withLock { s in "at \(s.last)" + (s.firstBreak.map { ", first break \($0)" } ?? "") }
     }
 
     /// Waits until the trail reached `target`: true if it did without a

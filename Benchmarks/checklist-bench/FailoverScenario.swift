@@ -46,6 +46,8 @@ enum FailoverScenario {
             lists.append(try await setup.createList(name: "failover-\(n)-\(UInt64.random(in: 0...UInt64.max))", icon: "Inbox"))
         }
         await setup.close()
+        // Node 2 learns of the lists through the database: the load starts once it has them all.
+        let visibleMs = try await waitUntilVisible(lists, on: nodes[1])
 
         let killAt = KillMoment()
         let start = ContinuousClock.now
@@ -68,7 +70,26 @@ enum FailoverScenario {
             try await check.verify(list, outcome, on: reader)
         }
         await reader.close()
-        report(outcomes, check, perNode: perNode, before: before, after: after).print(json: args.flag("json"))
+        var table = report(outcomes, check, perNode: perNode, before: before, after: after)
+        table.add("listsOnNode2Ms", visibleMs)
+        table.print(json: args.flag("json"))
+        for example in outcomes.flatMap(\.examples) { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
+    }
+
+    /// Waits until `server` lists every one of `lists`; returns how long that took.
+    private static func waitUntilVisible(_ lists: [ListSummary], on server: ServerAddress) async throws -> Double {
+        let started = ContinuousClock.now
+        let connection = try await ChecklistConnection.connect(servers: [server], clientName: "failover-setup")
+        defer { Task { await connection.close() } }
+        let wanted = Set(lists.map(\.id))
+        while !wanted.isSubset(of: Set(try await connection.lists().map(\.id))) {
+            guard started.duration(to: .now) < .seconds(30) else {
+                throw BenchArguments.UsageError(description: "node 2 did not see the lists made through node 1 within 30 s")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let took = started.duration(to: .now)
+        return Double(took.components.seconds) * 1000 + Double(took.components.attoseconds) / 1e15
     }
 
     /// Every list read back through the surviving node.
