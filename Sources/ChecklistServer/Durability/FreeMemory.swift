@@ -15,8 +15,9 @@ enum FreeMemory {
     /// A batch of at least this many operations counts as large.
     static let largeBatch = 256
     /// Operations of large batches between two trims (with 40-byte texts
-    /// about 4 MB of requests; a trim costs about a millisecond).
-    static let largeBatchOperations = 65_536
+    /// about 1 MB of requests, so little high water is left after a fill;
+    /// a trim costs about a millisecond).
+    static let largeBatchOperations = 16_384
 
     private static let pending = Atomic<Int>(0)
 
