@@ -67,7 +67,8 @@ struct ChangeFeed {
     /// (nil: nothing). Deflating takes time: callers make it before taking
     /// the lock the feed is kept under.
     static func retainable(_ change: EncodedChange, under configuration: Configuration) -> RetainedChange? {
-        guard !change.isDeletion, configuration.retainPerList > 0 else { return nil }
+        // With no bytes allowed, nothing is ever retained: no use deflating.
+        guard !change.isDeletion, configuration.retainPerList > 0, configuration.maxBytes > 0 else { return nil }
         return RetainedChange(change)
     }
 
