@@ -107,8 +107,23 @@ struct LogFlusher: Sendable {
             synced = try rotate(to: taken.first, written: taken.written)
         }
         try write(batch, deferred, scratch: &scratch)
-        batch.reset()
+        Self.empty(&batch)
         return (taken.last, synced)
+    }
+
+    /// A batch buffer that grew past this while appenders outran the disk is
+    /// given back when emptied: the two buffers the flusher swaps would
+    /// otherwise each keep up to `maxBufferedBytes` (16 MiB by default) for
+    /// good after one bulk load.
+    static let keptBufferBytes = 1 << 20
+
+    /// Empties `batch`, keeping its storage unless it is over `keptBufferBytes`.
+    static func empty(_ batch: inout WireWriter) {
+        if batch.bytes.capacity > keptBufferBytes {
+            batch = WireWriter(capacity: 64 * 1024)
+        } else {
+            batch.reset()
+        }
     }
 
     /// Fsyncs when closing, when asked to, under `.always` when anything is

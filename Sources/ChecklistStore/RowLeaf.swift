@@ -3,7 +3,8 @@ import ChecklistModel
 /// A leaf of the `RowTree`: a run of consecutive rows stored column-wise,
 /// with no heap object per row.
 ///
-/// - `ids`, `flags` and `textEnds` hold one entry per row; a row's flags
+/// - `ids` holds the rows' ids, as a run while they go up by one (`LeafIDs`).
+/// - `flags` and `textEnds` hold one entry per row; a row's flags
 ///   byte is its `ItemFlags` raw value, the same bits as on the wire.
 /// - The texts of all rows are concatenated in `arena` (UTF-8); row `i`'s text
 ///   is `arena[textEnds[i-1] ..< textEnds[i]]` (`0` for the first row).
@@ -15,7 +16,7 @@ struct RowLeaf: Sendable {
     var parent = -1
     /// The next leaf in list order, or -1 for the last leaf.
     var next = -1
-    var ids: [UInt64] = []
+    var ids = LeafIDs()
     var flags: [UInt8] = []
     var textEnds: [UInt32] = []
     var arena: [UInt8] = []
@@ -145,7 +146,7 @@ struct RowLeaf: Sendable {
     mutating func extract(_ range: Range<Int>) -> RowLeaf {
         var out = RowLeaf()
         let bytes = textStart(range.lowerBound)..<textStart(range.upperBound)
-        out.ids = Array(ids[range])
+        out.ids = ids.extracting(range)
         out.flags = Array(flags[range])
         out.arena = Array(arena[bytes])
         let base = UInt32(bytes.lowerBound)
@@ -186,7 +187,7 @@ struct RowLeaf: Sendable {
     /// Drops unused capacity of the columns (a leaf that is not expected to
     /// grow again).
     mutating func trimCapacity() {
-        Self.trim(&ids)
+        ids.trimCapacity()
         Self.trim(&flags)
         Self.trim(&textEnds)
         Self.trim(&arena)

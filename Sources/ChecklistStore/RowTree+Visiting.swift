@@ -96,7 +96,7 @@ extension RowLeaf {
         let mask: UInt8 = filter == .all ? 0 : ItemFlags.checked.rawValue
         let want: UInt8 = filter == .checked ? ItemFlags.checked.rawValue : 0
         return arena.withUnsafeBytes { text in
-            ids.withUnsafeBufferPointer { ids in
+            withExtendedLifetime(ids) { ids in
                 flags.withUnsafeBufferPointer { flags in
                     textEnds.withUnsafeBufferPointer { ends in
                         var visited = 0

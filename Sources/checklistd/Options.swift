@@ -101,7 +101,8 @@ struct Options {
       --retain-changes N     changes kept per list for CHANGES_SINCE and catch-up
                              (default 1000; 0 keeps none)
       --retain-bytes BYTES   encoded changes kept for all lists together, oldest
-                             dropped first (default 67108864)
+                             dropped first (default 67108864; held deflated
+                             from 256 bytes a change, so they take less)
       --max-push-buffer BYTES  pushes a subscriber may leave unread before its
                              subscriptions are dropped (default 4194304)
       --max-import-bytes B   most uncompressed bytes one IMPORT may carry; its lists are

@@ -137,4 +137,24 @@ import Testing
         #expect(body == .changePush(ChangePush(ListChange(list: ListID(3), revision: 4, kind: .omitted))))
         #expect(EncodedChange(change, maxFrameBytes: 1 << 20).frame.count > 5000)
     }
+
+    /// A bulk change is held deflated, counted at its frame's size, and
+    /// given back byte for byte; a small one is held as it is.
+    @Test func bulkChangesAreHeldDeflated() {
+        var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 10, maxBytes: 1 << 20))
+        let ops = (1...1000).map { AppliedOperation.setText(ItemID(UInt64($0)), "item \($0) ........................................") }
+        let bulk = EncodedChange(Change(namespace: .default, list: ListID(1), revision: 1, kind: .patched(ops)), maxFrameBytes: 1 << 22)
+        let small = Self.change(ListID(1), 2, textBytes: 10)
+        feed.append(bulk)
+        feed.append(small)
+        #expect(feed.retainedBytes == bulk.frame.count + small.frame.count)
+        #expect(feed.storedBytes < feed.retainedBytes / 4)
+        #expect(RetainedChange(small).storedCount == small.frame.count)
+        guard case .changes(let changes, true) = feed.changes(of: ListID(1), after: 0, current: 2, limit: 10, maxBytes: 1 << 22) else {
+            Issue.record("expected both changes")
+            return
+        }
+        #expect(changes.map(\.frame) == [bulk.frame, small.frame])
+        #expect(changes.map(\.revision) == [1, 2])
+    }
 }

@@ -55,6 +55,7 @@ final class RequestDispatcher: Sendable {
                 let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
                                              idempotencyKey: m.idempotencyKey)
                 answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
+                FreeMemory.applied(batchOf: m.ops.count)
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:

@@ -10,6 +10,9 @@ import ChecklistStore
 /// revisions `(floor, last]`; a request from a revision below `floor` is
 /// answered RESYNC_REQUIRED. A deleted list's history is dropped at once.
 ///
+/// The bounds count each change's frame bytes; the feed holds bulk changes
+/// deflated (`RetainedChange`), so it takes less memory than it counts.
+///
 /// A plain value, not thread-safe: `SubscriptionHub` keeps it under its lock.
 struct ChangeFeed {
     struct Configuration: Hashable, Sendable {
@@ -18,17 +21,22 @@ struct ChangeFeed {
     }
 
     private struct History {
-        var changes = FIFO<EncodedChange>()
+        var changes = FIFO<RetainedChange>()
         /// Revisions `(floor, last]` are retained.
         var floor: Revision
         var last: Revision
+        /// Frame bytes of the retained changes (what the bound counts).
         var bytes = 0
+        /// Bytes actually held for them (deflated where that paid).
+        var storedBytes = 0
 
-        mutating func dropOldest() -> Int {
-            guard let oldest = changes.popFirst() else { return 0 }
+        /// Drops the oldest change; returns its frame and stored sizes.
+        mutating func dropOldest() -> (frame: Int, stored: Int) {
+            guard let oldest = changes.popFirst() else { return (0, 0) }
             floor = oldest.revision
-            bytes -= oldest.frame.count
-            return oldest.frame.count
+            bytes -= oldest.frameCount
+            storedBytes -= oldest.storedCount
+            return (oldest.frameCount, oldest.storedCount)
         }
     }
 
@@ -48,18 +56,33 @@ struct ChangeFeed {
     private var order = FIFO<(ListID, Revision)>()
     private(set) var retainedBytes = 0
     private(set) var retainedCount = 0
+    /// Memory held for the retained changes' bytes (at most `retainedBytes`).
+    private(set) var storedBytes = 0
 
     init(_ configuration: Configuration) {
         self.configuration = configuration
     }
 
+    /// What `append(_:retaining:)` keeps of `change` under `configuration`
+    /// (nil: nothing). Deflating takes time: callers make it before taking
+    /// the lock the feed is kept under.
+    static func retainable(_ change: EncodedChange, under configuration: Configuration) -> RetainedChange? {
+        // With no bytes allowed, nothing is ever retained: no use deflating.
+        guard !change.isDeletion, configuration.retainPerList > 0, configuration.maxBytes > 0 else { return nil }
+        return RetainedChange(change)
+    }
+
     /// Retains a change just committed. Changes of one list arrive in
     /// revision order (the store's `onCommit` order).
     mutating func append(_ change: EncodedChange) {
+        append(change, retaining: Self.retainable(change, under: configuration))
+    }
+
+    /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`.
+    mutating func append(_ change: EncodedChange, retaining retained: RetainedChange?) {
         if change.isDeletion {
             if let history = lists.removeValue(forKey: change.list) {
-                retainedBytes -= history.bytes
-                retainedCount -= history.changes.count
+                forget(history)
             }
             return
         }
@@ -67,30 +90,29 @@ struct ChangeFeed {
             ?? History(floor: change.revision - 1, last: change.revision - 1)
         if change.revision != history.last + 1 {
             // Not the next revision (the feed missed changes): start over from here.
-            retainedBytes -= history.bytes
-            retainedCount -= history.changes.count
+            forget(history)
             history = History(floor: change.revision - 1, last: change.revision - 1)
         }
-        guard configuration.retainPerList > 0 else {
+        guard configuration.retainPerList > 0, let retained else {
             lists[change.list] = History(floor: change.revision, last: change.revision)
             return
         }
-        history.changes.append(change)
+        history.changes.append(retained)
         history.last = change.revision
-        history.bytes += change.frame.count
-        retainedBytes += change.frame.count
+        history.bytes += retained.frameCount
+        history.storedBytes += retained.storedCount
+        retainedBytes += retained.frameCount
+        storedBytes += retained.storedCount
         retainedCount += 1
         order.append((change.list, change.revision))
         while history.changes.count > configuration.retainPerList {
-            retainedBytes -= history.dropOldest()
-            retainedCount -= 1
+            forget(dropped: history.dropOldest())
         }
         lists[change.list] = history
         while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
             // Publish order is revision order per list: a live entry is its list's oldest.
-            guard lists[list]?.changes.first?.revision == revision, let freed = lists[list]?.dropOldest() else { continue }
-            retainedBytes -= freed
-            retainedCount -= 1
+            guard lists[list]?.changes.first?.revision == revision, let dropped = lists[list]?.dropOldest() else { continue }
+            forget(dropped: dropped)
         }
         if order.count > 2 * retainedCount + 1024 {
             order.removeAll { list, revision in
@@ -98,6 +120,18 @@ struct ChangeFeed {
                 return revision <= history.floor || revision > history.last
             }
         }
+    }
+
+    private mutating func forget(dropped: (frame: Int, stored: Int)) {
+        retainedBytes -= dropped.frame
+        storedBytes -= dropped.stored
+        retainedCount -= 1
+    }
+
+    private mutating func forget(_ history: History) {
+        retainedBytes -= history.bytes
+        storedBytes -= history.storedBytes
+        retainedCount -= history.changes.count
     }
 
     /// The changes of `list` after `since`, at most `limit` of them and at
@@ -114,9 +148,9 @@ struct ChangeFeed {
         var index = Int(since - history.floor)
         while index < history.changes.count && result.count < limit {
             let change = history.changes[index]
-            bytes += change.body.count
+            bytes += change.bodyCount
             if bytes > maxBytes && !result.isEmpty { break }
-            result.append(change)
+            result.append(change.encoded())
             index += 1
         }
         return .changes(result, complete: result.last?.revision == current)

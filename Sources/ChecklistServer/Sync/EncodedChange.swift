@@ -15,6 +15,16 @@ struct EncodedChange: Sendable {
     /// When it was published (for latency figures).
     let publishedAt: ContinuousClock.Instant
 
+    /// A change encoded earlier (the `ChangeFeed` giving back what it retained).
+    init(list: ListID, namespace: Namespace, revision: Revision, frame: [UInt8], publishedAt: ContinuousClock.Instant) {
+        self.list = list
+        self.namespace = namespace
+        self.revision = revision
+        isDeletion = false
+        self.frame = frame
+        self.publishedAt = publishedAt
+    }
+
     /// Encodes `change`. A patch whose **ListChange** would not fit in a
     /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
     init(_ change: Change, maxFrameBytes: UInt32, now: ContinuousClock.Instant = .now) {

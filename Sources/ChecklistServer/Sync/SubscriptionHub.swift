@@ -41,6 +41,8 @@ public final class SubscriptionHub: Sendable {
     public let configuration: LiveSyncConfiguration
     /// The server's `maxFrameBytes`: bounds CHANGES answers and pushes.
     public let maxFrameBytes: UInt32
+    /// The change feed's bounds (read outside the lock to prepare what it retains).
+    private let feedConfiguration: ChangeFeed.Configuration
 
     private struct Registration {
         let subscriber: Subscriber
@@ -99,8 +101,9 @@ public final class SubscriptionHub: Sendable {
                 maxFrameBytes: UInt32 = Limits.default.maxFrameBytes) {
         self.configuration = configuration
         self.maxFrameBytes = maxFrameBytes
-        state = Mutex(State(feed: ChangeFeed(ChangeFeed.Configuration(retainPerList: configuration.retainChangesPerList,
-                                                                      maxBytes: configuration.maxRetainedBytes))))
+        feedConfiguration = ChangeFeed.Configuration(retainPerList: configuration.retainChangesPerList,
+                                                     maxBytes: configuration.maxRetainedBytes)
+        state = Mutex(State(feed: ChangeFeed(feedConfiguration)))
     }
 
     // MARK: Publishing (the store's onCommit)
@@ -111,7 +114,8 @@ public final class SubscriptionHub: Sendable {
     /// before any client is served, in replay order.
     public func retain(_ change: Change) {
         let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
-        state.withLock { s in s.feed.append(encoded) }
+        let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
+        state.withLock { s in s.feed.append(encoded, retaining: retained) }
     }
 
     /// Takes a committed change: retains it and queues it for every
@@ -121,9 +125,10 @@ public final class SubscriptionHub: Sendable {
         let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
         let size = encoded.frame.count
         let limit = configuration.maxPushBufferBytes
+        let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
         published.add(1, ordering: .relaxed)
         let wake: [LoopOutbox] = state.withLock { s in
-            s.feed.append(encoded)
+            s.feed.append(encoded, retaining: retained)
             let explicit = s.byList[change.list] ?? []
             let everything = s.byNamespace[change.namespace] ?? []
             guard !explicit.isEmpty || !everything.isEmpty else { return [] }
