@@ -121,16 +121,28 @@ struct StorageSeamTests {
         #expect(second.commitState(of: second.lastPosition) == .durable)
     }
 
-    @Test func heldAnswersGoUpToTheFirstFailedCommitAndNoFurther() {
+    /// A failed commit's answer is replaced (by ERROR UNAVAILABLE in the
+    /// server), the answers before and after it go as they are, and an
+    /// answer still pending stops the release.
+    @Test func heldAnswersReplaceAFailedCommitsAnswerAndStopAtAPendingOne() {
         var held = HeldAnswers()
-        let answers: [UInt8] = [1, 1, 2, 2, 3, 3]
-        answers.withUnsafeBytes { held.append($0, barriers: [(2, 1), (4, 2), (6, 3)]) }
+        let answers: [UInt8] = [1, 1, 9, 2, 2, 3, 3, 4, 4]
+        answers.withUnsafeBytes {
+            held.append($0, barriers: [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
+                                       .init(start: 5, end: 7, lsn: 3), .init(start: 7, end: 9, lsn: 4)])
+        }
         var sent: [UInt8] = []
-        let states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
-        let ok = held.release({ states[$0] ?? .pending }) { sent.append(contentsOf: $0) }
-        #expect(!ok)
-        #expect(sent == [1, 1])
-        #expect(held.count == 4)
+        var states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
+        var replaced: [[UInt8]] = []
+        held.release({ states[$0] ?? .pending }, replace: { replaced.append(Array($0)); return [0xEE] }) { sent.append(contentsOf: $0) }
+        #expect(replaced == [[2, 2]])
+        #expect(sent == [1, 1, 9, 0xEE, 3, 3])
+        #expect(held.count == 2)
+        #expect(held.waitingFor == 4)
+        states[4] = .durable
+        held.release({ states[$0] ?? .pending }, replace: { _ in [] }) { sent.append(contentsOf: $0) }
+        #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4])
+        #expect(held.isEmpty)
     }
 
     @Test func aFailureWakesTheWaitersHoldingAnAnswerAtOrAfterIt() {
