@@ -181,7 +181,8 @@ private struct CommitLoop {
             }
             try database!.commit(batch.commits)
             for (list, revision) in batch.revisionsAfter { committed[list] = revision }
-            committer.durability.durable(batch.positions.upperBound)
+            // Positions failed on an earlier try are committed now too.
+            committer.durability.durableIncludingFailed(batch.positions.upperBound)
             committer.onCommitted(batch.changeCount)
             return true
         } catch let error as PostgresError where error.code == .staleRevision {
