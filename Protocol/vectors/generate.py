@@ -1908,6 +1908,12 @@ def build_snapshots():
           "unreachable: nothing was applied; try again later.", "ERROR", 60,
           {"code": ERROR_NUMBERS["UNAVAILABLE"],
            "message": "the database is unreachable; nothing was applied; try again later"})
+    valid("error-unavailable-outcome-unknown", "ERROR UNAVAILABLE in place of the answer to a PATCH that was "
+          "applied but whose commit failed: the outcome is unknown (the server may still commit it); a retry "
+          "with the same idempotency key learns it.", "ERROR", 61,
+          {"code": ERROR_NUMBERS["UNAVAILABLE"],
+           "message": "the database failed before this request's commit was confirmed; it may still be applied: "
+                      "retry with the same idempotency key to learn its outcome, or read the list"})
     # -- malformed ------------------------------------------------------------------
     def req(msg, body, request=80):
         return frame(REQUEST_TYPES[msg], 0, request, body)

@@ -47,6 +47,14 @@ public final class PostgresConnection {
     /// False once the connection broke; it must then be replaced.
     public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// Sets this session's `statement_timeout`: a statement running longer
+    /// (waiting for a lock included) is cancelled by the server and fails
+    /// with `STATEMENT_FAILED`, SQLSTATE 57014. Nil: no limit.
+    public func setStatementTimeout(_ timeout: Duration?) throws(PostgresError) {
+        let milliseconds = timeout.map { max(1, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0
+        try execute("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
+    }
+
     /// The server's version as an integer, e.g. 150013.
     public var serverVersion: Int { Int(PQserverVersion(handle)) }
 

@@ -14,6 +14,8 @@ public struct ListLoadReport: Hashable, Sendable {
     public var checkpointBytes: Int
     /// Changes after the checkpoint handed to `replay`.
     public var changesReplayed: Int
+    /// Retained changes at or before the checkpoint handed to `retained`.
+    public var changesRetained: Int = 0
 }
 
 extension PostgresStore {
@@ -21,19 +23,22 @@ extension PostgresStore {
     /// exactly as a snapshot file's content does at recovery (header, list,
     /// items in order, trailer), then every change after the checkpoint to
     /// `replay`, in revision order. Both are read in one REPEATABLE READ
-    /// transaction, so a checkpoint written meanwhile cannot mix in.
+    /// transaction, so a checkpoint written meanwhile cannot mix in. The
+    /// retained changes the checkpoint already holds (the change feed kept
+    /// before it, `trimChanges`) go to `retained` first, in revision order.
     ///
     /// - Returns: nil when there is no such list.
-    public func loadList(_ id: ListID, into sink: some SnapshotRestoreSink,
+    public func loadList(_ id: ListID, into sink: some SnapshotRestoreSink, retained: (Change) throws -> Void = { _ in },
                          replay: (Change) throws -> Void) throws -> ListLoadReport? {
         try connection.transaction(.readOnlySnapshot) {
-            try loadListInTransaction(id, into: sink, replay: replay)
+            try loadListInTransaction(id, into: sink, retained: retained, replay: replay)
         }
     }
 
     /// Loads every list (as `loadList`) in id order, in one snapshot of the
     /// database; first raises the sink's next list id to the stored one.
-    public func loadAll(into sink: some SnapshotRestoreSink, replay: (Change) throws -> Void) throws -> [ListLoadReport] {
+    public func loadAll(into sink: some SnapshotRestoreSink, retained: (Change) throws -> Void = { _ in },
+                        replay: (Change) throws -> Void) throws -> [ListLoadReport] {
         try connection.transaction(.readOnlySnapshot) {
             let next = try nextListID()
             try sink.restoreHeader(SnapshotHeader(createdAt: 0, source: "postgres", listCount: 0, itemCount: 0,
@@ -41,7 +46,8 @@ extension PostgresStore {
             let ids = try connection.execute(Statements.allListIDs)
             var reports: [ListLoadReport] = []
             for row in 0..<ids.rowCount {
-                if let report = try loadListInTransaction(ListID(try ids.uint64(row, 0)), into: sink, replay: replay) {
+                if let report = try loadListInTransaction(ListID(try ids.uint64(row, 0)), into: sink, retained: retained,
+                                                          replay: replay) {
                     reports.append(report)
                 }
             }
@@ -49,7 +55,7 @@ extension PostgresStore {
         }
     }
 
-    private func loadListInTransaction(_ id: ListID, into sink: some SnapshotRestoreSink,
+    private func loadListInTransaction(_ id: ListID, into sink: some SnapshotRestoreSink, retained: (Change) throws -> Void,
                                        replay: (Change) throws -> Void) throws -> ListLoadReport? {
         let listID = try PostgresValue.id(id.rawValue, "list id")
         let row = try connection.execute(Statements.listByID, [listID])
@@ -68,11 +74,18 @@ extension PostgresStore {
             report.checkpointItems = trailer.itemCount
             report.checkpointBytes = cursor.total
         }
-        let changes = try connection.execute(Statements.changesAfter, [listID, try .id(checkpointRevision, "revision"), .int64(.max)])
+        // Every stored change: those the checkpoint holds are the retained
+        // feed (bounded by trimChanges), the rest are replayed.
+        let changes = try connection.execute(Statements.changesAfter, [listID, .int64(0), .int64(.max)])
         for index in 0..<changes.rowCount {
-            try replay(try Self.change(changes, index, column: 1))
+            if try changes.uint64(index, 0) <= checkpointRevision {
+                try retained(try Self.change(changes, index, column: 1))
+                report.changesRetained += 1
+            } else {
+                try replay(try Self.change(changes, index, column: 1))
+                report.changesReplayed += 1
+            }
         }
-        report.changesReplayed = changes.rowCount
         return report
     }
 

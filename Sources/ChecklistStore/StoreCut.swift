@@ -39,6 +39,20 @@ public struct StoreCut: Sendable {
     }
 }
 
+extension StoreCut {
+    /// Visits one list with its rows, as `exportLists` does; false when the
+    /// cut holds no list with this id (a database upkeep checkpoints one
+    /// list from a cut).
+    public func exportList<E: Error>(_ id: ListID,
+                                     _ visit: (ExportedList, _ forEachRow: ((RowView) -> Void) -> Void) throws(E) -> Void) throws(E) -> Bool {
+        guard let list = lists[id] else { return false }
+        try visit(list.exported) { body in
+            list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
+        }
+        return true
+    }
+}
+
 /// Builds one list from its rows in order, outside the store's lock
 /// (see `Store.makeRestorer(for:)`).
 public struct ListRestorer: ~Copyable {

@@ -102,6 +102,17 @@ public final class PostgresCluster: Sendable {
                               arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres"] + arguments, timeout: timeout)
     }
 
+    /// Restarts the server (`pg_ctl restart -m fast`: every session is
+    /// ended, then the server starts again on the same port with the same
+    /// settings) and waits until it accepts connections.
+    public func restart() throws {
+        let home = String(dataDirectory.dropLast("/data".count))
+        try Self.check(Self.run(binDirectory + "/pg_ctl", ["restart", "-w", "-t", "60", "-m", "fast", "-D", dataDirectory,
+                                                          "-l", home + "/server.log"], asPostgres: runAsPostgres), "pg_ctl restart")
+        let ready = try ProcessRunner.run(executable: binDirectory + "/pg_isready", arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", "30"])
+        try Self.check(ready, "pg_isready")
+    }
+
     /// Stops the server (fast shutdown) and removes its directory.
     public func stop() {
         _ = try? Self.run(binDirectory + "/pg_ctl", ["stop", "-w", "-m", "fast", "-D", dataDirectory], asPostgres: runAsPostgres)

@@ -11,6 +11,9 @@ struct Options {
     var fsync: FsyncPolicy = .everysec
     /// Log records after which a background snapshot is written.
     var snapshotAfter: UInt64 = 1_000_000
+    /// `--postgres-statement-timeout`, `--postgres-checkpoint-after`; the
+    /// retention follows `--retain-changes` (applied in `StorageChoice`).
+    var postgresSettings = PostgresSettings()
     /// `--tokens FILE`: access control (Protocol/SPEC.md section 2).
     var tokensFile: String?
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
@@ -56,6 +59,13 @@ struct Options {
                              answer to a change leaves once its transaction committed.
                              Not together with --data-dir. Exits 3 when PostgreSQL
                              cannot be reached at start
+      --postgres-statement-timeout SECONDS  statement_timeout of the node's database
+                             threads: a commit stuck longer fails (its changes are
+                             answered ERROR UNAVAILABLE, outcome unknown, and tried
+                             again) instead of holding answers (default 30; 0: none)
+      --postgres-checkpoint-after N  write a list's checkpoint in the background once
+                             it has N changes after its last one, so a start replays
+                             at most about N changes per list (default 1000)
       --fsync POLICY         when the log is fsynced: always (an answer to a change
                              leaves only once it is on disk; concurrent changes share
                              one fsync), everysec (a crash may lose the last second),
@@ -199,6 +209,10 @@ struct Options {
             configuration.dataDirectory = try cursor.value(flag)
             dataDirectoryGiven = true
         case "--postgres": postgres = try cursor.value(flag)
+        case "--postgres-statement-timeout":
+            let seconds = try cursor.seconds(flag)
+            postgresSettings.statementTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        case "--postgres-checkpoint-after": postgresSettings.checkpointAfter = try cursor.number(flag, Int.self, min: 1)
         case "--seed-demo": seedDemo = true
         case "--fsync":
             let text = try cursor.value(flag)

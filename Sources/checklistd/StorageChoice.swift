@@ -12,7 +12,11 @@ enum StorageChoice {
 
     /// The opener the options choose.
     static func opener(_ options: Options) -> StorageOpener {
-        if let conninfo = options.postgres { return .postgres(conninfo) }
+        if let conninfo = options.postgres {
+            var settings = options.postgresSettings
+            settings.retainChangesPerList = options.configuration.liveSync.retainChangesPerList
+            return .postgres(conninfo, settings: settings)
+        }
         return .dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
                               snapshotAfter: options.snapshotAfter)
     }

@@ -81,7 +81,10 @@ struct StorageSeamTests {
         #expect(storage.closes.load(ordering: .relaxed) == 1)
     }
 
-    @Test func theAnswerOfAFailedCommitIsNeverSent() throws {
+    /// The held PATCH_OK of a failed commit is never sent: ERROR
+    /// UNAVAILABLE (outcome unknown) with its request id goes instead, the
+    /// connection stays open, and the frame is the golden vector's.
+    @Test func theAnswerOfAFailedCommitIsReplacedByUnavailable() throws {
         let storage = ManualStorage()
         let service = try Self.start(storage)
         _ = try service.store.createList(in: .default, name: "L", icon: "")
@@ -95,8 +98,14 @@ struct StorageSeamTests {
             // Later commits becoming durable do not make the failed one so.
             storage.settle(durable: position + 10)
             #expect(storage.commitState(of: position) == .failed)
-            // Closed, with not a byte of the held PATCH_OK.
-            #expect(try socket.isClosedByServer())
+            // Not a byte of the held PATCH_OK: the error in its place.
+            let (requestID, error) = try socket.receiveError()
+            #expect(requestID == 7)
+            #expect(error.code == .unavailable)
+            #expect(error.message == DurabilityBarrier.outcomeUnknown.message)
+            // The connection stays open: the next request is answered.
+            try socket.send(.ping(Ping(data: [1, 2])), id: 8)
+            #expect(try socket.receive().header.requestID == 8)
         }()
         try service.shutdown(timeout: .seconds(5))
     }
@@ -121,16 +130,55 @@ struct StorageSeamTests {
         #expect(second.commitState(of: second.lastPosition) == .durable)
     }
 
-    @Test func heldAnswersGoUpToTheFirstFailedCommitAndNoFurther() {
+    /// A failed commit's answer is replaced (by ERROR UNAVAILABLE in the
+    /// server), the answers before and after it go as they are, and an
+    /// answer still pending stops the release.
+    @Test func heldAnswersReplaceAFailedCommitsAnswerAndStopAtAPendingOne() {
         var held = HeldAnswers()
-        let answers: [UInt8] = [1, 1, 2, 2, 3, 3]
-        answers.withUnsafeBytes { held.append($0, barriers: [(2, 1), (4, 2), (6, 3)]) }
+        let answers: [UInt8] = [1, 1, 9, 2, 2, 3, 3, 4, 4]
+        answers.withUnsafeBytes {
+            held.append($0, barriers: [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
+                                       .init(start: 5, end: 7, lsn: 3), .init(start: 7, end: 9, lsn: 4)])
+        }
         var sent: [UInt8] = []
-        let states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
-        let ok = held.release({ states[$0] ?? .pending }) { sent.append(contentsOf: $0) }
-        #expect(!ok)
-        #expect(sent == [1, 1])
-        #expect(held.count == 4)
+        var states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
+        var replaced: [[UInt8]] = []
+        held.release({ states[$0] ?? .pending }, replace: { replaced.append(Array($0)); return [0xEE] }) { sent.append(contentsOf: $0) }
+        #expect(replaced == [[2, 2]])
+        #expect(sent == [1, 1, 9, 0xEE, 3, 3])
+        #expect(held.count == 2)
+        #expect(held.waitingFor == 4)
+        states[4] = .durable
+        held.release({ states[$0] ?? .pending }, replace: { _ in [] }) { sent.append(contentsOf: $0) }
+        #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4])
+        #expect(held.isEmpty)
+    }
+
+    /// The ERROR that replaces a held answer is the golden vector
+    /// `error-unavailable-outcome-unknown`, with the answer's request id.
+    @Test func theReplacingErrorIsTheGoldenVector() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Protocol/vectors/error-unavailable-outcome-unknown.json")
+        let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let hex = try #require(vector["hex"] as? String)
+        // A held PATCH_OK frame header with request id 61 (the vector's).
+        let answer: [UInt8] = [0, 0, 0, 10, 0xA1, 0, 0, 0, 0, 61, 0, 0, 0, 0]
+        let replaced = answer.withUnsafeBytes { DurabilityBarrier.unavailable(answering: $0) }
+        #expect(replaced.map { String(format: "%02x", $0) }.joined() == hex)
+    }
+
+    /// A failed position stays failed when later ones become durable, and
+    /// is durable once the storage says it committed it after all.
+    @Test func aFailedPositionIsDurableOnceCommittedOnARetry() {
+        let waiters = DurabilityWaiters()
+        waiters.failed(3...5)
+        waiters.durable(8)
+        #expect(waiters.state(of: 4) == .failed)
+        waiters.durableIncludingFailed(4)
+        #expect(waiters.state(of: 4) == .durable)
+        #expect(waiters.state(of: 5) == .failed)
+        waiters.durableIncludingFailed(9)
+        #expect(waiters.state(of: 5) == .durable)
     }
 
     @Test func aFailureWakesTheWaitersHoldingAnAnswerAtOrAfterIt() {

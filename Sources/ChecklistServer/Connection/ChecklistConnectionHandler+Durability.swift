@@ -8,17 +8,11 @@ extension ChecklistConnectionHandler {
     /// wait, asks to be woken on this loop when their commit is.
     func releaseHeld(_ connection: Connection) {
         guard durability.isEnabled else { return }
-        let waitingFor: UInt64?
-        switch durability.release(to: connection) {
-        case .done: waitingFor = nil
-        case .waiting(let position): waitingFor = position
-        case .failed:
-            // A commit whose answer is held failed: that answer must never
-            // be sent, nor any after it (the client retries).
-            closingByServer = true
-            connection.abort()
-            return
-        }
+        // An answer whose commit failed goes as ERROR UNAVAILABLE (outcome
+        // unknown); the connection stays open.
+        let (waitingFor, addedBytes) = durability.release(to: connection)
+        // Keeps the in-flight estimate from counting the longer ERROR frames as sent.
+        if addedBytes > 0 { pipeline.wrote(bytes: addedBytes, answers: 0) }
         if goodbyeAfterHeld && !durability.isHolding && connection.isOpen {
             goodbyeAfterHeld = false
             sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)

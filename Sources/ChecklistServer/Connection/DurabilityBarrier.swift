@@ -1,4 +1,6 @@
 import ChecklistEventLoop
+import ChecklistModel
+import ChecklistWire
 
 /// When the storage makes answers wait (`ServerStorage.answersWaitForDurability`,
 /// e.g. `--fsync always`): the answers of one connection that may not leave
@@ -14,9 +16,9 @@ struct DurabilityBarrier {
     /// The storage, only when answers wait for durability.
     private let storage: (any ServerStorage)?
     private var held = HeldAnswers()
-    /// (end in the output not yet sent, LSN) for the answers written since
-    /// the last `send` that must wait.
-    private var barriers: [(end: Int, lsn: UInt64)] = []
+    /// The answers written since the last `send` that must wait (offsets
+    /// in the output not yet sent).
+    private var barriers: [HeldAnswers.Barrier] = []
 
     init(storage: (any ServerStorage)?) {
         self.storage = storage?.answersWaitForDurability == true ? storage : nil
@@ -45,7 +47,7 @@ struct DurabilityBarrier {
         guard let storage else { return }
         let last = storage.lastPosition
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) != .durable) {
-            barriers.append((outcome.answer.upperBound, last))
+            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last))
         }
     }
 
@@ -62,22 +64,41 @@ struct DurabilityBarrier {
         return false
     }
 
-    /// What `release` left.
-    enum Release {
-        /// Nothing is held any more.
-        case done
-        /// The rest waits for the commit at this position.
-        case waiting(UInt64)
-        /// A held answer's commit failed: it, and every answer after it,
-        /// must never be sent.
-        case failed
+    /// What an answer held for a commit that failed is replaced with, under
+    /// its request id (Protocol/SPEC.md section 7, `UNAVAILABLE`): the
+    /// storage keeps the failed commit and tries it again, so its outcome
+    /// is unknown, not "nothing applied".
+    static let outcomeUnknown = ChecklistError(.unavailable,
+        "the database failed before this request's commit was confirmed; it may still be applied: "
+            + "retry with the same idempotency key to learn its outcome, or read the list")
+
+    /// Sends the held answers whose commits are durable, and in place of
+    /// each answer whose commit failed, `ERROR UNAVAILABLE` (`outcomeUnknown`)
+    /// with that answer's request id. Returns the position the rest waits
+    /// for (nil when nothing is held any more) and how many bytes the
+    /// replacements added to what was held.
+    mutating func release(to connection: Connection) -> (waitingFor: UInt64?, addedBytes: Int) {
+        guard let storage else { return (nil, 0) }
+        var added = 0
+        held.release(storage.commitState(of:), replace: { answer in
+            let error = Self.unavailable(answering: answer)
+            added += error.count - answer.count
+            return error
+        }) { connection.write($0) }
+        return (held.waitingFor, added)
     }
 
-    /// Sends the held answers whose commits are durable.
-    mutating func release(to connection: Connection) -> Release {
-        guard let storage else { return .done }
-        guard held.release(storage.commitState(of:), { connection.write($0) }) else { return .failed }
-        return held.waitingFor.map(Release.waiting) ?? .done
+    /// The ERROR frame that replaces `answer` (whole frames, the first
+    /// starting at its first byte): same request id.
+    static func unavailable(answering answer: UnsafeRawBufferPointer) -> [UInt8] {
+        var requestID: UInt32 = 0
+        if answer.count >= FrameHeader.size {
+            for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
+        }
+        var w = WireWriter()
+        var encoder = FrameEncoder(compress: false)
+        encoder.append(ErrorMessage(outcomeUnknown), requestID: requestID, to: &w)
+        return w.bytes
     }
 
     /// Calls `wake` (on the storage's thread) once the commit at `position`

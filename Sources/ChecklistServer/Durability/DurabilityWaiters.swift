@@ -3,7 +3,8 @@ import Synchronization
 /// The connections whose answers wait for their commits to become durable,
 /// and the wake-up when they do (or fail): the storage calls `durable(_:)`
 /// as its durable position advances (the log's flusher, after each fsync)
-/// and `failed(_:)` for commits that will never be durable; every
+/// and `failed(_:)` for commits that will never be durable (unless it
+/// commits them on a later try: `durableIncludingFailed(_:)`); every
 /// connection waiting for a position so settled is woken (on the storage's
 /// thread; the wake hands the work to the connection's loop).
 ///
@@ -68,6 +69,20 @@ public final class DurabilityWaiters: Sendable {
     public func durable(_ position: UInt64) {
         durablePosition.store(max(position, durablePosition.load(ordering: .relaxed)), ordering: .releasing)
         wakeSettled(failed: nil)
+    }
+
+    /// Everything up to `position` is durable, failed positions included:
+    /// the storage kept the failed commits and has now committed them (the
+    /// PostgreSQL committer's retry), so a retry answered from memory may leave.
+    public func durableIncludingFailed(_ position: UInt64) {
+        if anyFailed.load(ordering: .acquiring) {
+            state.withLock { s in
+                s.failed = s.failed.compactMap { range in
+                    range.upperBound <= position ? nil : (range.lowerBound > position ? range : (position + 1)...range.upperBound)
+                }
+            }
+        }
+        durable(position)
     }
 
     /// The commits at `positions` will never be durable. Call it before the

@@ -1,16 +1,24 @@
 /// Answers of one connection that may not leave before their commits are
-/// durable (`ServerStorage.answersWaitForDurability`: `--fsync always`).
+/// durable (`ServerStorage.answersWaitForDurability`: `--fsync always`,
+/// PostgreSQL).
 ///
 /// Answers keep request order: once one answer waits, everything after it
-/// waits too, even answers that changed nothing. A barrier marks the end of
-/// an answer together with the storage position that must be durable before that answer
-/// (and all bytes before it) may be sent.
+/// waits too, even answers that changed nothing. A barrier marks one answer
+/// (its start and end) together with the storage position that must be
+/// durable before that answer (and all bytes before it) may be sent.
 ///
 /// Pure bookkeeping, no I/O; owned by the connection's event-loop thread.
 struct HeldAnswers {
+    /// One answer that waits: its bytes `start..<end` and the position it waits for.
+    struct Barrier {
+        var start: Int
+        var end: Int
+        var lsn: UInt64
+    }
+
     private var bytes: [UInt8] = []
-    /// (end offset in `bytes`, LSN), both increasing.
-    private var barriers: [(end: Int, lsn: UInt64)] = []
+    /// In increasing order of bytes and positions; never overlapping.
+    private var barriers: [Barrier] = []
 
     var isEmpty: Bool { bytes.isEmpty }
 
@@ -20,36 +28,49 @@ struct HeldAnswers {
     /// The largest LSN a held answer waits for, if any.
     var waitingFor: UInt64? { barriers.last?.lsn }
 
-    /// Adds `output`; `outputBarriers` are (offset in `output`, LSN) pairs.
-    mutating func append(_ output: UnsafeRawBufferPointer, barriers outputBarriers: [(end: Int, lsn: UInt64)]) {
+    /// Adds `output`; `outputBarriers` lie in `output`'s offsets.
+    mutating func append(_ output: UnsafeRawBufferPointer, barriers outputBarriers: [Barrier]) {
         let base = bytes.count
         bytes.append(contentsOf: output)
-        for b in outputBarriers { barriers.append((base + b.end, b.lsn)) }
+        for b in outputBarriers { barriers.append(Barrier(start: base + b.start, end: base + b.end, lsn: b.lsn)) }
     }
 
     /// Removes and hands to `send` the leading bytes whose barriers are
-    /// durable by `state`. With no barrier left, everything goes. Returns
-    /// false when it reached an answer whose commit failed: that answer and
-    /// all after it stay held and must never be sent.
-    mutating func release(_ state: (UInt64) -> CommitState, _ send: (UnsafeRawBufferPointer) -> Void) -> Bool {
-        var cut = 0
+    /// durable by `state`; an answer whose commit failed is handed to
+    /// `replace` (its bytes), and what that returns is sent in its place.
+    /// With no barrier left, everything goes.
+    mutating func release(_ state: (UInt64) -> CommitState, replace: (UnsafeRawBufferPointer) -> [UInt8],
+                          _ send: (UnsafeRawBufferPointer) -> Void) {
+        var sent = 0
+        var releasable = 0
         var passed = 0
-        var failed = false
-        for b in barriers {
-            let s = state(b.lsn)
-            guard s == .durable else {
-                failed = s == .failed
+        bytes.withUnsafeBytes { all in
+            for b in barriers {
+                switch state(b.lsn) {
+                case .pending: break
+                case .durable:
+                    releasable = b.end
+                    passed += 1
+                    continue
+                case .failed:
+                    if b.start > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<b.start])) }
+                    replace(UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])).withUnsafeBytes { send($0) }
+                    sent = b.end
+                    releasable = b.end
+                    passed += 1
+                    continue
+                }
                 break
             }
-            cut = b.end
-            passed += 1
+            if passed == barriers.count { releasable = all.count }
+            if releasable > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<releasable])) }
         }
         barriers.removeFirst(passed)
-        if barriers.isEmpty { cut = bytes.count }
-        guard cut > 0 else { return !failed }
-        bytes.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[..<cut])) }
-        bytes.removeFirst(cut)
-        for i in barriers.indices { barriers[i].end -= cut }
-        return !failed
+        guard releasable > 0 else { return }
+        bytes.removeFirst(releasable)
+        for i in barriers.indices {
+            barriers[i].start -= releasable
+            barriers[i].end -= releasable
+        }
     }
 }

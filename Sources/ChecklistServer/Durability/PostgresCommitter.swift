@@ -36,12 +36,18 @@ final class PostgresCommitter: Sendable {
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
+    /// Told the number of changes of each committed batch (the upkeep).
+    fileprivate let onCommitted: @Sendable (Int) -> Void
 
-    init(conninfo: String, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters) throws {
+    /// - Parameter statementTimeout: the connection's `statement_timeout`:
+    ///   a stuck statement fails the batch (kept and tried again).
+    init(conninfo: String, statementTimeout: Duration?, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters,
+         onCommitted: @escaping @Sendable (Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
+        self.onCommitted = onCommitted
         let started = try NativeThread.start(name: "pg-committer") { [self] in
-            var loop = CommitLoop(conninfo: conninfo, committed: committed)
+            var loop = CommitLoop(conninfo: conninfo, statementTimeout: statementTimeout, committed: committed)
             loop.run(self)
         }
         thread.withLock { $0 = started }
@@ -125,14 +131,16 @@ final class PostgresCommitter: Sendable {
 /// database holds, the batch in hand.
 private struct CommitLoop {
     let conninfo: String
+    let statementTimeout: Duration?
     var committed: [ListID: Revision]
     var database: PostgresStore?
     /// The highest position already reported failed.
     var failedThrough: UInt64 = 0
     var backoff: UInt64 = 50_000_000
 
-    init(conninfo: String, committed: [ListID: Revision]) {
+    init(conninfo: String, statementTimeout: Duration?, committed: [ListID: Revision]) {
         self.conninfo = conninfo
+        self.statementTimeout = statementTimeout
         self.committed = committed
     }
 
@@ -163,7 +171,9 @@ private struct CommitLoop {
     private mutating func commit(_ batch: PostgresBatch, _ committer: PostgresCommitter) -> Bool {
         do {
             if database == nil {
-                database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
+                let connection = try PostgresConnection(conninfo: conninfo)
+                try connection.setStatementTimeout(statementTimeout)
+                database = PostgresStore(connection: connection)
                 if committer.setConnected(true) {
                     let backoffMs = backoff / 1_000_000
                     committer.withLog { $0.info("postgres_reconnected", ["backoffMs": backoffMs]) }
@@ -171,7 +181,9 @@ private struct CommitLoop {
             }
             try database!.commit(batch.commits)
             for (list, revision) in batch.revisionsAfter { committed[list] = revision }
-            committer.durability.durable(batch.positions.upperBound)
+            // Positions failed on an earlier try are committed now too.
+            committer.durability.durableIncludingFailed(batch.positions.upperBound)
+            committer.onCommitted(batch.changeCount)
             return true
         } catch let error as PostgresError where error.code == .staleRevision {
             fail(through: batch.positions.upperBound, committer)

@@ -13,13 +13,18 @@ import Synchronization
 /// committed. The event loops never touch the database.
 ///
 /// When a transaction fails (the connection is lost, the backend killed,
-/// a statement timeout), every position in it reads `.failed`: no answer
-/// of that batch is sent (the connection is closed, the client retries
-/// with its idempotency key). The committer keeps the batch and commits it
-/// once the database is back, so the node's cache and the database never
-/// part: a refused change may still be committed later, never one that
-/// was acknowledged lost. While the database is unreachable every new
-/// commit is refused the same way at once; reads of the cache go on.
+/// a statement timeout), every position in it reads `.failed`: each answer
+/// held for it is replaced by `ERROR UNAVAILABLE` whose outcome is unknown
+/// (`DurabilityBarrier.outcomeUnknown`; the connection stays open). The
+/// committer keeps the batch and commits it once the database is back, so
+/// the node's cache and the database never part: a change answered that
+/// way may still be committed later, never one that was acknowledged lost,
+/// and a retry with its idempotency key gets the real answer once. While
+/// the database is unreachable every new commit is refused at once (nothing
+/// applied); reads of the cache go on.
+///
+/// A background upkeep thread (`PostgresUpkeep`) writes list checkpoints
+/// and trims the change feed, so a start replays few changes.
 public final class PostgresStorage: ServerStorage {
     /// What the start loaded.
     public struct LoadReport: Sendable, Hashable {
@@ -36,23 +41,29 @@ public final class PostgresStorage: ServerStorage {
     public let load: LoadReport
     private let waiters: DurabilityWaiters
     private let committer: PostgresCommitter
+    private let upkeep: PostgresUpkeep
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
     /// Connects (at `conninfo`, a libpq connection string or URI), creates
     /// or migrates the schema, loads every stored list into `store` (which
     /// must be empty and must not commit meanwhile), handing each replayed
-    /// change to `onReplayed`, and starts the committer thread.
+    /// change, and the retained changes a checkpoint already holds, to
+    /// `onReplayed` (the change feed), and starts the committer thread.
     ///
     /// - Throws: `PostgresError` `CONNECTION_FAILED` when the database
     ///   cannot be reached, `SCHEMA_TOO_NEW`, or what the load met.
-    public init(conninfo: String, store: Store, onReplayed: (Change) -> Void = { _ in }) throws {
+    public init(conninfo: String, settings: PostgresSettings = PostgresSettings(), store: Store,
+                onReplayed: (Change) -> Void = { _ in }) throws {
         let started = monotonicNanoseconds()
         let database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
         let migration = try database.migrate()
+        // The answers of keyed patches a checkpoint holds are known only
+        // from the table; the replayed changes add theirs on top.
+        store.restoreIdempotency(try database.idempotencyMemory())
         var replayed = 0
         let sink = StoreRestoreSink(store: store, holdingNextListID: true)
-        let reports = try database.loadAll(into: sink) { change in
+        let reports = try database.loadAll(into: sink, retained: onReplayed) { change in
             try store.replay(change)
             onReplayed(change)
             replayed += 1
@@ -66,7 +77,10 @@ public final class PostgresStorage: ServerStorage {
                           everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
-        committer = try PostgresCommitter(conninfo: conninfo, store: store, committed: committed, waiters: waiters)
+        let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters)
+        self.upkeep = upkeep
+        committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
+                                          committed: committed, waiters: waiters) { upkeep.committed($0) }
     }
 
     /// Queues one commit for the committer. Under the store's lock, in
@@ -90,13 +104,20 @@ public final class PostgresStorage: ServerStorage {
 
     public func cancelNotification(waiter: UInt64) { waiters.cancel(waiter: waiter) }
 
-    /// Logs `event=postgres_loaded`; the committer logs `event=postgres_lost`
-    /// and `event=postgres_reconnected` to `log` from now on.
+    /// Logs `event=postgres_loaded` and starts the upkeep thread
+    /// (`event=postgres_checkpoint`, `event=postgres_trimmed`); the committer
+    /// logs `event=postgres_lost` and `event=postgres_reconnected` to `log`
+    /// from now on.
     public func startUpkeep(log: ServerLog) {
         log.info("postgres_loaded", ["lists": load.lists, "items": load.items, "changesReplayed": load.changesReplayed,
                                      "schemaVersion": load.schemaVersion,
                                      "loadMs": Double(load.loadNanoseconds / 1000) / 1000])
         committer.setLog(log)
+        do {
+            try upkeep.start(log: log) { [weak self] in self?.lastPosition ?? 0 }
+        } catch {
+            log.error("postgres_upkeep_failed", ["error": "the upkeep thread did not start: \(error)"])
+        }
     }
 
     /// The commit counter and what is committed, as the log's figures:
@@ -107,9 +128,11 @@ public final class PostgresStorage: ServerStorage {
                                     failed: !committer.isConnected))
     }
 
-    /// Commits what is queued (waiting up to `PostgresCommitter.closeTimeout`
-    /// for an unreachable database) and stops the committer.
+    /// Stops the upkeep, commits what is queued (waiting up to
+    /// `PostgresCommitter.closeTimeout` for an unreachable database) and
+    /// stops the committer.
     public func close() throws {
+        upkeep.stop()
         try committer.close()
     }
 }

@@ -40,9 +40,12 @@ import ChecklistModel
 /// A commit may fail after it was appended (a database transaction that
 /// aborts). Its position, and every position in the same failed batch,
 /// then reads `.failed` and never becomes durable; waiters are woken. An
-/// answer held for a failed position must never be sent as an
-/// acknowledgement: today the connection is closed with its held answers
-/// unsent (the client retries, with its idempotency key). A failure the
+/// answer held for a failed position is never sent as an acknowledgement:
+/// the connection sends `ERROR UNAVAILABLE` with its request id instead
+/// (`DurabilityBarrier.outcomeUnknown`) and stays open. The outcome is
+/// unknown to the client: a storage may commit the change later (the
+/// PostgreSQL committer keeps a failed batch and commits it when the
+/// database is back); a retry with the idempotency key learns it. A failure the
 /// storage cannot recover from (the local log cannot write) is reported
 /// through the opener's `onFailure`, and the server stops.
 ///

@@ -46,10 +46,10 @@ public struct StorageOpener: Sendable {
     /// PostgreSQL at `conninfo` (a libpq connection string or a
     /// `postgresql://` URI): the schema created or migrated, every stored
     /// list loaded, commits group-committed by one committer thread
-    /// (`PostgresStorage`).
-    public static func postgres(_ conninfo: String) -> StorageOpener {
+    /// (`PostgresStorage`), checkpoints and trimming in the background.
+    public static func postgres(_ conninfo: String, settings: PostgresSettings = PostgresSettings()) -> StorageOpener {
         StorageOpener { store, replayed, _ in
-            try PostgresStorage(conninfo: conninfo, store: store, onReplayed: replayed)
+            try PostgresStorage(conninfo: conninfo, settings: settings, store: store, onReplayed: replayed)
         }
     }
 }

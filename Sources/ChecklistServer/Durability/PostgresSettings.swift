@@ -1,0 +1,25 @@
+/// How `PostgresStorage` runs its database threads (docs/POSTGRES.md,
+/// "Upkeep" and "Statement timeout").
+public struct PostgresSettings: Sendable, Hashable {
+    /// `statement_timeout` of the committer's and the upkeep's connections
+    /// (`--postgres-statement-timeout`): a statement stuck longer (on a lock,
+    /// a stalled server) fails its batch instead of holding the node's
+    /// answers. Nil: none. The start's load has none (a huge list may take
+    /// long to read).
+    public var statementTimeout: Duration? = .seconds(30)
+    /// A list gets a new checkpoint once it has at least this many changes
+    /// after its last one (`--postgres-checkpoint-after`).
+    public var checkpointAfter: Int = 1000
+    /// Changes kept per list for CHANGES_SINCE when the feed is trimmed
+    /// (`--retain-changes`, the live-sync retention).
+    public var retainChangesPerList: Int = 1000
+    /// Answers kept per idempotency client (the store's own bound, Protocol/SPEC.md section 9).
+    public var answersPerClient: Int = 1024
+    /// A deleted list's marker in `changes` is dropped this long after the deletion.
+    public var keepDeletions: Duration = .seconds(24 * 3600)
+    /// Trimming of the feed, deletion markers and answers runs at most this
+    /// often (the first upkeep pass runs it at once).
+    public var housekeepingInterval: Duration = .seconds(60)
+
+    public init() {}
+}

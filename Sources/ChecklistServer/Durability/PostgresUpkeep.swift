@@ -1,0 +1,157 @@
+import ChecklistModel
+import ChecklistPostgres
+import ChecklistSnapshot
+import ChecklistStore
+import ChecklistThreads
+import Synchronization
+
+/// The background upkeep of `PostgresStorage` (docs/POSTGRES.md, "Upkeep"):
+/// one thread with its own connection, never an event loop. Woken once the
+/// committer has committed `checkpointAfter` changes since its last pass (or
+/// after `housekeepingInterval`), it
+///
+/// 1. writes a new checkpoint for each list with at least `checkpointAfter`
+///    changes after its stored one, from a copy-on-write cut of the cached
+///    list taken together with the storage's newest position, once that
+///    position is committed (so a checkpoint never holds a change that is
+///    not committed);
+/// 2. then, at most every `housekeepingInterval`, trims the changes both
+///    inside a checkpoint and older than the feed's retention, drops old
+///    deletion markers and bounds the idempotency answers.
+final class PostgresUpkeep: Sendable {
+    private struct State {
+        var committedChanges = 0
+        var stopping = false
+    }
+
+    /// The waiter id the upkeep uses with `DurabilityWaiters` (connection ids count up from 1).
+    private static let waiterID = UInt64.max
+
+    private let state = ConditionLock(State())
+    private let conninfo: String
+    private let settings: PostgresSettings
+    private let store: Store
+    private let waiters: DurabilityWaiters
+    private let thread = Mutex<NativeThread?>(nil)
+
+    init(conninfo: String, settings: PostgresSettings, store: Store, waiters: DurabilityWaiters) {
+        self.conninfo = conninfo
+        self.settings = settings
+        self.store = store
+        self.waiters = waiters
+    }
+
+    /// Starts the thread; its events go to `log`. `lastPosition` reads the
+    /// storage's newest commit position (under the store's lock, where
+    /// `append` moves it).
+    func start(log: ServerLog, lastPosition: @escaping @Sendable () -> UInt64) throws {
+        let started = try NativeThread.start(name: "pg-upkeep") { [self] in run(log, lastPosition) }
+        thread.withLock { $0 = started }
+    }
+
+    /// The committer committed `changes` changes (any thread).
+    func committed(_ changes: Int) {
+        let due = state.withLock { s -> Bool in
+            s.committedChanges += changes
+            return s.committedChanges >= settings.checkpointAfter
+        }
+        if due { state.signal(.work) }
+    }
+
+    /// Stops the thread after the pass in progress.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        state.signal(.work)
+        thread.withLock { $0.take() }?.join()
+    }
+
+    // MARK: On the upkeep thread
+
+    private func run(_ log: ServerLog, _ lastPosition: () -> UInt64) {
+        var database: PostgresStore?
+        var housekeptAt: UInt64?
+        let interval = Self.nanoseconds(settings.housekeepingInterval)
+        while true {
+            let stopping = state.withLock(waitingOn: .work, until: { $0.stopping || $0.committedChanges >= settings.checkpointAfter },
+                                          deadline: monotonicNanoseconds() &+ interval) { s, _ -> Bool in
+                s.committedChanges = 0
+                return s.stopping
+            }
+            if stopping { return }
+            do {
+                if database == nil {
+                    let connection = try PostgresConnection(conninfo: conninfo)
+                    try connection.setStatementTimeout(settings.statementTimeout)
+                    database = PostgresStore(connection: connection)
+                }
+                try checkpoint(database!, log, lastPosition)
+                if housekeptAt.map({ monotonicNanoseconds() - $0 >= interval }) ?? true {
+                    try housekeep(database!, log)
+                    housekeptAt = monotonicNanoseconds()
+                }
+            } catch {
+                log.warn("postgres_upkeep_failed", ["error": "\(error)"])
+                if database?.connection.isUsable != true { database = nil }
+            }
+        }
+    }
+
+    /// Writes the checkpoints due, most changes first, a few per pass.
+    private func checkpoint(_ database: PostgresStore, _ log: ServerLog, _ lastPosition: () -> UInt64) throws {
+        for id in try database.compactionCandidates(changes: settings.checkpointAfter, limit: 16) {
+            if state.withLock({ $0.stopping }) { return }
+            let started = monotonicNanoseconds()
+            // The cut and the newest position in one instant of the store:
+            // the cut holds exactly the commits up to `position`.
+            let (cut, position) = store.cut { lastPosition() }
+            guard waitUntilCommitted(position) else { continue }
+            var builder: ListCheckpointBuilder?
+            var failure: (any Error)?
+            // A list this node does not hold is left for a node (or a later pass) that does.
+            _ = try cut.exportList(id) { list, forEachRow in
+                let s = list.summary
+                let made = try ListCheckpointBuilder(list: SnapshotList(
+                    namespace: list.namespace, id: s.id, name: s.name, icon: s.icon, revision: s.revision,
+                    nextItemID: list.nextItemID, itemCount: s.itemCount))
+                forEachRow { row in
+                    guard failure == nil else { return }
+                    do { try made.append(row.item) } catch { failure = error }
+                }
+                builder = made
+            }
+            if let failure { throw failure }
+            guard let builder else { continue }
+            if try database.storeCheckpoint(builder) {
+                log.info("postgres_checkpoint", ["list": id.rawValue, "revision": builder.list.revision,
+                                                 "items": builder.list.itemCount,
+                                                 "ms": Double((monotonicNanoseconds() - started) / 1000) / 1000])
+            }
+        }
+    }
+
+    /// Trims the feed, forgets old deletions and bounds the answers.
+    private func housekeep(_ database: PostgresStore, _ log: ServerLog) throws {
+        let trimmed = try database.trimChanges(retainPerList: settings.retainChangesPerList)
+        let deletions = try database.forgetDeletions(olderThan: Int(settings.keepDeletions.components.seconds))
+        let answers = try database.forgetAnswers(keepPerClient: settings.answersPerClient)
+        if trimmed + deletions + answers > 0 {
+            log.info("postgres_trimmed", ["changes": trimmed, "deletions": deletions, "answers": answers])
+        }
+    }
+
+    /// Waits (up to 30 s) until every commit up to `position` is committed;
+    /// false when it is not by then, or one of them failed for good.
+    private func waitUntilCommitted(_ position: UInt64) -> Bool {
+        guard waiters.durable < position else { return true }
+        let latch = Latch(count: 1)
+        waiters.wait(waiter: Self.waiterID, for: position) { latch.countDown() }
+        _ = latch.wait(until: .now.advanced(by: .seconds(30)))
+        waiters.cancel(waiter: Self.waiterID)
+        return waiters.durable >= position
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}
