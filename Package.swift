@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "ChecklistEventLoopTests",
                 dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistEventLoop"]),
         .testTarget(name: "ServerMetricsTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistLatency"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistStore", "ChecklistLatency"]),
         .testTarget(name: "ServerDurabilityTests",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistServer", "ChecklistTesting"]),
         .testTarget(name: "LiveSyncTests",
