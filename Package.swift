@@ -67,7 +67,7 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres"]),
         .target(name: "ChecklistClient",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer",
