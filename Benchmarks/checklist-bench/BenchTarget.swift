@@ -93,8 +93,10 @@ final class BenchTarget {
     /// The server this scenario started, if any.
     var serverProcess: ServerProcess? { process }
 
-    func connect(name: String = "checklist-bench") async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(servers: servers, clientName: name, tls: tls)
+    /// A client-library connection; `compression: false` announces no
+    /// COMPRESSION, so no answer comes compressed.
+    func connect(name: String = "checklist-bench", compression: Bool = true) async throws -> ChecklistConnection {
+        try await ChecklistConnection.connect(servers: servers, clientName: name, compression: compression, tls: tls)
     }
 
     func stop() {

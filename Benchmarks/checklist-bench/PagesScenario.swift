@@ -10,7 +10,7 @@ import Synchronization
 /// connections, each a closed loop of GET_PAGE requests.
 enum PagesScenario {
     static let options: Set<String> = ["items", "connections", "page", "pattern", "seconds", "text-bytes",
-                                       "server", "postgres", "filter", "decode", "json"]
+                                       "server", "postgres", "filter", "decode", "compression", "json"]
 
     enum Pattern: String {
         /// Each connection reads on from its own start, wrapping at the end.
@@ -35,6 +35,9 @@ enum PagesScenario {
         /// `--decode rows` (default): `pageBytes`, rows decoded in place with
         /// no allocation per row; `--decode items`: `page`, every row an `Item`.
         let decodeItems: Bool
+        /// `--compression on` (default): the connections announce COMPRESSION;
+        /// `off`: they do not, as `load --compression off` (the thin client) does.
+        let compression: Bool
 
         init(_ args: BenchArguments) throws {
             try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -53,6 +56,11 @@ enum PagesScenario {
             case "items": decodeItems = true
             default: throw BenchArguments.UsageError(description: "--decode is rows or items")
             }
+            switch args.string("compression") ?? "on" {
+            case "on": compression = true
+            case "off": compression = false
+            default: throw BenchArguments.UsageError(description: "--compression is on or off")
+            }
         }
     }
 
@@ -66,7 +74,7 @@ enum PagesScenario {
         await setup.close()
 
         var clients: [ChecklistConnection] = []
-        for _ in 0..<settings.connections { clients.append(try await target.connect()) }
+        for _ in 0..<settings.connections { clients.append(try await target.connect(compression: settings.compression)) }
         let started = ContinuousClock.now
         var cpu = ToolCPU()
         let merged = try await fetchPages(of: list.id, total: total, on: clients, settings)
@@ -157,6 +165,7 @@ enum PagesScenario {
         report.add("transport", transport)
         report.add("pattern", settings.pattern.rawValue)
         report.add("decode", settings.decodeItems ? "items" : "rows")
+        report.add("compression", settings.compression ? "on" : "off")
         report.add("items", settings.items)
         report.add("connections", settings.connections)
         report.add("pageSize", settings.pageSize)

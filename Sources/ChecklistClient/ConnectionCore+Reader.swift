@@ -4,9 +4,15 @@ import ChecklistThreads
 import ChecklistWire
 
 extension ConnectionCore {
-    /// Starts the thread that reads, decodes and dispatches every frame the
-    /// server sends, until the socket closes.
+    /// Starts reading, dispatching and answering every frame the server
+    /// sends, until the socket closes: a plaintext connection joins the
+    /// process's `SharedReader`, a TLS one (or any, if the shared reader
+    /// cannot start) gets a thread of its own.
     func startReader() throws(ClientError) {
+        if tls == nil, let shared = SharedReader.shared {
+            try shared.add(self)
+            return
+        }
         do throws(ThreadStartError) {
             try NativeThread.start(name: "checklist-reader", blockedSignals: []) { [self] in
                 readLoop()
@@ -16,22 +22,14 @@ extension ConnectionCore {
         }
     }
 
-    /// The reader thread's body: the only code that reads from `fd`.
+    /// A connection's own reader thread: the only code that reads from `fd`.
     private func readLoop() {
         var buffer = ReadBuffer()
         let reason: ClientError
         reading: while true {
-            parsing: while true {
-                switch FrameParser.next(in: buffer.readable, maxFrameBytes: receiveLimit) {
-                case .needMore:
-                    break parsing
-                case .fatal(let error):
-                    reason = ClientError(.connectionClosed, "the connection was closed: the server broke framing (\(error))")
-                    break reading
-                case .frame(let header, let body, let consumed):
-                    dispatch(header, UnsafeRawBufferPointer(rebasing: buffer.readable[body]))
-                    buffer.consume(consumed)
-                }
+            if let fatal = dispatchFrames(in: &buffer) {
+                reason = fatal
+                break reading
             }
             do throws(ClientError) {
                 switch try receive(into: buffer.prepareForRead()) {
@@ -51,7 +49,23 @@ extension ConnectionCore {
         finishReading(reason)
     }
 
-    private func endOfStreamReason() -> ClientError {
+    /// Dispatches every whole frame in `buffer` and consumes it. Returns
+    /// the reason to close when the server broke framing.
+    func dispatchFrames(in buffer: inout ReadBuffer) -> ClientError? {
+        while true {
+            switch FrameParser.next(in: buffer.readable, maxFrameBytes: receiveLimit) {
+            case .needMore:
+                return nil
+            case .fatal(let error):
+                return ClientError(.connectionClosed, "the connection was closed: the server broke framing (\(error))")
+            case .frame(let header, let body, let consumed):
+                dispatch(header, UnsafeRawBufferPointer(rebasing: buffer.readable[body]))
+                buffer.consume(consumed)
+            }
+        }
+    }
+
+    func endOfStreamReason() -> ClientError {
         if let goodbye = state.withLock({ $0.goodbye }) {
             return ClientError(.connectionClosed, "the server closed the connection: \(goodbye)")
         }

@@ -119,18 +119,22 @@ final class ConnectionCore: Sendable {
     /// `compress: false` never compresses the frame (for bodies that are
     /// compressed already, like snapshot data).
     func send(_ request: Request, compress: Bool = true, onAnswer: @escaping RawAnswerHandler) throws(ClientError) {
-        let id = try state.withLock { (s) throws(ClientError) in try s.table.reserve() }
+        // Encoded before an id is chosen (the id does not change the frame's
+        // size), so that a refused request never had a handler in the table:
+        // one lock, and `onAnswer` is called exactly once or not at all.
         var frame = WireWriter(capacity: 64)
         var encoder = FrameEncoder(compress: compress && compressOutgoing.load(ordering: .relaxed))
-        request.encode(requestID: id, into: &frame, encoder: &encoder)
-        if let error = sizeError(frameLength: frame.count - 4, request.type) {
-            state.withLock { $0.table.release(id) }
-            throw error
-        }
-        guard state.withLock({ $0.table.registerRaw(id, onAnswer) }) else {
-            throw ClientError(.connectionClosed, "the connection is closed")
-        }
+        request.encode(requestID: 0, into: &frame, encoder: &encoder)
+        if let error = sizeError(frameLength: frame.count - 4, request.type) { throw error }
+        let id = try state.withLock { (s) throws(ClientError) in try s.table.reserveRaw(onAnswer) }
+        Self.setRequestID(id, of: &frame.bytes)
         write(frame.bytes)
+    }
+
+    /// Writes `id` into the request-id field of the frame in `bytes`
+    /// (bytes 6 ..< 10, big-endian: Protocol/SPEC.md section 1).
+    private static func setRequestID(_ id: UInt32, of bytes: inout [UInt8]) {
+        for i in 0..<4 { bytes[6 + i] = UInt8(truncatingIfNeeded: id >> UInt32(24 - 8 * i)) }
     }
 
     private func sizeError(frameLength: Int, _ type: MessageType) -> ClientError? {

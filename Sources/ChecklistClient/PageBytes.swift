@@ -42,7 +42,10 @@ public struct PageBytes: Sendable {
                 var r = WireReader(raw)
                 let header = try PageHeader.decode(from: &r)
                 let rowsStart = r.index
-                for _ in 0..<header.count { _ = try Self.readRow(&r) }
+                var rows = PageRowScanner(raw, from: rowsStart)
+                for _ in 0..<header.count {
+                    guard rows.row() != nil else { throw .badField("rows", "a row of the PAGE does not decode") }
+                }
                 return (header, rowsStart)
             }
         }
@@ -63,10 +66,10 @@ public struct PageBytes: Sendable {
     /// Visits the page's rows in order, with no allocation per row.
     public func forEachRow(_ visit: (Row) -> Void) {
         body.withUnsafeBytes { raw in
-            var r = WireReader(UnsafeRawBufferPointer(rebasing: raw[rowsStart...]))
+            var rows = PageRowScanner(raw, from: rowsStart)
             for _ in 0..<header.count {
                 // Checked in `init`: cannot fail here.
-                guard let row = try? Self.readRow(&r) else { preconditionFailure("PageBytes: rows were checked") }
+                guard let row = rows.row() else { preconditionFailure("PageBytes: rows were checked") }
                 visit(row)
             }
         }
@@ -81,17 +84,6 @@ public struct PageBytes: Sendable {
                                                              remind: row.flags.contains(.remind), price: row.price)))
         }
         return items
-    }
-
-    private static func readRow(_ r: inout WireReader) throws(ChecklistError) -> Row {
-        let id = ItemID(try r.readVarint("id"))
-        let raw = try r.readU8("flags")
-        let flags = ItemFlags(rawValue: raw)
-        guard flags.isSubset(of: .known) else { throw .badField("flags", "unknown item flag bits") }
-        let text = try r.readByteSlice("text")
-        let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
-        let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
-        return Row(id: id, flags: flags, textBytes: text, due: due, price: price)
     }
 }
 
@@ -108,7 +100,10 @@ extension ChecklistConnection {
                           filter: RowFilter = .all) async throws -> PageBytes {
         let request = GetPage(list: list, filter: filter, start: start, limit: UInt64(clamping: limit))
         let limit = core.receiveLimit
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PageBytes, any Error>) in
+        // An unsafe continuation (no checking canary to allocate): it is
+        // resumed exactly once, by the handler (which `send` calls exactly
+        // once once it returned) or by the catch below (when it threw).
+        return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PageBytes, any Error>) in
             do throws(ClientError) {
                 try core.send(.getPage(request)) { answer in
                     continuation.resume(with: Result { try Self.pageBytes(from: answer, filter: filter, limit: limit) })

@@ -217,15 +217,14 @@ struct RequestTable {
         }
     }
 
-    /// Stores the raw-answer handler of a reserved id. Returns false (and
-    /// frees the id) when the table is closed: the caller must not write.
-    mutating func registerRaw(_ id: UInt32, _ handler: @escaping RawAnswerHandler) -> Bool {
-        guard closeReason == nil, case .reserved? = slots[id] else {
-            slots[id] = nil
-            return false
-        }
+    /// Chooses a fresh id and stores the raw-answer handler under it, in
+    /// one step (for a frame that is already known to be sendable): the
+    /// caller writes the frame next.
+    mutating func reserveRaw(_ handler: @escaping RawAnswerHandler) throws(ClientError) -> UInt32 {
+        if let closeReason { throw closeReason }
+        let id = freshID()
         slots[id] = .raw(handler)
-        return true
+        return id
     }
 
     /// Removes and returns the raw-answer handler waiting for `id`, if the

@@ -1,3 +1,4 @@
+import CLinux
 import ChecklistSocket
 import ChecklistTLS
 import Synchronization

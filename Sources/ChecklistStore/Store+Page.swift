@@ -78,6 +78,24 @@ public struct PageRows: Sendable {
     /// A share of the list's client keys as of this page.
     let keys: ClientKeyIndex
 
+    /// Whether reading the rows needs the list's client keys: the list has
+    /// some and the reader wants them (`forEachRun` leaves them out).
+    public func needsKeys(_ withKeys: Bool) -> Bool { withKeys && !keys.isEmpty }
+
+    /// At least as many bytes as the texts of the page's rows take (exact
+    /// without a filter): with a bound per row for the other fields, what
+    /// an encoder reserves to write the page in one pass.
+    public var textBytesBound: Int {
+        runs.reduce(0) { $0 + $1.textBytesBound(filter: filter) }
+    }
+
+    /// Visits the page's rows leaf by leaf, as columns (`RowColumns`): the
+    /// fast path for an encoder that needs no client keys. The runs hold
+    /// `header.count` rows in all, in order.
+    public func forEachRun(_ visit: (RowColumns) -> Void) {
+        for run in runs { run.withColumns(filter: filter, visit) }
+    }
+
     /// Visits the page's `header.count` rows in order. Each `RowView` lends
     /// its text bytes from the shared leaf: do not keep it (or its bytes)
     /// past the call of `visit`.

@@ -73,18 +73,42 @@ extension WireWriter {
     @inlinable
     public mutating func writeReserved(count: Int, _ body: (inout WireCursor) -> Void) {
         let start = bytes.count
-        // Grow by copying zeros (a memcpy): appending `repeatElement(0, ...)`
-        // goes element by element.
+        grow(by: count)
+        bytes.withUnsafeMutableBytes { raw in
+            var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+            body(&cursor)
+            precondition(cursor.remaining == 0, "WireWriter.writeReserved: \(cursor.remaining) of \(count) bytes left unwritten")
+        }
+    }
+}
+
+extension WireWriter {
+    /// Appends what `body` writes through a cursor over `bound` reserved
+    /// bytes, then gives back the bytes it left unwritten: one pass for a
+    /// message whose exact size is only known once it is written (a PAGE),
+    /// when a bound is cheap. `body` must not write more than `bound` bytes.
+    @inlinable
+    public mutating func writeReserved(atMost bound: Int, _ body: (inout WireCursor) -> Void) {
+        let start = bytes.count
+        grow(by: bound)
+        let unwritten = bytes.withUnsafeMutableBytes { raw in
+            var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+            body(&cursor)
+            return cursor.remaining
+        }
+        bytes.removeLast(unwritten)
+    }
+
+    /// Grows the array by `count` zeros, copied a chunk at a time (a
+    /// memcpy: appending `repeatElement(0, ...)` goes element by element).
+    @inlinable
+    mutating func grow(by count: Int) {
+        bytes.reserveCapacity(bytes.count + count)
         var left = count
         while left > 0 {
             let n = min(left, wireZeros.count)
             bytes.append(contentsOf: wireZeros[..<n])
             left -= n
-        }
-        bytes.withUnsafeMutableBytes { raw in
-            var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
-            body(&cursor)
-            precondition(cursor.remaining == 0, "WireWriter.writeReserved: \(cursor.remaining) of \(count) bytes left unwritten")
         }
     }
 }

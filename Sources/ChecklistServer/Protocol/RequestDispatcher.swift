@@ -70,43 +70,11 @@ final class RequestDispatcher: Sendable {
         }
     }
 
-    /// Encodes a PAGE from the rows `Store.pageRows` resolved: text bytes go
-    /// from the shared leaves into the output buffer, with no Item or String
-    /// in between. Rows that would push the frame past `maxFrameBytes` are
-    /// left for the next request (Protocol/SPEC.md section 6.7). The body's
-    /// exact size is counted first, so the output grows once and every field
-    /// is written straight into it.
+    /// Encodes a PAGE from the rows `Store.pageRows` resolved (`PageEncoder`).
     private func page(_ rows: PageRows, requestID: UInt32, into answers: inout AnswerWriter) {
-        var header = rows.header
-        let keys = answers.sendsClientKeys
-        var fitting = PageMessage.RowsFitting(maxFrameBytes: limits.maxFrameBytes)
-        let maxKeyBytes = keys ? PageMessage.maxKeyBytes : 0
-        if !fitting.allFit(rows: header.count, maxTextBytes: Int(limits.maxTextBytes) + maxKeyBytes) {
-            rows.forEach(withKeys: false) { fitting.admit(textBytes: $0.textByteCount + maxKeyBytes) }
-            header.count = fitting.count
-        }
-        var bodyBytes = 0
-        var left = header.count
-        rows.forEach(withKeys: keys) { row in
-            guard left > 0 else { return }
-            left -= 1
-            bodyBytes += PageMessage.rowBytes(id: row.id, due: row.due, price: row.price, clientKey: row.clientKey,
-                                              textBytes: row.textByteCount)
-        }
-        bodyBytes += header.encodedBytes
+        let withKeys = answers.sendsClientKeys
         answers.append(type: .page, requestID: requestID) { w in
-            w.writeReserved(count: bodyBytes) { c in
-                header.write(into: &c)
-                var left = header.count
-                rows.forEach(withKeys: keys) { row in
-                    guard left > 0 else { return }
-                    left -= 1
-                    row.withTextBytes { text in
-                        PageMessage.writeRow(id: row.id, checked: row.checked, remind: row.remind, due: row.due,
-                                             price: row.price, clientKey: row.clientKey, text: text, into: &c)
-                    }
-                }
-            }
+            PageEncoder.write(rows, withKeys: withKeys, maxFrameBytes: limits.maxFrameBytes, into: &w)
         }
     }
 }
