@@ -18,9 +18,14 @@ public final class PostgresConnection {
     /// Connects with a libpq connection string (`host=... dbname=...`) or a
     /// `postgresql://` URI, and sets the client encoding to UTF8.
     ///
+    /// The link limits of `LinkTimeouts` are added where `conninfo` and the
+    /// environment leave them unset (libpq's `connect_timeout`, keepalives,
+    /// `tcp_user_timeout`; the session's `idle_in_transaction_session_timeout`
+    /// and server-side keepalives), so a dead link is noticed in bounded time.
+    ///
     /// - Throws: `CONNECTION_FAILED` with libpq's message.
     public init(conninfo: String) throws(PostgresError) {
-        guard let handle = PQconnectdb(conninfo) else {
+        guard let handle = LinkTimeouts.connect(conninfo) else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -37,6 +42,12 @@ public final class PostgresConnection {
         // errors; libpq would print them to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
+        do {
+            try execute(LinkTimeouts.applyServerDefaults, [.textArray(LinkTimeouts.serverDefaults.map(\.name)),
+                                                           .textArray(LinkTimeouts.serverDefaults.map(\.value))])
+        } catch {
+            throw PostgresError(.connectionFailed, "setting the session's link limits: \(error.message)", sqlState: error.sqlState)
+        }
     }
 
     deinit { PQfinish(handle) }
@@ -46,6 +57,20 @@ public final class PostgresConnection {
 
     /// False once the connection broke; it must then be replaced.
     public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The value libpq uses for connection parameter `keyword` on this
+    /// connection (`PQconninfo`), e.g. `"10000"` for `tcp_user_timeout`;
+    /// nil when it has none.
+    public func parameter(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
 
     /// The server's version as an integer, e.g. 150013.
     public var serverVersion: Int { Int(PQserverVersion(handle)) }
