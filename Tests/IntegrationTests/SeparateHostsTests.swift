@@ -27,7 +27,8 @@ extension NetworkLabSuites {
             defer { node.process.kill() }
             let link = try #require(node.databaseLink)
 
-            let setup = try await node.connect()
+            // A request that hangs on the dead link fails the test instead of holding it to its time limit.
+            let setup = try await node.connect(requestTimeout: .seconds(90))
             let list = try await setup.createList(name: "Cut off", icon: "Inbox").id
             let outcomes = WriteOutcomes()
             let writers = (0..<2).map { w in
