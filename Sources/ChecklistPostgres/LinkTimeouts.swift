@@ -38,20 +38,20 @@ public enum LinkTimeouts {
 
     /// Server settings for this session, each set only where the server's
     /// configuration (file, `ALTER ROLE/DATABASE ... SET`, the connection's
-    /// `options`) leaves it at its built-in default:
+    /// `options`) leaves it at its built-in default: `tcp_keepalives_idle=5`,
+    /// `tcp_keepalives_interval=2`, `tcp_keepalives_count=3`, the server's
+    /// side of the same probing, so the backends of lost connections end
+    /// instead of holding connection slots.
     ///
-    /// - `idle_in_transaction_session_timeout=20s`: a transaction whose
-    ///   client vanished mid-way (its link cut between two statements)
-    ///   would hold its row locks until the server's own TCP gives up
-    ///   (hours): the reconnected node's retry of the same batch would wait
-    ///   on them. The node never leaves a transaction idle between
-    ///   statements, so this ends only abandoned ones.
-    /// - `tcp_keepalives_idle=5`, `tcp_keepalives_interval=2`,
-    ///   `tcp_keepalives_count=3`: the server's side of the same probing,
-    ///   so the backends of lost connections end instead of holding
-    ///   connection slots.
+    /// A commit transaction also limits its own idle time
+    /// (`TransactionMode.commit`: `SET LOCAL
+    /// idle_in_transaction_session_timeout = '20s'`, under the same
+    /// condition): a commit whose link was cut between two statements
+    /// would hold its row locks until the server's own TCP gave up
+    /// (hours), and the reconnected node's retry of the same batch would
+    /// wait on them. Only commits: a load or an import legitimately spends
+    /// time between its statements (decoding or encoding a large list).
     public static let serverDefaults: [(name: String, value: String)] = [
-        ("idle_in_transaction_session_timeout", "20s"),
         ("tcp_keepalives_idle", "5"),
         ("tcp_keepalives_interval", "2"),
         ("tcp_keepalives_count", "3"),
@@ -63,6 +63,12 @@ public enum LinkTimeouts {
         FROM pg_settings s
         JOIN unnest($1::text[], $2::text[]) AS d(name, value) ON d.name = s.name
         WHERE s.source = 'default'
+        """
+
+    /// One row when the server's configuration leaves
+    /// `idle_in_transaction_session_timeout` at its default.
+    static let idleInTransactionIsDefault: StaticString = """
+        SELECT 1 FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout' AND source = 'default'
         """
 
     /// Connects with `conninfo` plus the `clientDefaults` it and the

@@ -14,6 +14,9 @@ import CPostgres
 public final class PostgresConnection {
     private let handle: OpaquePointer
     private var prepared: Set<String> = []
+    /// Whether `.commit` transactions limit their idle time: the server's
+    /// configuration leaves `idle_in_transaction_session_timeout` at its default.
+    private var limitsAbandonedCommits = false
 
     /// Connects with a libpq connection string (`host=... dbname=...`) or a
     /// `postgresql://` URI, and sets the client encoding to UTF8.
@@ -45,6 +48,7 @@ public final class PostgresConnection {
         do {
             try execute(LinkTimeouts.applyServerDefaults, [.textArray(LinkTimeouts.serverDefaults.map(\.name)),
                                                            .textArray(LinkTimeouts.serverDefaults.map(\.value))])
+            limitsAbandonedCommits = try execute(LinkTimeouts.idleInTransactionIsDefault).rowCount == 1
         } catch {
             throw PostgresError(.connectionFailed, "setting the session's link limits: \(error.message)", sqlState: error.sqlState)
         }
@@ -109,8 +113,14 @@ public final class PostgresConnection {
 
     /// How a transaction sees the database.
     public enum TransactionMode: Sendable {
-        /// READ COMMITTED, read-write: commits.
+        /// READ COMMITTED, read-write: imports, checkpoints, migrations.
         case readWrite
+        /// READ COMMITTED, read-write, for a node's commits: left idle by
+        /// its client for 20 s (its link cut between two statements), the
+        /// server ends it, so its row locks never block the retry of the
+        /// same batch on a new connection (`LinkTimeouts`). Unless the
+        /// server's configuration sets `idle_in_transaction_session_timeout`.
+        case commit
         /// REPEATABLE READ, READ ONLY: one snapshot for every statement, for
         /// loads that read a checkpoint and the changes after it.
         case readOnlySnapshot
@@ -122,6 +132,10 @@ public final class PostgresConnection {
     public func transaction<R>(_ mode: TransactionMode = .readWrite, _ body: () throws -> R) throws -> R {
         switch mode {
         case .readWrite: try executeScript("BEGIN")
+        case .commit where limitsAbandonedCommits:
+            // One round trip: PQexec sends both statements at once.
+            try executeScript("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '20s'")
+        case .commit: try executeScript("BEGIN")
         case .readOnlySnapshot: try executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
         let value: R

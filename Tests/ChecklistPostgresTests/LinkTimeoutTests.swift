@@ -14,7 +14,11 @@ struct LinkTimeoutTests {
         for (keyword, value) in LinkTimeouts.clientDefaults {
             #expect(connection.parameter(keyword) == value, "\(keyword)")
         }
-        #expect(try setting("idle_in_transaction_session_timeout", on: connection) == "20s")
+        // Only a commit transaction limits its idle time.
+        #expect(try setting("idle_in_transaction_session_timeout", on: connection) == "0")
+        #expect(try connection.transaction(.commit) { try setting("idle_in_transaction_session_timeout", on: connection) } == "20s")
+        #expect(try connection.transaction(.readWrite) { try setting("idle_in_transaction_session_timeout", on: connection) } == "0")
+        #expect(try setting("idle_in_transaction_session_timeout", on: connection) == "0")
         // The server's keepalives apply to TCP connections (this one is).
         #expect(try setting("tcp_keepalives_idle", on: connection) == "5")
         #expect(try setting("tcp_keepalives_count", on: connection) == "3")
@@ -29,7 +33,7 @@ struct LinkTimeoutTests {
         #expect(connection.parameter("keepalives_idle") == "7")
         #expect(connection.parameter("connect_timeout") == "3")
         #expect(connection.parameter("keepalives_count") == "3")  // not given: the default
-        #expect(try setting("idle_in_transaction_session_timeout", on: connection) == "3s")
+        #expect(try connection.transaction(.commit) { try setting("idle_in_transaction_session_timeout", on: connection) } == "3s")
         #expect(try setting("tcp_keepalives_idle", on: connection) == "9")
         #expect(try setting("tcp_keepalives_interval", on: connection) == "2")
     }
@@ -44,13 +48,13 @@ struct LinkTimeoutTests {
         #expect(try connection.execute("SELECT 1").int64(0, 0) == 1)
     }
 
-    @Test func aDatabaseSettingWinsOverTheSessionDefault() throws {
+    @Test func aDatabaseSettingWinsOverTheCommitsLimit() throws {
         let conninfo = try TestCluster.freshDatabase()
         let database = try #require(conninfo.split(separator: "=").last.map(String.init))
         let altered = try TestCluster.cluster().runClient("psql", ["-d", "postgres", "-c",
             "ALTER DATABASE \(database) SET idle_in_transaction_session_timeout = '45s'"])
         #expect(altered.status == 0, "\(altered.stderr)")
         let connection = try PostgresConnection(conninfo: conninfo)
-        #expect(try setting("idle_in_transaction_session_timeout", on: connection) == "45s")
+        #expect(try connection.transaction(.commit) { try setting("idle_in_transaction_session_timeout", on: connection) } == "45s")
     }
 }
