@@ -14,13 +14,21 @@ import CPostgres
 public final class PostgresConnection {
     private let handle: OpaquePointer
     private var prepared: Set<String> = []
+    /// Whether `.commit` transactions limit their idle time: the server's
+    /// configuration leaves `idle_in_transaction_session_timeout` at its default.
+    private var limitsAbandonedCommits = false
 
     /// Connects with a libpq connection string (`host=... dbname=...`) or a
     /// `postgresql://` URI, and sets the client encoding to UTF8.
     ///
+    /// The link limits of `LinkTimeouts` are added where `conninfo` and the
+    /// environment leave them unset (libpq's `connect_timeout`, keepalives,
+    /// `tcp_user_timeout`; the session's `idle_in_transaction_session_timeout`
+    /// and server-side keepalives), so a dead link is noticed in bounded time.
+    ///
     /// - Throws: `CONNECTION_FAILED` with libpq's message.
     public init(conninfo: String) throws(PostgresError) {
-        guard let handle = PQconnectdb(conninfo) else {
+        guard let handle = LinkTimeouts.connect(conninfo) else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -37,6 +45,13 @@ public final class PostgresConnection {
         // errors; libpq would print them to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
+        do {
+            try execute(LinkTimeouts.applyServerDefaults, [.textArray(LinkTimeouts.serverDefaults.map(\.name)),
+                                                           .textArray(LinkTimeouts.serverDefaults.map(\.value))])
+            limitsAbandonedCommits = try execute(LinkTimeouts.idleInTransactionIsDefault).rowCount == 1
+        } catch {
+            throw PostgresError(.connectionFailed, "setting the session's link limits: \(error.message)", sqlState: error.sqlState)
+        }
     }
 
     deinit { PQfinish(handle) }
@@ -53,6 +68,20 @@ public final class PostgresConnection {
     public func setStatementTimeout(_ timeout: Duration?) throws(PostgresError) {
         let milliseconds = timeout.map { max(1, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0
         try execute("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
+    }
+
+    /// The value libpq uses for connection parameter `keyword` on this
+    /// connection (`PQconninfo`), e.g. `"10000"` for `tcp_user_timeout`;
+    /// nil when it has none.
+    public func parameter(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
     }
 
     /// The server's version as an integer, e.g. 150013.
@@ -92,8 +121,14 @@ public final class PostgresConnection {
 
     /// How a transaction sees the database.
     public enum TransactionMode: Sendable {
-        /// READ COMMITTED, read-write: commits.
+        /// READ COMMITTED, read-write: imports, checkpoints, migrations.
         case readWrite
+        /// READ COMMITTED, read-write, for a node's commits: left idle by
+        /// its client for 20 s (its link cut between two statements), the
+        /// server ends it, so its row locks never block the retry of the
+        /// same batch on a new connection (`LinkTimeouts`). Unless the
+        /// server's configuration sets `idle_in_transaction_session_timeout`.
+        case commit
         /// REPEATABLE READ, READ ONLY: one snapshot for every statement, for
         /// loads that read a checkpoint and the changes after it.
         case readOnlySnapshot
@@ -105,6 +140,10 @@ public final class PostgresConnection {
     public func transaction<R>(_ mode: TransactionMode = .readWrite, _ body: () throws -> R) throws -> R {
         switch mode {
         case .readWrite: try executeScript("BEGIN")
+        case .commit where limitsAbandonedCommits:
+            // One round trip: PQexec sends both statements at once.
+            try executeScript("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '20s'")
+        case .commit: try executeScript("BEGIN")
         case .readOnlySnapshot: try executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
         let value: R

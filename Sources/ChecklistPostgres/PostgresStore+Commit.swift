@@ -23,7 +23,7 @@ extension PostgresStore {
     func commit(_ commits: [ListCommit], afterStatement: () throws -> Void) throws {
         guard !commits.isEmpty else { return }
         let columns = try CommitColumns(commits)
-        try connection.transaction {
+        try connection.transaction(.commit) {
             if columns.created.count > 0 {
                 try connection.execute(Statements.addNamespaces, [.textArray(columns.createdNamespaces)])
                 try afterStatement()

@@ -8,6 +8,14 @@ import Glibc
 /// the socket directory inside it, stopped (and the directory removed) by
 /// `stop()`. Never a system-wide service.
 ///
+/// On a host of its own (`NetworkLab`): given a `host`, the server runs in
+/// that network namespace (`ip netns exec`), listens on `listenAddresses`
+/// there (`*`: every address of the namespace) on port 5432, and the
+/// cluster's own client programs (`createDatabase`, `runClient`) reach it
+/// through its Unix socket, which does not depend on any link: checks of
+/// the database work while the host's links are cut. It trusts logins
+/// from the subnets of its links (`samenet` in pg_hba.conf).
+///
 /// PostgreSQL refuses to run as root: when this process is root, `initdb`
 /// and `pg_ctl` run as the `postgres` OS user (`runuser -u postgres --`) on
 /// a directory that user owns. Readiness is `pg_ctl start -w` (which
@@ -20,6 +28,9 @@ public final class PostgresCluster: Sendable {
 
     public let binDirectory: String
     public let port: Int
+    /// Where the cluster's client programs connect: 127.0.0.1, or the
+    /// socket directory for a cluster on a lab host.
+    public let clientHost: String
     private let directory: TemporaryDirectory
     private let dataDirectory: String
     private let runAsPostgres: Bool
@@ -38,11 +49,15 @@ public final class PostgresCluster: Sendable {
 
     /// Makes and starts a cluster.
     ///
-    /// - Parameter settings: extra server settings (`-c name=value`), e.g.
-    ///   `["synchronous_commit": "on"]`. fsync stays on unless given.
+    /// - Parameters:
+    ///   - settings: extra server settings (`-c name=value`), e.g.
+    ///     `["synchronous_commit": "on"]`. fsync stays on unless given.
+    ///   - host: the lab host to run on; nil for this process's namespace.
+    ///   - listenAddresses: PostgreSQL's `listen_addresses`; nil is
+    ///     127.0.0.1 in this process's namespace and `*` on a lab host.
     /// - Throws: `Unavailable` without PostgreSQL binaries; a
     ///   `ChildProcessError` naming the command that failed, with its output.
-    public init(settings: [String: String] = [:]) throws {
+    public init(settings: [String: String] = [:], host: LabHost? = nil, listenAddresses: String? = nil) throws {
         guard let bin = Self.findBinaries() else {
             throw Unavailable(description: "no PostgreSQL binaries (looked in /usr/lib/postgresql/*/bin and $CHECKLIST_PG_BINDIR); install the Debian package postgresql")
         }
@@ -62,17 +77,31 @@ public final class PostgresCluster: Sendable {
         }
         try Self.check(Self.run(bin + "/initdb", ["-D", dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8",
                                                   "--locale=C", "--no-sync"], asPostgres: runAsPostgres), "initdb")
-        var options = ["-c listen_addresses=127.0.0.1", "-k \(home)"]
+        let onLabHost = host?.namespace != nil
+        clientHost = onLabHost ? home : "127.0.0.1"
+        if onLabHost {
+            // initdb trusts only loopback and the socket: on its own host
+            // the cluster trusts the hosts at the other end of its links too.
+            guard let hba = FileHandle(forWritingAtPath: dataDirectory + "/pg_hba.conf") else {
+                throw ChildProcessError("cannot open \(dataDirectory)/pg_hba.conf")
+            }
+            hba.seekToEndOfFile()
+            hba.write(Data("host all all samenet trust\n".utf8))
+            try hba.close()
+        }
+        // Quoted for the shell pg_ctl starts the server with ('*' must not glob).
+        var options = ["-c listen_addresses='\(listenAddresses ?? (onLabHost ? "*" : "127.0.0.1"))'", "-k \(home)"]
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options.append("-c \(name)=\(value)") }
         var lastFailure = ""
         for _ in 0..<5 {
-            let candidate = try Self.freePort()
+            // A fresh namespace has every port free.
+            let candidate = onLabHost ? 5432 : try Self.freePort()
             let start = try Self.run(bin + "/pg_ctl", ["start", "-w", "-t", "60", "-D", dataDirectory, "-l", home + "/server.log",
                                                       "-o", (options + ["-p \(candidate)"]).joined(separator: " ")],
-                                     asPostgres: runAsPostgres)
+                                     asPostgres: runAsPostgres, on: host)
             if start.status == 0 {
                 port = candidate
-                let ready = try ProcessRunner.run(executable: bin + "/pg_isready", arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", "30"])
+                let ready = try ProcessRunner.run(executable: bin + "/pg_isready", arguments: ["-h", clientHost, "-p", String(port), "-t", "30"])
                 try Self.check(ready, "pg_isready")
                 return
             }
@@ -82,15 +111,17 @@ public final class PostgresCluster: Sendable {
         throw ChildProcessError("pg_ctl start failed 5 times: \(lastFailure)")
     }
 
-    /// A libpq connection string for `database` on this cluster.
-    public func conninfo(database: String = "postgres") -> String {
-        "host=127.0.0.1 port=\(port) user=postgres dbname=\(database)"
+    /// A libpq connection string for `database` on this cluster, reached
+    /// at `host` (by default where the cluster's own clients connect; a
+    /// node on another lab host gives the cluster's address on their link).
+    public func conninfo(database: String = "postgres", host: String? = nil) -> String {
+        "host=\(host ?? clientHost) port=\(port) user=postgres dbname=\(database)"
     }
 
     /// Creates an empty UTF8 database and returns its connection string.
     public func createDatabase(_ name: String) throws -> String {
         let result = try ProcessRunner.run(executable: binDirectory + "/createdb",
-                                           arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-E", "UTF8",
+                                           arguments: ["-h", clientHost, "-p", String(port), "-U", "postgres", "-E", "UTF8",
                                                        "-T", "template0", name])
         try Self.check(result, "createdb \(name)")
         return conninfo(database: name)
@@ -99,7 +130,7 @@ public final class PostgresCluster: Sendable {
     /// Runs one of the cluster's client programs (psql, pgbench) against it.
     public func runClient(_ program: String, _ arguments: [String], timeout: Duration = .seconds(120)) throws -> ProcessRunner.Result {
         try ProcessRunner.run(executable: binDirectory + "/" + program,
-                              arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres"] + arguments, timeout: timeout)
+                              arguments: ["-h", clientHost, "-p", String(port), "-U", "postgres"] + arguments, timeout: timeout)
     }
 
     /// Restarts the server (`pg_ctl restart -m fast`: every session is
@@ -119,12 +150,13 @@ public final class PostgresCluster: Sendable {
         directory.remove()
     }
 
-    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws -> ProcessRunner.Result {
-        if asPostgres {
-            return try ProcessRunner.run(executable: "/usr/sbin/runuser", arguments: ["-u", "postgres", "--", program] + arguments,
-                                         timeout: .seconds(120))
-        }
-        return try ProcessRunner.run(executable: program, arguments: arguments, timeout: .seconds(120))
+    /// Runs one of the server's programs, as the postgres OS user when
+    /// `asPostgres`, on lab host `host` when given.
+    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool,
+                            on host: LabHost? = nil) throws -> ProcessRunner.Result {
+        var command = asPostgres ? ("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments) : (program, arguments)
+        if let host { command = host.command(command.0, command.1) }
+        return try ProcessRunner.run(executable: command.0, arguments: command.1, timeout: .seconds(120))
     }
 
     private static func check(_ result: ProcessRunner.Result, _ what: String) throws {
