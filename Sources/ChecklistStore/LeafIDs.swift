@@ -36,6 +36,13 @@ struct LeafIDs: RandomAccessCollection, Sendable {
         spelled.isEmpty ? first &+ UInt64(truncatingIfNeeded: slot) : spelled[slot]
     }
 
+    /// Lends the spelled-out ids (empty while they are a run) and the run's
+    /// first id to `body`, for loops that read ids without a call per row.
+    @inline(__always)
+    func withSpelledIDs<T>(_ body: (UnsafeBufferPointer<UInt64>, UInt64) -> T) -> T {
+        spelled.withUnsafeBufferPointer { body($0, first) }
+    }
+
     /// The slot of `id`, if the leaf holds it.
     func firstIndex(of id: UInt64) -> Int? {
         guard spelled.isEmpty else { return spelled.firstIndex(of: id) }

@@ -11,7 +11,11 @@ import ChecklistModel
 /// and `prices` are read only where the flag bit says the row has one (they
 /// are empty in a leaf where no row has one).
 public struct RowColumns {
+    /// The leaf's spelled-out ids; empty while the leaf holds its ids as a
+    /// run (`LeafIDs`), then `id(_:)` counts from `firstRunID`.
     public let ids: UnsafeBufferPointer<UInt64>
+    /// The first id of the leaf's run (when `ids` is empty).
+    public let firstRunID: UInt64
     /// Each row's flag bits, as on the wire (never `hasKey`: keys are kept apart).
     public let flags: UnsafeBufferPointer<UInt8>
     public let textEnds: UnsafeBufferPointer<UInt32>
@@ -26,6 +30,12 @@ public struct RowColumns {
     public let mask: UInt8
     public let want: UInt8
 
+    /// Row `slot`'s item id.
+    @inlinable @inline(__always)
+    public func id(_ slot: Int) -> UInt64 {
+        ids.isEmpty ? firstRunID &+ UInt64(truncatingIfNeeded: slot) : ids[slot]
+    }
+
     /// The first byte of row `slot`'s text in `text`.
     @inlinable @inline(__always)
     public func textStart(_ slot: Int) -> Int {
@@ -37,12 +47,12 @@ extension RowRun {
     /// Lends the run's columns to `body`.
     func withColumns(filter: RowFilter, _ body: (RowColumns) -> Void) {
         leaf.arena.withUnsafeBytes { text in
-            leaf.ids.withUnsafeBufferPointer { ids in
+            leaf.ids.withSpelledIDs { ids, firstRunID in
                 leaf.flags.withUnsafeBufferPointer { flags in
                     leaf.textEnds.withUnsafeBufferPointer { ends in
                         leaf.dues.withUnsafeBufferPointer { dues in
                             leaf.prices.withUnsafeBufferPointer { prices in
-                                body(RowColumns(ids: ids, flags: flags, textEnds: ends, text: text, dues: dues, prices: prices,
+                                body(RowColumns(ids: ids, firstRunID: firstRunID, flags: flags, textEnds: ends, text: text, dues: dues, prices: prices,
                                                 start: slot, rows: rows,
                                                 mask: filter == .all ? 0 : ItemFlags.checked.rawValue,
                                                 want: filter == .checked ? ItemFlags.checked.rawValue : 0))

@@ -58,7 +58,7 @@ enum PageEncoder {
             if f & run.mask == run.want {
                 precondition(c.remaining >= PageMessage.maxRowBytesBesidesText + (to - from),
                              "PageEncoder: the page's bound was too small")
-                c.writeVarint(run.ids[slot])
+                c.writeVarint(run.id(slot))
                 c.writeU8(f)
                 c.writeBytes(UnsafeRawBufferPointer(rebasing: run.text[from..<to]))
                 if f & ItemFlags.hasDue.rawValue != 0 { c.writeZigZag(run.dues[slot]) }
