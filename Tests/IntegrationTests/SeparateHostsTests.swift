@@ -24,7 +24,7 @@ extension NetworkLabSuites {
             let hosts = try SeparateHosts()
             defer { hosts.remove() }
             let node = try hosts.startNode("n1", route: .ownLink)
-            defer { node.process.kill() }
+            defer { node.process.kill(); node.relay?.stop() }
             let link = try #require(node.databaseLink)
 
             // A request that hangs on the dead link fails the test instead of holding it to its time limit.
@@ -78,7 +78,7 @@ extension NetworkLabSuites {
             let hosts = try SeparateHosts()
             defer { hosts.remove() }
             let node = try hosts.startNode("n1", route: .relay(latency: .milliseconds(20)))
-            defer { node.process.kill() }
+            defer { node.process.kill(); node.relay?.stop() }
             let relay = try #require(node.relay)
 
             let setup = try await node.connect()
