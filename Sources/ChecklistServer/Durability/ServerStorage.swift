@@ -39,15 +39,18 @@ import ChecklistModel
 /// ## Failure
 /// A commit may fail after it was appended (a database transaction that
 /// aborts). Its position, and every position in the same failed batch,
-/// then reads `.failed` and never becomes durable; waiters are woken. An
+/// then reads `.failed` (until the storage commits it on a later try and
+/// says so, `DurabilityWaiters.durableIncludingFailed`); waiters are woken. An
 /// answer held for a failed position is never sent as an acknowledgement:
 /// the connection sends `ERROR UNAVAILABLE` with its request id instead
 /// (`DurabilityBarrier.outcomeUnknown`) and stays open. The outcome is
 /// unknown to the client: a storage may commit the change later (the
 /// PostgreSQL committer keeps a failed batch and commits it when the
-/// database is back); a retry with the idempotency key learns it. A failure the
-/// storage cannot recover from (the local log cannot write) is reported
-/// through the opener's `onFailure`, and the server stops.
+/// database is back); a retry with the idempotency key learns it. The data
+/// directory never fails a single commit: a failure it cannot recover from
+/// (the local log cannot write or fsync) is reported through the opener's
+/// `onFailure`, and the server stops (`event=log_failed`, exit 1) with the
+/// answers still held unsent.
 ///
 /// ## Threads
 /// `append` runs under the store's lock, in commit order: it must be short,
