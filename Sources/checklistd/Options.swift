@@ -35,6 +35,9 @@ struct Options {
     var postgres: String?
     /// Whether `--data-dir` was given (refused together with `--postgres`).
     var dataDirectoryGiven = false
+    /// `--cache-bytes`: the PostgreSQL node's budget for lists in memory
+    /// (only with `--postgres`; default `ListCache.Configuration.defaultMaxBytes`).
+    var cacheBytes: Int?
 
     static let usage = """
     usage: checklistd [options]
@@ -52,10 +55,16 @@ struct Options {
       --postgres CONNINFO    keep the data in PostgreSQL instead (a libpq connection
                              string or postgresql:// URI; CHECKLIST_POSTGRES does the
                              same and keeps a password off the command line): the
-                             schema is created or migrated, every list loaded, and an
-                             answer to a change leaves once its transaction committed.
-                             Not together with --data-dir. Exits 3 when PostgreSQL
-                             cannot be reached at start
+                             schema is created or migrated, every list's summary
+                             loaded (its rows on first use), and an answer to a change
+                             leaves once its transaction committed. Not together with
+                             --data-dir. Exits 3 when PostgreSQL cannot be reached at
+                             start
+      --cache-bytes SIZE     with --postgres: memory for lists' rows (e.g. 64MB, 2GB;
+                             default 1GB); the least recently used idle lists are
+                             dropped and loaded again on their next use, and a list
+                             larger than this still works. The data directory keeps
+                             every list in memory, so not without --postgres
       --fsync POLICY         when the log is fsynced: always (an answer to a change
                              leaves only once it is on disk; concurrent changes share
                              one fsync), everysec (a crash may lose the last second),
@@ -198,6 +207,7 @@ struct Options {
             configuration.dataDirectory = try cursor.value(flag)
             dataDirectoryGiven = true
         case "--postgres": postgres = try cursor.value(flag)
+        case "--cache-bytes": cacheBytes = try cursor.bytes(flag, min: 1)
         case "--seed-demo": seedDemo = true
         case "--fsync":
             let text = try cursor.value(flag)
@@ -240,6 +250,10 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError(description: "--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if cacheBytes != nil && postgres == nil {
+            throw UsageError(description: "--cache-bytes needs --postgres (or CHECKLIST_POSTGRES): "
+                             + "the data directory keeps every list in memory")
         }
         switch (tlsCertificateFile, tlsKeyFile) {
         case (_?, nil): throw UsageError(description: "--tls-cert needs --tls-key")

@@ -12,7 +12,9 @@ enum StorageChoice {
 
     /// The opener the options choose.
     static func opener(_ options: Options) -> StorageOpener {
-        if let conninfo = options.postgres { return .postgres(conninfo) }
+        if let conninfo = options.postgres {
+            return .postgres(conninfo, cache: ListCache.Configuration(maxBytes: options.cacheBytes ?? ListCache.Configuration.defaultMaxBytes))
+        }
         return .dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
                               snapshotAfter: options.snapshotAfter)
     }

@@ -36,10 +36,14 @@ final class PostgresCommitter: Sendable {
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
+    /// Told the revisions the database holds after each transaction (the list cache).
+    fileprivate let onCommitted: @Sendable ([(ListID, Revision?)]) -> Void
 
-    init(conninfo: String, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters) throws {
+    init(conninfo: String, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters,
+         onCommitted: @escaping @Sendable ([(ListID, Revision?)]) -> Void = { _ in }) throws {
         self.store = store
         self.waiters = waiters
+        self.onCommitted = onCommitted
         let started = try NativeThread.start(name: "pg-committer") { [self] in
             var loop = CommitLoop(conninfo: conninfo, committed: committed)
             loop.run(self)
@@ -170,7 +174,9 @@ private struct CommitLoop {
                 }
             }
             try database!.commit(batch.commits)
-            for (list, revision) in batch.revisionsAfter { committed[list] = revision }
+            let after = batch.revisionsAfter
+            for (list, revision) in after { committed[list] = revision }
+            committer.onCommitted(after)
             committer.durability.durable(batch.positions.upperBound)
             return true
         } catch let error as PostgresError where error.code == .staleRevision {
@@ -202,6 +208,7 @@ private struct CommitLoop {
             let stored = (try? database?.list(list))??.summary.revision
             matches = matches && stored == revision
             committed[list] = stored
+            committer.onCommitted([(list, stored)])
         }
         if matches {
             committer.durability.durable(batch.positions.upperBound)

@@ -5,7 +5,8 @@ import ChecklistThreads
 import Synchronization
 
 /// PostgreSQL as a server's storage (`ServerStorage`, docs/POSTGRES.md):
-/// the stored lists are loaded into the store at start, and every commit
+/// the stored lists are loaded into the store at start (whole, or as
+/// summaries whose rows a `ListCache` loads on first use), and every commit
 /// the store makes afterwards is queued for the committer thread
 /// (`PostgresCommitter`), which commits everything queued as one
 /// transaction (group commit) and then releases the answers of the whole
@@ -34,39 +35,74 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public let load: LoadReport
+    /// The cache of lists, when rows are loaded on first use.
+    public let listCache: ListCache?
+    private let loaders: PostgresListLoaders?
     private let waiters: DurabilityWaiters
     private let committer: PostgresCommitter
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
     /// Connects (at `conninfo`, a libpq connection string or URI), creates
-    /// or migrates the schema, loads every stored list into `store` (which
-    /// must be empty and must not commit meanwhile), handing each replayed
-    /// change to `onReplayed`, and starts the committer thread.
+    /// or migrates the schema, loads the stored lists into `store` (which
+    /// must be empty and must not commit meanwhile) and starts the
+    /// committer thread.
     ///
+    /// - Parameters:
+    ///   - cache: nil loads every list whole, handing each replayed change
+    ///     to `onReplayed` (offline `export|import`). Given, only every
+    ///     list's summary and the idempotency memory are loaded; rows come
+    ///     on first use through the list cache (`listCache`, `--cache-bytes`),
+    ///     whose loads hand their replayed changes to `retain`.
     /// - Throws: `PostgresError` `CONNECTION_FAILED` when the database
     ///   cannot be reached, `SCHEMA_TOO_NEW`, or what the load met.
-    public init(conninfo: String, store: Store, onReplayed: (Change) -> Void = { _ in }) throws {
+    public init(conninfo: String, store: Store, cache: ListCache.Configuration? = nil,
+                onReplayed: (Change) -> Void = { _ in }, retain: @escaping @Sendable (Change) -> Void = { _ in }) throws {
         let started = monotonicNanoseconds()
         let database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
         let migration = try database.migrate()
         var replayed = 0
-        let sink = StoreRestoreSink(store: store, holdingNextListID: true)
-        let reports = try database.loadAll(into: sink) { change in
-            try store.replay(change)
-            onReplayed(change)
-            replayed += 1
-        }
-        sink.releaseNextListID()
         var committed: [ListID: Revision] = [:]
-        store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
+        let lists: Int
+        if cache != nil {
+            let stored = try database.allLists()
+            for list in stored {
+                store.installUnloaded(list)
+                committed[list.summary.id] = list.summary.revision
+            }
+            store.restoreNextListID(try database.nextListID())
+            store.restoreIdempotency(try database.idempotencyMemory())
+            lists = stored.count
+        } else {
+            let sink = StoreRestoreSink(store: store, holdingNextListID: true)
+            let reports = try database.loadAll(into: sink) { change in
+                try store.replay(change)
+                onReplayed(change)
+                replayed += 1
+            }
+            sink.releaseNextListID()
+            store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
+            lists = reports.count
+        }
         let totals = store.totals()
-        load = LoadReport(lists: reports.count, items: UInt64(totals.items), changesReplayed: replayed,
+        load = LoadReport(lists: lists, items: UInt64(totals.items), changesReplayed: replayed,
                           schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started,
                           everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
-        committer = try PostgresCommitter(conninfo: conninfo, store: store, committed: committed, waiters: waiters)
+        if let cache {
+            let listCache = ListCache(store: store, configuration: cache, committed: committed)
+            let loaders = try PostgresListLoaders(conninfo: conninfo, store: store, cache: listCache, retain: retain)
+            listCache.setLoader(loaders)
+            self.listCache = listCache
+            self.loaders = loaders
+        } else {
+            listCache = nil
+            loaders = nil
+        }
+        let reportCommitted: @Sendable ([(ListID, Revision?)]) -> Void = { [listCache] in listCache?.committed($0) }
+        committer = try PostgresCommitter(conninfo: conninfo, store: store, committed: committed, waiters: waiters,
+                                          onCommitted: reportCommitted)
     }
 
     /// Queues one commit for the committer. Under the store's lock, in
@@ -95,8 +131,11 @@ public final class PostgresStorage: ServerStorage {
     public func startUpkeep(log: ServerLog) {
         log.info("postgres_loaded", ["lists": load.lists, "items": load.items, "changesReplayed": load.changesReplayed,
                                      "schemaVersion": load.schemaVersion,
-                                     "loadMs": Double(load.loadNanoseconds / 1000) / 1000])
+                                     "loadMs": Double(load.loadNanoseconds / 1000) / 1000,
+                                     "cacheBytes": listCache.map { String($0.configuration.maxBytes) } ?? "all"])
         committer.setLog(log)
+        listCache?.setLog(log)
+        loaders?.setLog(log)
     }
 
     /// The commit counter and what is committed, as the log's figures:
@@ -110,6 +149,7 @@ public final class PostgresStorage: ServerStorage {
     /// Commits what is queued (waiting up to `PostgresCommitter.closeTimeout`
     /// for an unreachable database) and stops the committer.
     public func close() throws {
+        loaders?.close()
         try committer.close()
     }
 }

@@ -54,8 +54,11 @@ struct ChangeFeed {
     }
 
     /// Retains a change just committed. Changes of one list arrive in
-    /// revision order (the store's `onCommit` order).
+    /// revision order (the store's `onCommit` order). A change at or below
+    /// the list's newest retained revision is retained already (a list
+    /// loaded again into a node's cache replays its history): ignored.
     mutating func append(_ change: EncodedChange) {
+        if let history = lists[change.list], change.revision <= history.last { return }
         if change.isDeletion {
             if let history = lists.removeValue(forKey: change.list) {
                 retainedBytes -= history.bytes
