@@ -25,10 +25,14 @@ scenarios:
             [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
             [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
+  cache     a PostgreSQL node's cache of lists; needs --postgres CONNINFO [--items 1000000]
+            [--cache-bytes 67108864] [--factor 10] [--lists 40] [--page 1000]; GET_PAGE to PAGE
+            of a list loaded into an empty cache, and peak RSS paging lists totalling
+            factor x the cache
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
-PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout), unless
+PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout, cache), unless
 --server HOST:PORT names a running one. Items get --text-bytes bytes of
 text (default 40).
 
@@ -63,6 +67,8 @@ do {
         try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "memory":
         try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
+    case "cache":
+        try await CacheScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "fanout":
         try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "load":

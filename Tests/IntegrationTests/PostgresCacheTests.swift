@@ -159,9 +159,9 @@ struct PostgresCacheTests {
         _ = try blocker.execute("BEGIN")
         _ = try blocker.execute("LOCK TABLE changes IN ACCESS EXCLUSIVE MODE")
         let parkedClient = try await node.connect()
-        let answered = Atomic<Bool>(false)
+        let answered = AnsweredFlag()
         let parked = Task {
-            defer { answered.store(true, ordering: .releasing) }
+            defer { answered.set() }
             return try await parkedClient.page(ids[1], limit: 5).items.map(\.text)
         }
         // Until the server holds the request parked (a condition, not a delay).
@@ -175,7 +175,7 @@ struct PostgresCacheTests {
             #expect(try await reader.page(resident, limit: 10).items.count == 10)
         }
         #expect(try await reader.lists().count == ids.count)
-        #expect(!answered.load(ordering: .acquiring), "the parked request was answered while its load was blocked")
+        #expect(!answered.isSet, "the parked request was answered while its load was blocked")
         _ = try blocker.execute("COMMIT")
         #expect(try await parked.value == (0..<5).map { Self.text(list: 1, item: $0) })
         await reader.close()
@@ -188,4 +188,11 @@ struct PostgresCacheTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("--cache-bytes needs --postgres"), "\(result.stderr)")
     }
+}
+
+/// Set once the parked request was answered.
+private final class AnsweredFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }

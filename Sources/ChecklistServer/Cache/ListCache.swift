@@ -13,10 +13,10 @@ import Synchronization
 /// has not committed yet. A list larger than the whole cache is loaded
 /// anyway and is evictable once unpinned.
 ///
-/// Locking rule: `state`'s mutex may be held when the store's lock is
+/// Locking rule: `trimming`, then `state`, then the store's lock, never
+/// the other way round. `state`'s mutex is held when the store's lock is
 /// taken (`pin` asks the store about a list it does not know, `trim`
-/// evicts), never the other way round: nothing under the store's lock
-/// calls the cache. The committer reports committed revisions without the
+/// evicts); nothing under the store's lock calls the cache. The committer reports committed revisions without the
 /// store's lock (`committed(_:)`).
 public final class ListCache: Sendable {
     /// What a cache is started with.
@@ -85,6 +85,9 @@ public final class ListCache: Sendable {
     let store: Store
     private let state: Mutex<State>
     private let loader = Mutex<(any ListLoading)?>(nil)
+    /// Held through a whole `trim`: one at a time, so that what one trim
+    /// read of the store's residency is not made stale by another's evictions.
+    private let trimming = Mutex<Void>(())
     private let log = Mutex<ServerLog?>(nil)
 
     /// - Parameter committed: the revision the database holds for each list.
@@ -189,6 +192,10 @@ public final class ListCache: Sendable {
     /// total is over the budget. Returns the lists evicted.
     @discardableResult
     func trim() -> [ListID] {
+        trimming.withLock { _ in trimAlone() }
+    }
+
+    private func trimAlone() -> [ListID] {
         let resident = store.residentLists()
         let stale = state.withLock { state -> [ListID] in
             resident.compactMap { list, revision in state.entries[list]?.measuredAt == revision ? nil : list }
