@@ -29,10 +29,14 @@ scenarios:
             private cluster), --clients 4 on each; node 1
             killed (SIGKILL) after --seconds 3, run on for --after 3: acknowledged
             patches lost, dead node's clients' gap until they work again
+  cache     a PostgreSQL node's cache of lists; needs --postgres CONNINFO [--items 1000000]
+            [--cache-bytes 67108864] [--factor 10] [--lists 40] [--page 1000]; GET_PAGE to PAGE
+            of a list loaded into an empty cache, and peak RSS paging lists totalling
+            factor x the cache
 
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
-PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout), unless
+PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout, cache), unless
 --server HOST:PORT[,HOST:PORT...] names running ones (nodes of one
 service, tried in turn). Items get --text-bytes bytes of
 text (default 40).
@@ -68,6 +72,8 @@ do {
         try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "memory":
         try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
+    case "cache":
+        try await CacheScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "fanout":
         try await FanoutScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "load":

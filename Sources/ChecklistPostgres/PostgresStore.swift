@@ -47,6 +47,15 @@ public final class PostgresStore {
         return try (0..<result.rowCount).map { row throws(PostgresError) in try Self.record(result, row, namespace: namespace) }
     }
 
+    /// Every list's row, of every namespace, in id order: what a node that
+    /// loads rows on first use knows of the lists at start.
+    public func allLists() throws(PostgresError) -> [ExportedList] {
+        let result = try connection.execute(Statements.allLists)
+        return try (0..<result.rowCount).map { row throws(PostgresError) in
+            try Self.record(result, row, namespace: Namespace(try result.string(row, 10) ?? ""))
+        }
+    }
+
     /// One list's row, or nil.
     public func list(_ id: ListID) throws(PostgresError) -> ExportedList? {
         let result = try connection.execute(Statements.listByID, [try .id(id.rawValue, "list id")])

@@ -26,6 +26,14 @@ enum Statements {
         FROM lists WHERE id = $1
         """)
 
+    /// Every list's row (columns as `listByID`), for a node that loads
+    /// summaries at start and rows on first use.
+    static let allLists = PostgresStatement(name: "ckl_all_lists", sql: """
+        SELECT id, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id,
+               checkpoint_revision, namespace
+        FROM lists ORDER BY id
+        """)
+
     static let allListIDs = PostgresStatement(name: "ckl_all_list_ids", sql: "SELECT id FROM lists ORDER BY id")
 
     static let addNamespaces = PostgresStatement(name: "ckl_add_namespaces", sql:

@@ -55,7 +55,8 @@ public final class ChecklistServer: Sendable {
         let metrics = ServerMetrics(loops: threads, store: store, hasTLSPort: configuration.tls != nil)
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
-                                           metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log)
+                                           metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log,
+                                           cache: storage?.listCache)
         transferWorkers = dispatcher.snapshots.workers
         // A single answer may be as large as a frame: the output limit must hold it.
         let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)
@@ -89,6 +90,7 @@ public final class ChecklistServer: Sendable {
         metrics.setConnectionStatisticsProvider { tcp.statistics }
         if let liveSync { metrics.setSyncStatusProvider { liveSync.syncStatus } }
         if let storage { metrics.setDurabilityStatusProvider { storage.status } }
+        if let cache = storage?.listCache { metrics.setCacheStatusProvider { cache.status } }
         if let metricsPort = configuration.metricsPort {
             // Scrapes are rare and short: a few at a time is plenty.
             let httpLimits = ConnectionLimits(maxConnections: 16, maxInputBytes: MetricsHTTPHandler.maxRequestBytes,

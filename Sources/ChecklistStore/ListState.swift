@@ -14,6 +14,10 @@ struct ListState: Sendable {
     var rows: RowTree
     /// The items' client keys; empty for a list whose items have none.
     var keys: ClientKeyIndex
+    /// Set while the list's rows are not in memory (a PostgreSQL node's
+    /// cache evicted them, or never loaded them: `Store+Residency.swift`):
+    /// `rows` and `keys` are empty then and the counts are these.
+    var unloaded: UnloadedCounts?
 
     init(id: ListID, namespace: Namespace, name: String, icon: String, revision: Revision,
          nextItemID: UInt64 = 1, rows: RowTree, keys: ClientKeyIndex = ClientKeyIndex()) {
@@ -28,11 +32,28 @@ struct ListState: Sendable {
     }
 
     var summary: ListSummary {
-        ListSummary(id: id, name: name, icon: icon, itemCount: UInt64(rows.count),
-                    uncheckedCount: UInt64(rows.uncheckedCount), revision: revision)
+        ListSummary(id: id, name: name, icon: icon, itemCount: unloaded?.itemCount ?? UInt64(rows.count),
+                    uncheckedCount: unloaded?.uncheckedCount ?? UInt64(rows.uncheckedCount), revision: revision)
+    }
+
+    /// Its number of items, in memory or not.
+    var itemCount: Int { unloaded.map { Int($0.itemCount) } ?? rows.count }
+
+    /// Throws `UNAVAILABLE` for a list whose rows are not in memory: a
+    /// request that reads or changes rows must have it loaded first (the
+    /// server's list cache does so before dispatching it).
+    func requireRows() throws(ChecklistError) {
+        guard unloaded != nil else { return }
+        throw ChecklistError(.unavailable, "list \(id) is not in memory; try again")
     }
 
     var exported: ExportedList {
         ExportedList(namespace: namespace, summary: summary, nextItemID: ItemID(nextItemID))
     }
+}
+
+/// The counts of a list whose rows are not in memory.
+struct UnloadedCounts: Sendable, Hashable {
+    var itemCount: UInt64
+    var uncheckedCount: UInt64
 }

@@ -36,6 +36,7 @@ extension Store {
         try Validation.pageLimit(limit, limits: limits)
         return try reading { state throws(ChecklistError) in
             try state.readList(list, in: ns) { list throws(ChecklistError) in
+                try list.requireRows()
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
                 let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
                 return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys)

@@ -6,7 +6,7 @@ extension Store {
     /// O(lists), not O(items), since each list knows its row count.
     public func totals() -> (lists: Int, items: Int) {
         reading { state in
-            (state.lists.count, state.lists.values.reduce(0) { $0 + $1.rows.count })
+            (state.lists.count, state.lists.values.reduce(0) { $0 + $1.itemCount })
         }
     }
 }

@@ -20,7 +20,7 @@ public struct StoreCut: Sendable {
 
     /// Number of lists and rows in the cut.
     public var counts: (lists: Int, items: Int) {
-        (lists.count, lists.values.reduce(0) { $0 + $1.rows.count })
+        (lists.count, lists.values.reduce(0) { $0 + $1.itemCount })
     }
 
     /// Visits lists (ordered by id) with their rows in order, as

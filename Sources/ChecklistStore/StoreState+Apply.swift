@@ -55,6 +55,7 @@ extension StoreState {
         case .patch(let id, let baseRevision, let ops, let key):
             if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns) { return repeated }
             let index = try index(of: id, in: ns)
+            try lists.values[index].requireRows()
             try Validation.batch(ops.count, limits: limits)
             let current = lists.values[index].revision
             if let baseRevision, baseRevision != current {
@@ -110,6 +111,7 @@ extension StoreState {
             summary.revision = change.revision
             return Commit(change: change, summary: summary)
         case .patched(let ops):
+            try lists.values[index].requireRows()
             try lists.values[index].apply(ops)
         }
         lists.values[index].revision = change.revision

@@ -30,4 +30,25 @@ struct ArgumentCursor {
         }
         return seconds
     }
+
+    /// A size in bytes after `flag`: a number, optionally with a unit
+    /// (`KB`, `MB`, `GB` and `KiB`, `MiB`, `GiB` all count in 1024s; `B`),
+    /// at least `min`.
+    mutating func bytes(_ flag: String, min: Int = 0) throws -> Int {
+        let text = try value(flag)
+        let digits = text.prefix { $0.isNumber }
+        let unit = text.dropFirst(digits.count).lowercased()
+        let scale: Int? = switch unit {
+        case "", "b": 1
+        case "k", "kb", "kib": 1 << 10
+        case "m", "mb", "mib": 1 << 20
+        case "g", "gb", "gib": 1 << 30
+        default: nil
+        }
+        guard let scale, let n = Int(digits), n <= Int.max / scale else {
+            throw Options.UsageError(description: "\(flag): '\(text)' is not a size (e.g. 67108864, 64MB, 2GB)")
+        }
+        guard n * scale >= min else { throw Options.UsageError(description: "\(flag) must be at least \(min) bytes") }
+        return n * scale
+    }
 }

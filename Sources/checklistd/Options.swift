@@ -38,6 +38,9 @@ struct Options {
     var postgres: String?
     /// Whether `--data-dir` was given (refused together with `--postgres`).
     var dataDirectoryGiven = false
+    /// `--cache-bytes`: the PostgreSQL node's budget for lists in memory
+    /// (only with `--postgres`; default `ListCache.Configuration.defaultMaxBytes`).
+    var cacheBytes: Int?
 
     static let usage = """
     usage: checklistd [options]
@@ -55,10 +58,11 @@ struct Options {
       --postgres CONNINFO    keep the data in PostgreSQL instead (a libpq connection
                              string or postgresql:// URI; CHECKLIST_POSTGRES does the
                              same and keeps a password off the command line): the
-                             schema is created or migrated, every list loaded, and an
-                             answer to a change leaves once its transaction committed.
-                             Not together with --data-dir. Exits 3 when PostgreSQL
-                             cannot be reached at start
+                             schema is created or migrated, every list's summary
+                             loaded (its rows on first use), and an answer to a change
+                             leaves once its transaction committed. Not together with
+                             --data-dir. Exits 3 when PostgreSQL cannot be reached at
+                             start
       --postgres-statement-timeout SECONDS  statement_timeout of the node's database
                              threads: a commit stuck longer fails (its changes are
                              answered ERROR UNAVAILABLE, outcome unknown, and tried
@@ -66,6 +70,11 @@ struct Options {
       --postgres-checkpoint-after N  write a list's checkpoint in the background once
                              it has N changes after its last one, so a start replays
                              at most about N changes per list (default 1000)
+      --cache-bytes SIZE     with --postgres: memory for lists' rows (e.g. 64MB, 2GB;
+                             default 1GB); the least recently used idle lists are
+                             dropped and loaded again on their next use, and a list
+                             larger than this still works. The data directory keeps
+                             every list in memory, so not without --postgres
       --fsync POLICY         when the log is fsynced: always (an answer to a change
                              leaves only once it is on disk; concurrent changes share
                              one fsync), everysec (a crash may lose the last second),
@@ -213,6 +222,7 @@ struct Options {
             let seconds = try cursor.seconds(flag)
             postgresSettings.statementTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
         case "--postgres-checkpoint-after": postgresSettings.checkpointAfter = try cursor.number(flag, Int.self, min: 1)
+        case "--cache-bytes": cacheBytes = try cursor.bytes(flag, min: 1)
         case "--seed-demo": seedDemo = true
         case "--fsync":
             let text = try cursor.value(flag)
@@ -255,6 +265,10 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError(description: "--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if cacheBytes != nil && postgres == nil {
+            throw UsageError(description: "--cache-bytes needs --postgres (or CHECKLIST_POSTGRES): "
+                             + "the data directory keeps every list in memory")
         }
         switch (tlsCertificateFile, tlsKeyFile) {
         case (_?, nil): throw UsageError(description: "--tls-cert needs --tls-key")

@@ -15,6 +15,7 @@ enum StorageChoice {
         if let conninfo = options.postgres {
             var settings = options.postgresSettings
             settings.retainChangesPerList = options.configuration.liveSync.retainChangesPerList
+            settings.cache = ListCache.Configuration(maxBytes: options.cacheBytes ?? ListCache.Configuration.defaultMaxBytes)
             return .postgres(conninfo, settings: settings)
         }
         return .dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,

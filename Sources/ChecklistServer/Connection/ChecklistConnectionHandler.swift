@@ -24,6 +24,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     var pipeline: RequestPipeline
     var durability: DurabilityBarrier
     var transfers: ConnectionTransfers
+    /// A request is parked until its lists are loaded (PostgreSQL cache):
+    /// its frame waits unread in the input.
+    var awaitingListLoad = false
     let idleTimeout: IdleTimeout
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.
@@ -102,6 +105,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         var closeAfterAnswers = false
         /// A request whose answer a transfer worker makes.
         var offLoop: PendingTransfer?
+        /// A request parked until these lists are loaded.
+        var listLoad: ListLoadRequest?
     }
 
     /// Hands the session one whole frame at a time, so that each request is
@@ -111,7 +116,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
         // Not while a transfer's answer is awaited (the connection offers no
         // input then; `finishTransfer` has it offered again).
-        guard transfers.awaited == nil else { return 0 }
+        guard transfers.awaited == nil, !awaitingListLoad else { return 0 }
         if !sawInput {
             sawInput = true
             if !connection.isTLS, input.first == Self.tlsHandshakeRecordType { noteTLSOnPlainPort(connection) }
@@ -139,7 +144,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 pass.stopped = true
             case .frame(let header, let body, let size):
                 pass.consumed += size
-                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), connection, &pass)
+                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), frameSize: size, connection, &pass)
             }
         }
         sendAnswers(count: pass.answered, connection)
@@ -150,15 +155,23 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         }
         pipeline.inputHeldBack = pass.consumed < input.count
         if let offLoop = pass.offLoop { startTransfer(offLoop, connection) }
+        if let load = pass.listLoad { startListLoad(load, connection) }
         return pass.consumed
     }
 
     /// Handles one request frame and notes what its outcome asks for.
-    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: Connection,
+    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, frameSize: Int, _ connection: Connection,
                         _ pass: inout ReadPass) {
         let began = ContinuousClock.now
         let logBefore = durability.logPosition
         let outcome = session.receive(header, body: body)
+        if let load = outcome.listLoad {
+            // Nothing answered: the frame stays unread and is handed over again once loaded.
+            pass.consumed -= frameSize
+            pass.listLoad = load
+            pass.stopped = true
+            return
+        }
         if let work = outcome.transferWork {
             // Its answer comes from a worker; the requests after it wait.
             pass.offLoop = PendingTransfer(work: work, header: header, began: began, logBefore: logBefore)
@@ -213,6 +226,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         transfers.closed.set()
         session.connectionClosed()
         transfers.awaited = nil
+        awaitingListLoad = false
         durability.cancel(connectionID: connection.id)
         reachableFromOtherThreads = nil  // no cycle left
         if connection.pendingOutputBytes > policy.maxOutputBytes {

@@ -36,13 +36,14 @@ final class PostgresCommitter: Sendable {
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
-    /// Told the number of changes of each committed batch (the upkeep).
-    fileprivate let onCommitted: @Sendable (Int) -> Void
+    /// Told, after each transaction, the revisions the database holds for
+    /// the lists it touched (the list cache) and its number of changes (the upkeep).
+    fileprivate let onCommitted: @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void
 
     /// - Parameter statementTimeout: the connection's `statement_timeout`:
     ///   a stuck statement fails the batch (kept and tried again).
     init(conninfo: String, statementTimeout: Duration?, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters,
-         onCommitted: @escaping @Sendable (Int) -> Void) throws {
+         onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
         self.onCommitted = onCommitted
@@ -180,10 +181,11 @@ private struct CommitLoop {
                 }
             }
             try database!.commit(batch.commits)
-            for (list, revision) in batch.revisionsAfter { committed[list] = revision }
+            let after = batch.revisionsAfter
+            for (list, revision) in after { committed[list] = revision }
+            committer.onCommitted(after, batch.changeCount)
             // Positions failed on an earlier try are committed now too.
             committer.durability.durableIncludingFailed(batch.positions.upperBound)
-            committer.onCommitted(batch.changeCount)
             return true
         } catch let error as PostgresError where error.code == .staleRevision {
             fail(through: batch.positions.upperBound, committer)
@@ -214,6 +216,7 @@ private struct CommitLoop {
             let stored = (try? database?.list(list))??.summary.revision
             matches = matches && stored == revision
             committed[list] = stored
+            committer.onCommitted([(list, stored)], 0)
         }
         if matches {
             committer.durability.durable(batch.positions.upperBound)

@@ -21,5 +21,10 @@ public struct PostgresSettings: Sendable, Hashable {
     /// often (the first upkeep pass runs it at once).
     public var housekeepingInterval: Duration = .seconds(60)
 
+    /// The node's cache of lists (`--cache-bytes`): only the lists'
+    /// summaries are loaded at start, rows on first use within its budget.
+    /// Nil loads every list whole (offline `export|import`).
+    public var cache: ListCache.Configuration?
+
     public init() {}
 }

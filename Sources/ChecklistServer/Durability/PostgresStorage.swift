@@ -5,7 +5,8 @@ import ChecklistThreads
 import Synchronization
 
 /// PostgreSQL as a server's storage (`ServerStorage`, docs/POSTGRES.md):
-/// the stored lists are loaded into the store at start, and every commit
+/// the stored lists are loaded into the store at start (whole, or as
+/// summaries whose rows a `ListCache` loads on first use), and every commit
 /// the store makes afterwards is queued for the committer thread
 /// (`PostgresCommitter`), which commits everything queued as one
 /// transaction (group commit) and then releases the answers of the whole
@@ -39,6 +40,9 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public let load: LoadReport
+    /// The cache of lists, when rows are loaded on first use.
+    public let listCache: ListCache?
+    private let loaders: PostgresListLoaders?
     private let waiters: DurabilityWaiters
     private let committer: PostgresCommitter
     private let upkeep: PostgresUpkeep
@@ -46,15 +50,23 @@ public final class PostgresStorage: ServerStorage {
     private let position = Atomic<UInt64>(0)
 
     /// Connects (at `conninfo`, a libpq connection string or URI), creates
-    /// or migrates the schema, loads every stored list into `store` (which
-    /// must be empty and must not commit meanwhile), handing each replayed
-    /// change, and the retained changes a checkpoint already holds, to
-    /// `onReplayed` (the change feed), and starts the committer thread.
+    /// or migrates the schema, loads the stored lists into `store` (which
+    /// must be empty and must not commit meanwhile) and starts the
+    /// committer and upkeep threads.
     ///
+    /// - Parameters:
+    ///   - settings: the database threads' settings. `settings.cache` nil
+    ///     loads every list whole, handing each replayed change (and the
+    ///     retained changes a checkpoint holds) to `onReplayed` (offline
+    ///     `export|import`). Given, only every
+    ///     list's summary and the idempotency memory are loaded; rows come
+    ///     on first use through the list cache (`listCache`, `--cache-bytes`),
+    ///     whose loads hand their replayed changes to `retain`.
     /// - Throws: `PostgresError` `CONNECTION_FAILED` when the database
     ///   cannot be reached, `SCHEMA_TOO_NEW`, or what the load met.
     public init(conninfo: String, settings: PostgresSettings = PostgresSettings(), store: Store,
-                onReplayed: (Change) -> Void = { _ in }) throws {
+                onReplayed: (Change) -> Void = { _ in }, retain: @escaping @Sendable (Change) -> Void = { _ in }) throws {
+        let cache = settings.cache
         let started = monotonicNanoseconds()
         let database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
         let migration = try database.migrate()
@@ -62,25 +74,50 @@ public final class PostgresStorage: ServerStorage {
         // from the table; the replayed changes add theirs on top.
         store.restoreIdempotency(try database.idempotencyMemory())
         var replayed = 0
-        let sink = StoreRestoreSink(store: store, holdingNextListID: true)
-        let reports = try database.loadAll(into: sink, retained: onReplayed) { change in
-            try store.replay(change)
-            onReplayed(change)
-            replayed += 1
-        }
-        sink.releaseNextListID()
         var committed: [ListID: Revision] = [:]
-        store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
+        let lists: Int
+        if cache != nil {
+            let stored = try database.allLists()
+            for list in stored {
+                store.installUnloaded(list)
+                committed[list.summary.id] = list.summary.revision
+            }
+            store.restoreNextListID(try database.nextListID())
+            lists = stored.count
+        } else {
+            let sink = StoreRestoreSink(store: store, holdingNextListID: true)
+            let reports = try database.loadAll(into: sink, retained: onReplayed) { change in
+                try store.replay(change)
+                onReplayed(change)
+                replayed += 1
+            }
+            sink.releaseNextListID()
+            store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
+            lists = reports.count
+        }
         let totals = store.totals()
-        load = LoadReport(lists: reports.count, items: UInt64(totals.items), changesReplayed: replayed,
+        load = LoadReport(lists: lists, items: UInt64(totals.items), changesReplayed: replayed,
                           schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started,
                           everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
         let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters)
         self.upkeep = upkeep
+        if let cache {
+            let listCache = ListCache(store: store, configuration: cache, committed: committed)
+            let loaders = try PostgresListLoaders(conninfo: conninfo, store: store, cache: listCache, retain: retain)
+            listCache.setLoader(loaders)
+            self.listCache = listCache
+            self.loaders = loaders
+        } else {
+            listCache = nil
+            loaders = nil
+        }
         committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
-                                          committed: committed, waiters: waiters) { upkeep.committed($0) }
+                                          committed: committed, waiters: waiters) { [listCache] revisions, changeCount in
+            listCache?.committed(revisions)
+            upkeep.committed(changeCount)
+        }
     }
 
     /// Queues one commit for the committer. Under the store's lock, in
@@ -111,13 +148,16 @@ public final class PostgresStorage: ServerStorage {
     public func startUpkeep(log: ServerLog) {
         log.info("postgres_loaded", ["lists": load.lists, "items": load.items, "changesReplayed": load.changesReplayed,
                                      "schemaVersion": load.schemaVersion,
-                                     "loadMs": Double(load.loadNanoseconds / 1000) / 1000])
+                                     "loadMs": Double(load.loadNanoseconds / 1000) / 1000,
+                                     "cacheBytes": listCache.map { String($0.configuration.maxBytes) } ?? "all"])
         committer.setLog(log)
         do {
             try upkeep.start(log: log) { [weak self] in self?.lastPosition ?? 0 }
         } catch {
             log.error("postgres_upkeep_failed", ["error": "the upkeep thread did not start: \(error)"])
         }
+        listCache?.setLog(log)
+        loaders?.setLog(log)
     }
 
     /// The commit counter and what is committed, as the log's figures:
@@ -132,6 +172,7 @@ public final class PostgresStorage: ServerStorage {
     /// `PostgresCommitter.closeTimeout` for an unreachable database) and
     /// stops the committer.
     public func close() throws {
+        loaders?.close()
         upkeep.stop()
         try committer.close()
     }

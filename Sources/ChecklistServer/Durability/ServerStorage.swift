@@ -90,6 +90,15 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// Stops the upkeep, makes everything appended durable and releases the
     /// stored state. After the server has stopped.
     func close() throws
+
+    /// The cache of lists when the storage keeps rows elsewhere and loads
+    /// them on first use (PostgreSQL); nil when every list is in memory.
+    var listCache: ListCache? { get }
+}
+
+extension ServerStorage {
+    /// Every list is in memory.
+    public var listCache: ListCache? { nil }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).

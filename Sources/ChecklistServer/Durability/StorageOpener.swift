@@ -46,10 +46,24 @@ public struct StorageOpener: Sendable {
     /// PostgreSQL at `conninfo` (a libpq connection string or a
     /// `postgresql://` URI): the schema created or migrated, every stored
     /// list loaded, commits group-committed by one committer thread
-    /// (`PostgresStorage`), checkpoints and trimming in the background.
+    /// (`PostgresStorage`), checkpoints and trimming in the background. With
+    /// `settings.cache`, only the lists' summaries are loaded at start and
+    /// rows on first use, within the cache's budget.
     public static func postgres(_ conninfo: String, settings: PostgresSettings = PostgresSettings()) -> StorageOpener {
-        StorageOpener { store, replayed, _ in
-            try PostgresStorage(conninfo: conninfo, settings: settings, store: store, onReplayed: replayed)
+        guard settings.cache != nil else {
+            return StorageOpener { store, replayed, _ in
+                try PostgresStorage(conninfo: conninfo, settings: settings, store: store, onReplayed: replayed)
+            }
         }
+        return StorageOpener(open: { limits, liveSync, _ in
+            try ChecklistService.openStore(limits: limits, liveSync: liveSync) { store, _ in
+                try PostgresStorage(conninfo: conninfo, settings: settings, store: store, retain: { liveSync?.retain($0) })
+            }
+        })
+    }
+
+    private init(open: @escaping @Sendable (_ limits: Limits, _ liveSync: SubscriptionHub?,
+                                            _ onFailure: @escaping FailureHandler) throws -> (Store, any ServerStorage)) {
+        self.open = open
     }
 }

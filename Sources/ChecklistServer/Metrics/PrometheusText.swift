@@ -7,7 +7,9 @@ import ChecklistWire
 enum PrometheusText {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    static func render(_ r: StatsReport) -> String {
+    /// - Parameter cache: the list cache's figures (PostgreSQL), shown as
+    ///   `checklistd_cache_*`.
+    static func render(_ r: StatsReport, cache: ListCache.Status? = nil) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
             out += "# HELP checklistd_\(name) \(help)\n# TYPE checklistd_\(name) \(type)\n"
@@ -78,6 +80,22 @@ enum PrometheusText {
                    sync.subscribersDropped)
             single("retained_changes", "gauge", "Changes retained for CHANGES_SINCE and catch-up.", sync.retainedChanges)
             single("retained_change_bytes", "gauge", "Encoded size of the retained changes.", sync.retainedBytes)
+        }
+        if let cache {
+            single("cache_max_bytes", "gauge", "The list cache's budget (--cache-bytes).", UInt64(cache.maxBytes))
+            single("cache_resident_bytes", "gauge", "Estimated bytes of the lists whose rows are in memory.",
+                   UInt64(cache.residentBytes))
+            single("cache_resident_lists", "gauge", "Lists whose rows are in memory.", UInt64(cache.residentLists))
+            single("cache_loads_total", "counter", "Lists loaded from the database into memory.", cache.loads)
+            single("cache_load_failures_total", "counter", "List loads that failed (the request got UNAVAILABLE).",
+                   cache.loadFailures)
+            single("cache_evictions_total", "counter", "Lists whose rows were dropped from memory to stay within the budget.",
+                   cache.evictions)
+            metric("cache_load_seconds_total", "counter", "Time spent loading lists.",
+                   [("", seconds(micros: cache.loadNanoseconds / 1000))])
+            metric("cache_load_max_seconds", "gauge", "The longest a list load took since start.",
+                   [("", seconds(micros: cache.maxLoadNanoseconds / 1000))])
+            single("cache_parked_requests", "gauge", "Requests waiting for their lists to be loaded.", UInt64(cache.parked))
         }
         return out
     }

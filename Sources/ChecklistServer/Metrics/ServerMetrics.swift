@@ -24,6 +24,7 @@ public final class ServerMetrics: Sendable {
         var connections: (@Sendable () -> ServerStatistics)?
         var durability: (@Sendable () -> DurabilityStatus)?
         var sync: (@Sendable () -> StatsReport.SyncStatus)?
+        var cache: (@Sendable () -> ListCache.Status)?
     }
 
     init(loops: Int, store: Store, hasTLSPort: Bool = false) {
@@ -51,6 +52,17 @@ public final class ServerMetrics: Sendable {
     /// Registers live sync's figures, read at each STATS or scrape.
     func setSyncStatusProvider(_ provider: @escaping @Sendable () -> StatsReport.SyncStatus) {
         providers.withLock { $0.sync = provider }
+    }
+
+    /// Registers the list cache's figures (PostgreSQL), read at each
+    /// scrape. /metrics only: STATS does not carry them.
+    func setCacheStatusProvider(_ provider: @escaping @Sendable () -> ListCache.Status) {
+        providers.withLock { $0.cache = provider }
+    }
+
+    /// The list cache's figures, when the server has a cache.
+    func cacheStatus() -> ListCache.Status? {
+        providers.withLock { $0.cache }?()
     }
 
     private static func tlsStatus(_ statistics: TLSStatistics, tlsOnPlainPort: UInt64) -> StatsReport.TLSStatus {

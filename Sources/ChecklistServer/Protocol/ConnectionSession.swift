@@ -41,6 +41,14 @@ struct ConnectionSession {
     private var snapshots: SnapshotSession
     /// The heavy part of the request being handled, left for a transfer worker.
     private var snapshotWork: SnapshotWork?
+    /// The lists the request being handled waits for (PostgreSQL cache).
+    private var listLoad: ListLoadRequest?
+    /// Pins held for a parked request, given back once its frame is
+    /// handled again (the next frame this session gets).
+    private var parkedPins: [ListID]?
+    /// Why the parked request's lists could not be loaded: its frame is
+    /// answered with this when handled again.
+    private var parkFailure: ChecklistError?
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -61,14 +69,34 @@ struct ConnectionSession {
     /// answer a transfer worker makes returns that work instead
     /// (`transferWork`); give this session no request before its outcome
     /// came back to `completeSnapshotWork`.
+    ///
+    /// A request that needs lists not in memory (`ListCache`) returns them
+    /// as `listLoad` with nothing answered: hand this session the same
+    /// frame again once `listLoadFinished` was called.
     mutating func receive(_ header: FrameHeader, body: UnsafeRawBufferPointer) -> RequestOutcome {
         let start = answers.count
-        handle(header: header, body: body)
+        let heldForThis = parkedPins.take()
+        defer { if let heldForThis { dispatcher.cache?.unpin(heldForThis) } }
+        if let failure = parkFailure.take() {
+            answers.fail(failure, requestID: header.requestID)
+            return outcome(since: start)
+        }
+        handle(header: header, body: body, loadedForIt: heldForThis != nil)
         var outcome = outcome(since: start)
         outcome.transferWork = snapshotWork
         snapshotWork = nil
         if outcome.transferWork != nil { outcome.kind = nil }
+        outcome.listLoad = listLoad.take()
         return outcome
+    }
+
+    /// The list cache, when the storage loads rows on first use.
+    var listCache: ListCache? { dispatcher.cache }
+
+    /// The loads a `receive` outcome's `listLoad` asked for are done
+    /// (`error` nil) or failed: the parked frame comes next.
+    mutating func listLoadFinished(_ error: ChecklistError?) {
+        parkFailure = error
     }
 
     /// Framing is lost (the parser's fatal error): answers it with request
@@ -107,12 +135,13 @@ struct ConnectionSession {
 
     /// The connection closed: ends its transfers.
     mutating func connectionClosed() {
+        if let pins = parkedPins.take() { dispatcher.cache?.unpin(pins) }
         snapshotWork = nil
         snapshots.endTransfers()
         liveSync.connectionClosed()
     }
 
-    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) {
+    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer, loadedForIt: Bool) {
         // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
         if case .awaitingHello = state, header.flags.contains(.compressed) {
             answers.fail(.badField("flags", "a compressed body before HELLO_OK"), requestID: header.requestID)
@@ -137,15 +166,33 @@ struct ConnectionSession {
                 refuse("the token of this connection was revoked", requestID: header.requestID, close: true)
                 return
             }
-            if LiveSyncSession.handles(request) {
-                liveSync.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
+            guard let cache = dispatcher.cache else { return dispatch(request, requestID: header.requestID) }
+            let needed = request.listsNeedingRows { dispatcher.store.lists(in: namespace).map(\.id) }
+            guard !needed.isEmpty else { return dispatch(request, requestID: header.requestID) }
+            let pins = cache.pin(needed, in: namespace)
+            defer { if parkedPins == nil { cache.unpin(pins.pinned) } }
+            guard pins.missing.isEmpty else {
+                if loadedForIt {
+                    // Loaded once for this request and still missing: say so rather than park again.
+                    answers.fail(ChecklistError(.unavailable, "the list could not be loaded; try again"), requestID: header.requestID)
+                } else {
+                    parkedPins = pins.pinned
+                    listLoad = ListLoadRequest(namespace: namespace, lists: pins.missing)
+                }
                 return
             }
-            if SnapshotSession.handles(request) {
-                snapshotWork = snapshots.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
-                return
-            }
-            dispatcher.handle(request, namespace: namespace, requestID: header.requestID, into: &answers)
+            dispatch(request, requestID: header.requestID)
+        }
+    }
+
+    /// Answers a request of a ready connection whose lists are in memory.
+    private mutating func dispatch(_ request: Request, requestID: UInt32) {
+        if LiveSyncSession.handles(request) {
+            liveSync.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+        } else if SnapshotSession.handles(request) {
+            snapshotWork = snapshots.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+        } else {
+            dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         }
     }
 

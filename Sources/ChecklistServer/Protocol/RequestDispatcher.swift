@@ -16,9 +16,15 @@ final class RequestDispatcher: Sendable {
     let liveSync: SubscriptionHub?
     /// EXPORT and IMPORT, answered by the connection's `SnapshotSession`.
     let snapshots: SnapshotTransfers
+    /// The lists in memory, when the storage loads rows on first use
+    /// (PostgreSQL): the session has a request's lists loaded before it
+    /// is handled here.
+    let cache: ListCache?
 
     init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil,
-         snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration(), log: ServerLog? = nil) {
+         snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration(), log: ServerLog? = nil,
+         cache: ListCache? = nil) {
+        self.cache = cache
         self.snapshots = SnapshotTransfers(configuration: snapshots, log: log)
         self.store = store
         self.serverName = serverName

@@ -19,6 +19,11 @@ struct RequestOutcome {
     /// answer comes from `ConnectionSession.completeSnapshotWork`, and the
     /// requests after it wait for that.
     var transferWork: SnapshotWork?
+    /// The request needs lists whose rows are not in memory: nothing was
+    /// answered; the connection keeps the frame unread, has the lists
+    /// loaded (`ListCache.load`), tells the session
+    /// (`ConnectionSession.listLoadFinished`) and offers the frame again.
+    var listLoad: ListLoadRequest?
 
     /// The answer reports a commit: a PATCH_OK, for a patch applied now or
     /// remembered from an earlier attempt (the idempotency memory), whose

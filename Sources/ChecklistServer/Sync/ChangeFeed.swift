@@ -73,13 +73,16 @@ struct ChangeFeed {
     }
 
     /// Retains a change just committed. Changes of one list arrive in
-    /// revision order (the store's `onCommit` order).
+    /// revision order (the store's `onCommit` order). A change at or below
+    /// the list's newest retained revision is retained already (a list
+    /// loaded again into a node's cache replays its history): ignored.
     mutating func append(_ change: EncodedChange) {
         append(change, retaining: Self.retainable(change, under: configuration))
     }
 
     /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`.
     mutating func append(_ change: EncodedChange, retaining retained: RetainedChange?) {
+        if let history = lists[change.list], change.revision <= history.last { return }
         if change.isDeletion {
             if let history = lists.removeValue(forKey: change.list) {
                 forget(history)

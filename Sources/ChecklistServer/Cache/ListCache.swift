@@ -1,0 +1,286 @@
+import ChecklistModel
+import ChecklistStore
+import Synchronization
+
+/// The memory of a PostgreSQL node as a cache of lists (docs/POSTGRES.md,
+/// "The cache"): every list's summary is in the `Store`, a list's rows only
+/// after first use. A request that needs rows pins its lists (`pin`); one
+/// whose lists are not all resident is parked by its connection while the
+/// loader threads (`load`) bring them in, then dispatched again. Resident
+/// lists are accounted in bytes (`Store.residentBytes(of:)`) and the least
+/// recently used ones are evicted while the total is over `maxBytes`
+/// (`trim`), never one that is pinned or that has changes the database
+/// has not committed yet. A list larger than the whole cache is loaded
+/// anyway and is evictable once unpinned.
+///
+/// Locking rule: `trimming`, then `state`, then the store's lock, never
+/// the other way round. `state`'s mutex is held when the store's lock is
+/// taken (`pin` asks the store about a list it does not know, `trim`
+/// evicts); nothing under the store's lock calls the cache. The committer reports committed revisions without the
+/// store's lock (`committed(_:)`).
+public final class ListCache: Sendable {
+    /// What a cache is started with.
+    public struct Configuration: Sendable, Hashable {
+        /// The budget for resident lists' rows, in bytes (`--cache-bytes`).
+        public var maxBytes: Int
+        /// Threads loading lists, each with its own database connection.
+        public var loaderThreads: Int
+
+        /// The default budget: 1 GiB, room for a few million rows of short
+        /// texts; `--cache-bytes` sets it.
+        public static let defaultMaxBytes = 1 << 30
+
+        public init(maxBytes: Int = Configuration.defaultMaxBytes, loaderThreads: Int = 2) {
+            self.maxBytes = maxBytes
+            self.loaderThreads = max(1, loaderThreads)
+        }
+    }
+
+    /// What /metrics reports about the cache.
+    public struct Status: Sendable, Hashable {
+        public var maxBytes: Int
+        public var residentBytes: Int
+        public var residentLists: Int
+        public var loads: UInt64
+        public var loadFailures: UInt64
+        public var evictions: UInt64
+        public var loadNanoseconds: UInt64
+        public var maxLoadNanoseconds: UInt64
+        /// Requests parked now, waiting for a load.
+        public var parked: Int
+    }
+
+    /// Pins taken by `pin`: give `pinned` back to `unpin`.
+    struct Pins: Sendable {
+        /// The lists pinned (those of the namespace, resident or not).
+        var pinned: [ListID]
+        /// The pinned lists whose rows are not in memory: load them first.
+        var missing: [ListID]
+    }
+
+    private struct Entry {
+        var resident: Bool
+        var pins = 0
+        /// When it was last pinned or unpinned (`State.clock`).
+        var lastUse: UInt64 = 0
+        var bytes = 0
+        /// The revision `bytes` was measured at (nil: not measured yet).
+        var measuredAt: Revision?
+    }
+
+    private struct State {
+        var entries: [ListID: Entry] = [:]
+        /// Revisions the database holds, from the start and the committer.
+        var committed: [ListID: Revision]
+        var clock: UInt64 = 0
+        var loads: UInt64 = 0
+        var loadFailures: UInt64 = 0
+        var evictions: UInt64 = 0
+        var loadNanoseconds: UInt64 = 0
+        var maxLoadNanoseconds: UInt64 = 0
+        var parked = 0
+    }
+
+    public let configuration: Configuration
+    let store: Store
+    private let state: Mutex<State>
+    private let loader = Mutex<(any ListLoading)?>(nil)
+    /// Held through a whole `trim`: one at a time, so that what one trim
+    /// read of the store's residency is not made stale by another's evictions.
+    private let trimming = Mutex<Void>(())
+    private let log = Mutex<ServerLog?>(nil)
+
+    /// - Parameter committed: the revision the database holds for each list.
+    init(store: Store, configuration: Configuration, committed: [ListID: Revision]) {
+        self.store = store
+        self.configuration = configuration
+        state = Mutex(State(committed: committed))
+    }
+
+    func setLoader(_ loading: any ListLoading) { loader.withLock { $0 = loading } }
+    func setLog(_ serverLog: ServerLog) { log.withLock { $0 = serverLog } }
+
+    // MARK: Requests (event loops)
+
+    /// Pins `lists` of `ns` for a request and says which of them must be
+    /// loaded first. Lists not in `ns` are left out (the request answers
+    /// NOT_FOUND for them as usual).
+    func pin(_ lists: [ListID], in ns: Namespace) -> Pins {
+        state.withLock { state in
+            var pins = Pins(pinned: [], missing: [])
+            state.clock &+= 1
+            for list in lists {
+                var entry = state.entries[list]
+                if entry?.resident != true {
+                    switch store.residency(of: list, in: ns) {
+                    case .absent: continue
+                    case .resident: entry = entry ?? Entry(resident: true); entry!.resident = true
+                    case .unloaded: entry = entry ?? Entry(resident: false); entry!.resident = false
+                    }
+                }
+                entry!.pins += 1
+                entry!.lastUse = state.clock
+                if !entry!.resident { pins.missing.append(list) }
+                pins.pinned.append(list)
+                state.entries[list] = entry
+            }
+            return pins
+        }
+    }
+
+    /// Gives back pins `pin` took.
+    func unpin(_ lists: [ListID]) {
+        guard !lists.isEmpty else { return }
+        state.withLock { state in
+            state.clock &+= 1
+            for list in lists {
+                guard var entry = state.entries[list] else { continue }
+                entry.pins = max(0, entry.pins - 1)
+                entry.lastUse = state.clock
+                state.entries[list] = entry
+            }
+        }
+    }
+
+    /// Loads `lists` of `ns` (pinned by the caller) on the loader threads
+    /// and calls `done` there once all are resident (nil) or one could not
+    /// be loaded (the error to answer the request with).
+    func load(_ lists: [ListID], in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void) {
+        guard !lists.isEmpty else { return done(nil) }
+        guard let loading = loader.withLock({ $0 }) else {
+            done(ChecklistError(.unavailable, "lists cannot be loaded now; try again"))
+            return
+        }
+        state.withLock { $0.parked += 1 }
+        let countdown = LoadCountdown(count: lists.count) { [self] error in
+            state.withLock { $0.parked -= 1 }
+            done(error)
+        }
+        for list in lists { loading.load(list, in: ns, done: countdown.arrive) }
+    }
+
+    // MARK: Loaders and committer
+
+    /// Notes a list a loader installed: its bytes are measured now.
+    func loaded(_ list: ListID, nanoseconds: UInt64) {
+        let bytes = store.residentBytes(of: list)
+        state.withLock { state in
+            state.loads += 1
+            state.loadNanoseconds &+= nanoseconds
+            state.maxLoadNanoseconds = max(state.maxLoadNanoseconds, nanoseconds)
+            var entry = state.entries[list] ?? Entry(resident: true)
+            entry.resident = bytes != nil
+            entry.bytes = bytes ?? 0
+            entry.measuredAt = nil
+            state.entries[list] = entry
+        }
+    }
+
+    /// Notes a load that failed.
+    func loadFailed() { state.withLock { $0.loadFailures += 1 } }
+
+    /// The committer's report: these lists' revisions are in the database
+    /// (nil: deleted). Never called under the store's lock.
+    func committed(_ revisions: [(ListID, Revision?)]) {
+        state.withLock { state in
+            for (list, revision) in revisions { state.committed[list] = revision }
+        }
+    }
+
+    /// Brings the accounting up to date (lists created, imported, changed
+    /// or deleted since) and evicts least recently used lists while the
+    /// total is over the budget. Returns the lists evicted.
+    @discardableResult
+    func trim() -> [ListID] {
+        trimming.withLock { _ in trimAlone() }
+    }
+
+    private func trimAlone() -> [ListID] {
+        let resident = store.residentLists()
+        let stale = state.withLock { state -> [ListID] in
+            resident.compactMap { list, revision in state.entries[list]?.measuredAt == revision ? nil : list }
+        }
+        var measured: [ListID: (Int, Revision)] = [:]
+        for (list, revision) in resident where stale.contains(list) {  // measured outside the cache's lock
+            if let bytes = store.residentBytes(of: list) { measured[list] = (bytes, revision) }
+        }
+        let residentSet = Set(resident.map(\.list))
+        let (evicted, total) = state.withLock { state -> ([ListID], Int) in
+            var total = 0
+            for (list, var entry) in state.entries {
+                if let (bytes, revision) = measured[list] {
+                    entry.bytes = bytes
+                    entry.measuredAt = revision
+                }
+                entry.resident = residentSet.contains(list)
+                if !entry.resident && entry.pins == 0 && !residentSet.contains(list) {
+                    state.entries[list] = nil  // evicted or deleted, and nobody waits on it
+                    continue
+                }
+                state.entries[list] = entry
+                if entry.resident { total += entry.bytes }
+            }
+            for (list, (bytes, revision)) in measured where state.entries[list] == nil {
+                state.entries[list] = Entry(resident: true, lastUse: 0, bytes: bytes, measuredAt: revision)
+                total += bytes
+            }
+            guard total > configuration.maxBytes else { return ([], total) }
+            var evicted: [ListID] = []
+            let candidates = state.entries.filter { $0.value.resident && $0.value.pins == 0 }
+                .sorted { $0.value.lastUse < $1.value.lastUse }
+            for (list, entry) in candidates {
+                guard total > configuration.maxBytes else { break }
+                // Only at the revision the database holds: nothing uncommitted is lost.
+                guard let committed = state.committed[list], store.evict(list, ifAt: committed) else { continue }
+                total -= entry.bytes
+                state.entries[list]?.resident = false
+                state.evictions += 1
+                evicted.append(list)
+            }
+            return (evicted, total)
+        }
+        if !evicted.isEmpty, let log = log.withLock({ $0 }), log.isEnabled(.debug) {
+            log.debug("lists_evicted", ["lists": evicted.count, "first": evicted[0], "residentBytes": total,
+                                        "maxBytes": configuration.maxBytes])
+        }
+        return evicted
+    }
+
+    /// The cache's figures for /metrics.
+    public var status: Status {
+        state.withLock { state in
+            let resident = state.entries.values.filter(\.resident)
+            return Status(maxBytes: configuration.maxBytes, residentBytes: resident.reduce(0) { $0 + $1.bytes },
+                          residentLists: resident.count, loads: state.loads, loadFailures: state.loadFailures,
+                          evictions: state.evictions, loadNanoseconds: state.loadNanoseconds,
+                          maxLoadNanoseconds: state.maxLoadNanoseconds, parked: state.parked)
+        }
+    }
+}
+
+/// Where a `ListCache` has lists loaded (the PostgreSQL loader threads).
+protocol ListLoading: Sendable {
+    /// Loads `list` of `ns` into the store unless it is resident, then
+    /// calls `done` (nil: resident or gone; else why it could not be).
+    func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void)
+}
+
+/// Calls `done` once, when `count` loads arrived, with the first error.
+private final class LoadCountdown: Sendable {
+    private let state: Mutex<(left: Int, error: ChecklistError?)>
+    private let done: @Sendable (ChecklistError?) -> Void
+
+    init(count: Int, done: @escaping @Sendable (ChecklistError?) -> Void) {
+        state = Mutex((count, nil))
+        self.done = done
+    }
+
+    @Sendable func arrive(_ error: ChecklistError?) {
+        let finished = state.withLock { state -> (Bool, ChecklistError?) in
+            state.left -= 1
+            if state.error == nil { state.error = error }
+            return (state.left == 0, state.error)
+        }
+        if finished.0 { done(finished.1) }
+    }
+}
