@@ -118,7 +118,8 @@ final class PostgresListLoaders: ListLoading {
                 let loaded = Store(limits: store.limits)
                 var replayed: [Change] = []
                 let sink = StoreRestoreSink(store: loaded)
-                let report = try database.loadList(job.list, into: sink) { change in
+                // Retained changes the checkpoint holds go to the feed first, then the replayed ones.
+                let report = try database.loadList(job.list, into: sink, retained: { replayed.append($0) }) { change in
                     try loaded.replay(change)
                     replayed.append(change)
                 }
