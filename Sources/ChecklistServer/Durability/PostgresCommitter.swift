@@ -31,17 +31,23 @@ final class PostgresCommitter: Sendable {
     /// (`enqueue` runs under it, and the committer takes the batch inside
     /// `Store.withExportedLists`), never the other way round.
     private let queue = ConditionLock(Queue())
-    private let store: Store
+    fileprivate let store: Store
     private let waiters: DurabilityWaiters
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
+    /// What is committed per list, and live sync behind it.
+    let view: CommittedView
+    /// This node's id in the commit notifications (its own are skipped).
+    let node: UInt64
 
-    init(conninfo: String, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters) throws {
+    init(conninfo: String, store: Store, view: CommittedView, node: UInt64, waiters: DurabilityWaiters) throws {
         self.store = store
         self.waiters = waiters
+        self.view = view
+        self.node = node
         let started = try NativeThread.start(name: "pg-committer") { [self] in
-            var loop = CommitLoop(conninfo: conninfo, committed: committed)
+            var loop = CommitLoop(conninfo: conninfo)
             loop.run(self)
         }
         thread.withLock { $0 = started }
@@ -89,7 +95,7 @@ final class PostgresCommitter: Sendable {
     fileprivate var lastEnqueued: UInt64 { queue.withLock { $0.lastEnqueued } }
 
     /// Takes everything queued, with the rows it leaves, in one instant of the store.
-    fileprivate func takeBatch(committed: [ListID: Revision]) -> PostgresBatch? {
+    fileprivate func takeBatch() -> PostgresBatch? {
         store.withExportedLists { exported -> PostgresBatch? in
             let taken = queue.withLock { state -> [QueuedCommit] in
                 defer { state.commits.removeAll(keepingCapacity: true) }
@@ -98,9 +104,25 @@ final class PostgresCommitter: Sendable {
             guard !taken.isEmpty else { return nil }
             var after: [ListID: ExportedList] = [:]
             for (ns, id) in PostgresBatch.touched(taken) { after[id] = exported(ns, id) }
-            return PostgresBatch(taken, after: after, committed: committed)
+            return PostgresBatch(taken, after: after, committed: view.all)
         }
     }
+
+    /// Takes out of the queue every commit that touches one of `lists`
+    /// (under the store's lock: they were applied on top of a lost commit).
+    fileprivate func dropQueued(touching lists: Set<ListID>) -> [QueuedCommit] {
+        queue.withLock { state in
+            var dropped: [QueuedCommit] = []
+            state.commits.removeAll { commit in
+                guard commit.changes.contains(where: { lists.contains($0.list) }) else { return false }
+                dropped.append(commit)
+                return true
+            }
+            return dropped
+        }
+    }
+
+    fileprivate var storeForCatchUp: ListCatchUp { ListCatchUp(store: store, view: view) }
 
     /// What a change gets while the database is unreachable.
     static let unavailable = ChecklistError(.unavailable, "the database is unreachable; nothing was applied; try again later")
@@ -121,26 +143,23 @@ final class PostgresCommitter: Sendable {
     fileprivate var durability: DurabilityWaiters { waiters }
 }
 
-/// The committer thread's own state: its connection, the revisions the
-/// database holds, the batch in hand.
+/// The committer thread's own state: its connection and the batch in hand.
 private struct CommitLoop {
     let conninfo: String
-    var committed: [ListID: Revision]
     var database: PostgresStore?
     /// The highest position already reported failed.
     var failedThrough: UInt64 = 0
     var backoff: UInt64 = 50_000_000
 
-    init(conninfo: String, committed: [ListID: Revision]) {
+    init(conninfo: String) {
         self.conninfo = conninfo
-        self.committed = committed
     }
 
     mutating func run(_ committer: PostgresCommitter) {
         while committer.waitForWork() {
-            guard let batch = committer.takeBatch(committed: committed) else { continue }
+            guard var batch = committer.takeBatch() else { continue }
             var giveUpAt: UInt64?
-            while !commit(batch, committer) {
+            while !commit(&batch, committer) {
                 // Refuse, at once, what is appended while the database is away.
                 fail(through: committer.lastEnqueued, committer)
                 if committer.isClosing {
@@ -160,7 +179,8 @@ private struct CommitLoop {
     }
 
     /// One attempt at `batch`; true once it committed (or can never commit).
-    private mutating func commit(_ batch: PostgresBatch, _ committer: PostgresCommitter) -> Bool {
+    /// When commits of it are dropped (`drop`), `batch` becomes the rest.
+    private mutating func commit(_ batch: inout PostgresBatch, _ committer: PostgresCommitter) -> Bool {
         do {
             if database == nil {
                 database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
@@ -169,14 +189,13 @@ private struct CommitLoop {
                     committer.withLog { $0.info("postgres_reconnected", ["backoffMs": backoffMs]) }
                 }
             }
+            let unfit = batch.unfit
+            guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
             try database!.commit(batch.commits)
-            for (list, revision) in batch.revisionsAfter { committed[list] = revision }
-            committer.durability.durable(batch.positions.upperBound)
+            committed(batch, committer)
             return true
-        } catch let error as PostgresError where error.code == .staleRevision {
-            fail(through: batch.positions.upperBound, committer)
-            settleStale(batch, error, committer)
-            return true
+        } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
+            return settleStale(&batch, error, committer)
         } catch {
             fail(through: batch.positions.upperBound, committer)
             if database?.connection.isUsable != true || (error as? PostgresError)?.code == .connectionLost {
@@ -191,23 +210,85 @@ private struct CommitLoop {
         }
     }
 
-    /// The database is not at the batch's base revisions. Either an
-    /// earlier attempt did commit and only its answer was lost (the rows
-    /// are at the batch's revisions: nothing to do), or another writer
-    /// moved the lists: the batch is dropped and `event=postgres_conflict`
-    /// logged. Either way the revisions are taken from the database.
-    private mutating func settleStale(_ batch: PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) {
+    /// The batch committed: its changes are published (in the store's
+    /// lock, with the committed revisions), its answers released, and the
+    /// other nodes told, in a transaction of its own that writes nothing.
+    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
+        committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
+        committer.durability.durable(batch.positions.upperBound)
+        do {
+            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
+                try database?.connection.notifyCommits(payload)
+            }
+        } catch {
+            // The others find the commit at their next reconciliation.
+            if database?.connection.isUsable != true { database = nil }
+        }
+    }
+
+    /// The database is not at the batch's base revisions (or a keyed
+    /// patch's answer is stored already). Either an earlier attempt did
+    /// commit and only its answer was lost (the rows are at the batch's
+    /// revisions), or another node committed to those lists first: their
+    /// commits are dropped, the lists reloaded, and the rest committed.
+    private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
         var matches = true
         for (list, revision) in batch.revisionsAfter {
             let stored = (try? database?.list(list))??.summary.revision
             matches = matches && stored == revision
-            committed[list] = stored
         }
         if matches {
-            committer.durability.durable(batch.positions.upperBound)
-        } else {
-            committer.withLog { $0.error("postgres_conflict", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+            committed(batch, committer)
+            return true
         }
+        let lists = error.code == .staleRevision ? Set(error.lists)
+            : Set(batch.commits.filter { $0.answer != nil }.map(\.list))
+        committer.withLog { $0.info("postgres_conflict", ["lists": lists.map(\.rawValue).sorted().map(String.init).joined(separator: ","),
+                                                         "positions": "\(batch.positions)"]) }
+        do {
+            return try drop(lists.isEmpty ? Set(batch.commits.map(\.list)) : lists, from: &batch, committer)
+        } catch {
+            fail(through: batch.positions.upperBound, committer)
+            if database?.connection.isUsable != true { database = nil }
+            return false
+        }
+    }
+
+    /// Fails every commit of `batch` and of the queue that touches `lists`
+    /// (their connections close unanswered: the clients retry), reloads the
+    /// lists from the database, corrects the idempotency memory for the
+    /// dropped keys, and commits the rest of the batch.
+    private mutating func drop(_ lists: Set<ListID>, from batch: inout PostgresBatch, _ committer: PostgresCommitter) throws -> Bool {
+        var affected = lists
+        for commit in batch.queued where commit.changes.contains(where: { lists.contains($0.list) }) {
+            for change in commit.changes { affected.insert(change.list) }
+        }
+        var dropped = batch.queued.filter { $0.changes.contains { affected.contains($0.list) } }
+        let kept = batch.queued.filter { !$0.changes.contains { affected.contains($0.list) } }
+        for commit in dropped { committer.durability.failed(commit.position...commit.position) }
+        let catchUp = committer.storeForCatchUp
+        for list in affected.sorted(by: { $0.rawValue < $1.rawValue }) {
+            try catchUp.reload(list, database: database!, force: true) {
+                let purged = committer.dropQueued(touching: affected)
+                for commit in purged { committer.durability.failed(commit.position...commit.position) }
+                dropped += purged
+            }
+        }
+        for commit in dropped {
+            for change in commit.changes {
+                guard let key = change.idempotencyKey else { continue }
+                switch try database!.lookUp(namespace: change.namespace, client: key.client, sequence: key.sequence) {
+                case .answered(let answer):
+                    committer.store.restoreIdempotency(IdempotencyMemory(clients: [
+                        IdempotencyMemory.Client(namespace: change.namespace, client: key.client, floor: 0, answers: [answer])]))
+                case .unknown, .forgotten:
+                    committer.store.withdrawAnswer(of: key, in: change.namespace)
+                }
+            }
+        }
+        guard !kept.isEmpty else { return true }
+        batch = PostgresBatch(kept, after: batch.after, committed: committer.view.all)
+        return commit(&batch, committer)
     }
 
     /// Reports every position up to `position` that is neither durable nor

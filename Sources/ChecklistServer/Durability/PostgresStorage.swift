@@ -36,6 +36,9 @@ public final class PostgresStorage: ServerStorage {
     public let load: LoadReport
     private let waiters: DurabilityWaiters
     private let committer: PostgresCommitter
+    private let follower: PostgresFollower
+    /// What is committed per list; live sync publishes only that.
+    private let view: CommittedView
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
@@ -66,7 +69,24 @@ public final class PostgresStorage: ServerStorage {
                           everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
-        committer = try PostgresCommitter(conninfo: conninfo, store: store, committed: committed, waiters: waiters)
+        let view = CommittedView(committed)
+        self.view = view
+        let node = UInt64.random(in: 1...UInt64.max)
+        committer = try PostgresCommitter(conninfo: conninfo, store: store, view: view, node: node, waiters: waiters)
+        do {
+            follower = try PostgresFollower(conninfo: conninfo, node: node, catchUp: ListCatchUp(store: store, view: view))
+        } catch {
+            try? committer.close()
+            throw error
+        }
+    }
+
+    /// Publishes to `liveSync` the changes once they are committed (by this
+    /// node's committer or, followed, by another node), in revision order,
+    /// instead of when the store applies them; SUBSCRIBE and CHANGES_SINCE
+    /// take the committed revisions. Before serving.
+    public func attach(liveSync: SubscriptionHub) {
+        view.attach(liveSync)
     }
 
     /// Queues one commit for the committer. Under the store's lock, in
@@ -97,6 +117,7 @@ public final class PostgresStorage: ServerStorage {
                                      "schemaVersion": load.schemaVersion,
                                      "loadMs": Double(load.loadNanoseconds / 1000) / 1000])
         committer.setLog(log)
+        follower.setLog(log)
     }
 
     /// The commit counter and what is committed, as the log's figures:
@@ -110,6 +131,7 @@ public final class PostgresStorage: ServerStorage {
     /// Commits what is queued (waiting up to `PostgresCommitter.closeTimeout`
     /// for an unreachable database) and stops the committer.
     public func close() throws {
+        follower.close()
         try committer.close()
     }
 }
