@@ -26,6 +26,9 @@ struct PostgresBatch: Sendable {
     var changeCount: Int
     /// The queued commits the batch was made of, in commit order.
     var queued: [QueuedCommit]
+    /// Whether an attempt at it failed in a way that may have committed it
+    /// (the COMMIT's answer lost).
+    var retried = false
     /// Each touched list's row after the whole batch (nil: deleted).
     var after: [ListID: ExportedList]
 

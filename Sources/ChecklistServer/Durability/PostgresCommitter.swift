@@ -198,6 +198,7 @@ private struct CommitLoop {
             return settleStale(&batch, error, committer)
         } catch {
             fail(through: batch.positions.upperBound, committer)
+            batch.retried = true
             if database?.connection.isUsable != true || (error as? PostgresError)?.code == .connectionLost {
                 database = nil
                 if committer.setConnected(false) {
@@ -232,12 +233,7 @@ private struct CommitLoop {
     /// revisions), or another node committed to those lists first: their
     /// commits are dropped, the lists reloaded, and the rest committed.
     private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
-        var matches = true
-        for (list, revision) in batch.revisionsAfter {
-            let stored = (try? database?.list(list))??.summary.revision
-            matches = matches && stored == revision
-        }
-        if matches {
+        if batch.retried, (try? isStored(batch)) == true {
             committed(batch, committer)
             return true
         }
@@ -252,6 +248,18 @@ private struct CommitLoop {
             if database?.connection.isUsable != true { database = nil }
             return false
         }
+    }
+
+    /// Whether every commit of `batch` is in the database as it is: an
+    /// earlier attempt committed and only its answer was lost. (The same
+    /// revisions alone prove nothing: another node may have reached them.)
+    private func isStored(_ batch: PostgresBatch) throws -> Bool {
+        for commit in batch.commits {
+            guard let last = commit.changes.last else { continue }
+            let stored = try database!.changes(of: commit.list, after: last.revision - 1, limit: 1)
+            guard stored == [last] else { return false }
+        }
+        return true
     }
 
     /// Fails every commit of `batch` and of the queue that touches `lists`
