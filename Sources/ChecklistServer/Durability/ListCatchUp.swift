@@ -72,7 +72,6 @@ struct ListCatchUp {
             let deleted = if case .listDeleted = read.last?.kind { true } else { false }
             if read.first?.revision == from + 1, read.last?.revision == loaded || (loaded == nil && deleted) { publish = read }
         }
-        if publish.isEmpty && (loaded ?? 0) > from { print("DEBUGR list \(list) from \(from) loaded \(String(describing: loaded)) force \(force)") }
         let replaced = store.replaceList(list, from: source, if: { cached in
             force || ((cached ?? 0) == from && view.revision(of: list) == known)
         }, underLock: {
