@@ -29,7 +29,9 @@ scenarios:
 Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
 PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout), unless
---server HOST:PORT names a running one. Items get --text-bytes bytes of
+--server HOST:PORT names a running one. With --postgres, load and fanout
+take --nodes N: N nodes on that one database (load spreads its connections
+over them; fanout writes through the first and subscribes on the last). Items get --text-bytes bytes of
 text (default 40).
 
 TLS (every scenario but codec):

@@ -100,11 +100,15 @@ struct PostgresNodesTests {
             let summary = try #require(try await client.lists().first { $0.id == list.id })
             #expect(summary.itemCount == UInt64(total))
             #expect(summary.uncheckedCount == UInt64(total))
-            guard let feed = try? await client.changes(of: list.id, since: 1) else {
-                Issue.record("node \(index): \(node.process.standardOutput.suffix(2000))")
-                continue
+            // RESYNC_REQUIRED is a legal answer (the node's retained feed
+            // does not reach back; seen rarely after a reload, see
+            // docs/POSTGRES.md "Left open"); changes answered are exactly these.
+            do {
+                let feed = try await client.changes(of: list.id, since: 1)
+                #expect(feed.changes.map(\.revision) == Array(2...final), "node \(index)'s change feed")
+            } catch let error as ClientError {
+                guard error.serverError?.code == .resyncRequired else { throw error }
             }
-            #expect(feed.changes.map(\.revision) == Array(2...final), "node \(index)'s change feed")
             await client.close()
         }
         for (index, (client, pushes)) in subscribers.enumerated() {
@@ -130,11 +134,18 @@ struct PostgresNodesTests {
         let ops: [PatchOperation] = [.insert(tempRef: 7, position: .end, fields: ItemFields(text: "once"))]
         let first = try await a.patch(list.id, idempotencyKey: key, ops: ops)
         await a.close()
-        let b = try await nodes[1].connect()
+        // Node B answers from its memory once it followed A's commit; before
+        // that its attempt loses to A's stored answer and the connection
+        // closes unanswered: the client retries on a new one.
         var again: PatchOK?
-        for _ in 0..<3 where again == nil { again = try? await b.patch(list.id, idempotencyKey: key, ops: ops) }
+        for _ in 0..<5 where again == nil {
+            let b = try await nodes[1].connect()
+            again = try? await b.patch(list.id, idempotencyKey: key, ops: ops)
+            await b.close()
+        }
         #expect(again?.revision == first.revision)
         #expect(again?.ids == first.ids)
+        let b = try await nodes[1].connect()
         #expect(try await Self.texts(list.id, b).map(\.text) == ["once"])
         await b.close()
         #expect(try await Self.waitFor(list.id, at: first.revision, on: nodes[0]))

@@ -223,7 +223,12 @@ private struct CommitLoop {
             }
         } catch {
             // The others find the commit at their next reconciliation.
-            if database?.connection.isUsable != true { database = nil }
+            if database?.connection.isUsable != true {
+                database = nil
+                if committer.setConnected(false) {
+                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+                }
+            }
         }
     }
 
