@@ -23,6 +23,8 @@ final class BenchTarget {
     /// The connections' TLS; nil: plaintext.
     let tls: TLSClientConfiguration?
     private var process: ServerProcess?
+    /// With `--nodes N` (and `--postgres`): the other N-1 nodes on the same database.
+    private var others: [ServerProcess] = []
     private let dataDirectory: TemporaryDirectory?
     /// The arguments the server this scenario started was started with (`restart`).
     private let serverArguments: [String]
@@ -64,6 +66,34 @@ final class BenchTarget {
             servers = [ServerAddress(host: server.host, port: server.port)]
             process = server
             dataDirectory = directory
+            let nodes = try args.int("nodes", default: 1, min: 1)
+            guard nodes == 1 || args.string("postgres") != nil else {
+                throw BenchArguments.UsageError(description: "--nodes needs --postgres: the nodes share one database")
+            }
+            for _ in 1..<nodes {
+                others.append(try ServerProcess.start(executable: server.executablePath, arguments: serverArguments))
+            }
+        }
+    }
+
+    /// How many nodes this scenario started (1 for `--server`).
+    var nodeCount: Int { 1 + others.count }
+
+    /// Every node's host and port, the first one first.
+    var nodeAddresses: [(host: String, port: UInt16)] {
+        [(host, port)] + others.map { ($0.host, $0.port) }
+    }
+
+    /// Waits until every node (or the first only) lists `lists`: the others
+    /// learn of them from the database within milliseconds.
+    func waitForLists(_ lists: [ListID], onEveryNode: Bool) async throws {
+        for node in 0..<(onEveryNode ? nodeCount : 1) {
+            let connection = try await connect(name: "checklist-bench-wait", node: node)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Set(try await connection.lists().map(\.id)).isSuperset(of: lists) == false && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            await connection.close()
         }
     }
 
@@ -93,13 +123,20 @@ final class BenchTarget {
     /// The server this scenario started, if any.
     var serverProcess: ServerProcess? { process }
 
-    /// A client-library connection; `compression: false` announces no
-    /// COMPRESSION, so no answer comes compressed.
-    func connect(name: String = "checklist-bench", compression: Bool = true) async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(servers: servers, clientName: name, compression: compression, tls: tls)
+    /// A client-library connection to node `node` (0: the first, or the
+    /// servers `--server` names, tried in turn); `compression: false`
+    /// announces no COMPRESSION, so no answer comes compressed.
+    func connect(name: String = "checklist-bench", node: Int = 0, compression: Bool = true) async throws -> ChecklistConnection {
+        guard node > 0, nodeCount > 1 else {
+            return try await ChecklistConnection.connect(servers: servers, clientName: name, compression: compression, tls: tls)
+        }
+        let address = nodeAddresses[min(node, nodeCount - 1)]
+        return try await ChecklistConnection.connect(host: address.host, port: address.port, clientName: name,
+                                                     compression: compression, tls: tls)
     }
 
     func stop() {
+        for other in others { other.stop() }
         process?.stop()
         dataDirectory?.remove()
         certificates?.directory.remove()

@@ -16,7 +16,7 @@ import Foundation
 /// trip for comparison. The send time travels in the item text, and writers
 /// and subscribers share this process's clock.
 enum FanoutScenario {
-    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "postgres", "json"]
+    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "postgres", "nodes", "json"]
 
     static func run(_ args: BenchArguments) async throws {
         try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -28,6 +28,8 @@ enum FanoutScenario {
         let target = try BenchTarget(args, extraServerArguments: ["--max-push-buffer", "\(64 << 20)"])
         defer { target.stop() }
         let lists = try await makeLists(count: listCount, on: target)
+        // With --nodes: the writers on the first node, the subscribers on the last.
+        try await target.waitForLists(lists, onEveryNode: true)
         let subscribers = try await subscribe(count: subscriberCount, to: lists, on: target)
         var writers: [ChecklistConnection] = []
         for _ in 0..<writerCount { writers.append(try await target.connect(name: "fanout-writer")) }
@@ -54,6 +56,7 @@ enum FanoutScenario {
         report.add("scenario", "fanout")
         report.add("transport", target.transport)
         report.add("subscribers", subscriberCount)
+        report.add("nodes", target.nodeCount)
         report.add("writers", writerCount)
         report.add("lists", listCount)
         report.add("seconds", elapsedSeconds)
@@ -90,7 +93,7 @@ enum FanoutScenario {
                                   on target: BenchTarget) async throws -> [(ChecklistConnection, AsyncStream<LivePush>)] {
         var subscribers: [(ChecklistConnection, AsyncStream<LivePush>)] = []
         for _ in 0..<count {
-            let connection = try await target.connect(name: "fanout-subscriber")
+            let connection = try await target.connect(name: "fanout-subscriber", node: target.nodeCount - 1)
             let pushes = connection.livePushes(bufferLimit: 1 << 20)
             _ = try await connection.subscribe(lists.map { Subscribe.Entry(list: $0) })
             subscribers.append((connection, pushes))

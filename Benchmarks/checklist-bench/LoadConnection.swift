@@ -68,7 +68,7 @@ final class LoadConnection {
     /// Starts a non-blocking connect (and, with `plan.tls`, a TLS session
     /// for it); false if it failed at once.
     func connect(plan: LoadPlan, epoll: Int32) -> Bool {
-        let address = plan.address
+        let address = plan.nodes.isEmpty ? plan.address : plan.nodes[slot % plan.nodes.count]
         if let context = plan.tls {
             guard let session = try? LoadTLS(context: context, serverName: plan.serverName) else { return false }
             tls = session

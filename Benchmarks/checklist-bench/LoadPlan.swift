@@ -60,6 +60,8 @@ struct LoadMix: Sendable, CustomStringConvertible {
 /// Everything the load threads need to know, fixed before they start.
 struct LoadPlan: Sendable {
     var address: SocketAddress
+    /// With `--nodes N`: every node's address; connection slot `i` goes to `nodes[i % N]`.
+    var nodes: [SocketAddress] = []
     var connections: Int
     var threads: Int
     /// Closed loop: requests kept outstanding per connection. Open loop: the

@@ -17,7 +17,7 @@ import Foundation
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
     static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
-                                       "threads", "seed", "server", "postgres", "json", "compression", "offset", "text-bytes"]
+                                       "threads", "seed", "server", "postgres", "nodes", "json", "compression", "offset", "text-bytes"]
     static let maxConnections = 10_000
 
     /// The options of one run.
@@ -126,8 +126,13 @@ enum LoadScenario {
                             textBytes: settings.textBytes, compression: settings.compression,
                             maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed,
                             tls: try target.tls.map { try TLSContext(client: $0) }, serverName: setup.server.host)
+        var spread = plan
+        if target.nodeCount > 1 {
+            spread.nodes = try target.nodeAddresses.map { try SocketAddress(host: $0.host, port: $0.port) }
+            try await target.waitForLists(lists, onEveryNode: true)
+        }
         await setup.close()
-        return (plan, lists)
+        return (spread, lists)
     }
 
     /// Waits until every worker has made its connections (or the connect
@@ -185,6 +190,7 @@ enum LoadScenario {
         report.add("transport", target.transport)
         report.add("mode", settings.rate == nil ? "closed" : "open")
         report.add("connections", settings.connections)
+        report.add("nodes", target.nodeCount)
         report.add("connectionsOpen", figures.openAtEnd)
         report.add("threads", settings.threads)
         report.add("pipeline", settings.pipeline)

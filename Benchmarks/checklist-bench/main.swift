@@ -38,7 +38,9 @@ Scenarios that need a server start their own checklistd (the one built next
 to this binary) on 127.0.0.1 port 0 with a temporary data directory (on
 PostgreSQL with --postgres CONNINFO: pages, scroll, load, fanout, cache), unless
 --server HOST:PORT[,HOST:PORT...] names running ones (nodes of one
-service, tried in turn). Items get --text-bytes bytes of
+service, tried in turn). With --postgres, load and fanout take --nodes N: N
+nodes on that one database (load spreads its connections over them; fanout
+writes through the first and subscribes on the last). Items get --text-bytes bytes of
 text (default 40).
 
 TLS (every scenario but codec):

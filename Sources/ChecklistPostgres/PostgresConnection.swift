@@ -12,7 +12,7 @@ import CPostgres
 /// and every value a `PostgresValue` parameter in binary format, so no SQL is
 /// ever assembled from data. Results come back in binary format.
 public final class PostgresConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private var prepared: Set<String> = []
     /// Whether `.commit` transactions limit their idle time: the server's
     /// configuration leaves `idle_in_transaction_session_timeout` at its default.

@@ -191,4 +191,15 @@ enum Statements {
             unchecked_count = EXCLUDED.unchecked_count, revision = EXCLUDED.revision,
             next_item_id = EXCLUDED.next_item_id, checkpoint_revision = EXCLUDED.revision, updated_at = now()
         """)
+
+    // MARK: Several nodes
+
+    /// A node announces what it committed: run outside any writing
+    /// transaction (no xid, no WAL flush, docs/POSTGRES.md).
+    static let notifyCommits = PostgresStatement(name: "ckl_notify_commits", sql:
+        "SELECT pg_notify('checklist_commits', $1)")
+
+    /// Every list's revision, for a follower's reconciliation.
+    static let allRevisions = PostgresStatement(name: "ckl_all_revisions", sql:
+        "SELECT id, revision FROM lists")
 }

@@ -80,7 +80,11 @@ public final class ChecklistService: Sendable {
         let store = Store(limits: limits, onCommitGroup: fanout.onCommitGroup)
         let storage = try open(store) { change in liveSync?.retain(change) }
         fanout.add(storage.append)
-        if let liveSync { fanout.addEach(liveSync.publish) }
+        if let liveSync, let postgres = storage as? PostgresStorage {
+            postgres.attach(liveSync: liveSync)  // publishes what is committed, from its own threads
+        } else if let liveSync {
+            fanout.addEach(liveSync.publish)
+        }
         return (store, storage)
     }
 

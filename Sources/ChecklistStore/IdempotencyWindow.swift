@@ -182,6 +182,16 @@ struct IdempotencyWindow: Sendable {
         if clients.count > limits.maxClients { forgetLeastRecentlyUsedClients() }
     }
 
+    /// Forgets the answer of `key` without raising the floor: its commit
+    /// was lost, so a retry must be applied again.
+    mutating func withdraw(_ key: IdempotencyKey, in ns: Namespace) {
+        let client = ClientKey(namespace: ns, client: key.client)
+        guard var state = clients[client], state.answers.removeValue(forKey: key.sequence) != nil else { return }
+        entryCount -= 1
+        state.order.removeAll(where: { $0 == key.sequence })
+        clients[client] = state
+    }
+
     private mutating func forget(_ sequence: UInt64, of state: inout ClientState) {
         if state.answers.removeValue(forKey: sequence) != nil { entryCount -= 1 }
         state.floor = max(state.floor, sequence)

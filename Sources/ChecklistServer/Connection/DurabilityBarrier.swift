@@ -46,7 +46,10 @@ struct DurabilityBarrier {
     mutating func noteAnswer(_ outcome: RequestOutcome, logBefore: UInt64?) {
         guard let storage else { return }
         let last = storage.lastPosition
-        if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) != .durable) {
+        // A retry's answer waits only for a commit still pending: when the
+        // newest one failed (on PostgreSQL, lost to another node's), the
+        // original was committed apart from it.
+        if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last))
         }
     }

@@ -24,6 +24,13 @@ struct PostgresBatch: Sendable {
     var commits: [ListCommit]
     /// Every commit's changes in order, for counting.
     var changeCount: Int
+    /// The queued commits the batch was made of, in commit order.
+    var queued: [QueuedCommit]
+    /// Whether an attempt at it failed in a way that may have committed it
+    /// (the COMMIT's answer lost).
+    var retried = false
+    /// Each touched list's row after the whole batch (nil: deleted).
+    var after: [ListID: ExportedList]
 
     /// - Parameters:
     ///   - queued: the commits, in commit order (never empty).
@@ -31,6 +38,8 @@ struct PostgresBatch: Sendable {
     ///   - committed: the revision each list has in the database (absent: none).
     init(_ queued: [QueuedCommit], after: [ListID: ExportedList], committed: [ListID: Revision]) {
         positions = queued[0].position...queued[queued.count - 1].position
+        self.queued = queued
+        self.after = after
         changeCount = queued.reduce(0) { $0 + $1.changes.count }
         var revisions = committed
         var lastIndex: [ListID: Int] = [:]
@@ -56,6 +65,20 @@ struct PostgresBatch: Sendable {
         // Only each list's last commit in the batch carries the row it leaves.
         for (list, index) in lastIndex { commits[index].after = after[list] }
         self.commits = commits
+    }
+
+    /// The lists whose commits in this batch do not follow the revision the
+    /// node knows committed (a change's revision is not its base + 1, and
+    /// it is no import): they were applied on top of a commit that was
+    /// lost, and must never be written.
+    var unfit: Set<ListID> {
+        var lists = Set<ListID>()
+        for commit in commits {
+            guard let first = commit.changes.first else { continue }
+            if case .listImported = first.kind { continue }
+            if first.revision != commit.baseRevision + 1 { lists.insert(commit.list) }
+        }
+        return lists
     }
 
     /// The lists the batch touches, with their namespaces.

@@ -31,24 +31,30 @@ final class PostgresCommitter: Sendable {
     /// (`enqueue` runs under it, and the committer takes the batch inside
     /// `Store.withExportedLists`), never the other way round.
     private let queue = ConditionLock(Queue())
-    private let store: Store
+    fileprivate let store: Store
     private let waiters: DurabilityWaiters
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
+    /// What is committed per list, and live sync behind it.
+    let view: CommittedView
+    /// This node's id in the commit notifications (its own are skipped).
+    let node: UInt64
     /// Told, after each transaction, the revisions the database holds for
     /// the lists it touched (the list cache) and its number of changes (the upkeep).
     fileprivate let onCommitted: @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void
 
     /// - Parameter statementTimeout: the connection's `statement_timeout`:
     ///   a stuck statement fails the batch (kept and tried again).
-    init(conninfo: String, statementTimeout: Duration?, store: Store, committed: [ListID: Revision], waiters: DurabilityWaiters,
-         onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
+    init(conninfo: String, statementTimeout: Duration?, store: Store, view: CommittedView, node: UInt64,
+         waiters: DurabilityWaiters, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
+        self.view = view
+        self.node = node
         self.onCommitted = onCommitted
         let started = try NativeThread.start(name: "pg-committer") { [self] in
-            var loop = CommitLoop(conninfo: conninfo, statementTimeout: statementTimeout, committed: committed)
+            var loop = CommitLoop(conninfo: conninfo, statementTimeout: statementTimeout)
             loop.run(self)
         }
         thread.withLock { $0 = started }
@@ -96,7 +102,7 @@ final class PostgresCommitter: Sendable {
     fileprivate var lastEnqueued: UInt64 { queue.withLock { $0.lastEnqueued } }
 
     /// Takes everything queued, with the rows it leaves, in one instant of the store.
-    fileprivate func takeBatch(committed: [ListID: Revision]) -> PostgresBatch? {
+    fileprivate func takeBatch() -> PostgresBatch? {
         store.withExportedLists { exported -> PostgresBatch? in
             let taken = queue.withLock { state -> [QueuedCommit] in
                 defer { state.commits.removeAll(keepingCapacity: true) }
@@ -105,9 +111,25 @@ final class PostgresCommitter: Sendable {
             guard !taken.isEmpty else { return nil }
             var after: [ListID: ExportedList] = [:]
             for (ns, id) in PostgresBatch.touched(taken) { after[id] = exported(ns, id) }
-            return PostgresBatch(taken, after: after, committed: committed)
+            return PostgresBatch(taken, after: after, committed: view.all)
         }
     }
+
+    /// Takes out of the queue every commit that touches one of `lists`
+    /// (under the store's lock: they were applied on top of a lost commit).
+    fileprivate func dropQueued(touching lists: Set<ListID>) -> [QueuedCommit] {
+        queue.withLock { state in
+            var dropped: [QueuedCommit] = []
+            state.commits.removeAll { commit in
+                guard commit.changes.contains(where: { lists.contains($0.list) }) else { return false }
+                dropped.append(commit)
+                return true
+            }
+            return dropped
+        }
+    }
+
+    fileprivate var storeForCatchUp: ListCatchUp { ListCatchUp(store: store, view: view) }
 
     /// What a change gets while the database is unreachable.
     static let unavailable = ChecklistError(.unavailable, "the database is unreachable; nothing was applied; try again later")
@@ -128,28 +150,25 @@ final class PostgresCommitter: Sendable {
     fileprivate var durability: DurabilityWaiters { waiters }
 }
 
-/// The committer thread's own state: its connection, the revisions the
-/// database holds, the batch in hand.
+/// The committer thread's own state: its connection and the batch in hand.
 private struct CommitLoop {
     let conninfo: String
     let statementTimeout: Duration?
-    var committed: [ListID: Revision]
     var database: PostgresStore?
     /// The highest position already reported failed.
     var failedThrough: UInt64 = 0
     var backoff: UInt64 = 50_000_000
 
-    init(conninfo: String, statementTimeout: Duration?, committed: [ListID: Revision]) {
+    init(conninfo: String, statementTimeout: Duration?) {
         self.conninfo = conninfo
         self.statementTimeout = statementTimeout
-        self.committed = committed
     }
 
     mutating func run(_ committer: PostgresCommitter) {
         while committer.waitForWork() {
-            guard let batch = committer.takeBatch(committed: committed) else { continue }
+            guard var batch = committer.takeBatch() else { continue }
             var giveUpAt: UInt64?
-            while !commit(batch, committer) {
+            while !commit(&batch, committer) {
                 // Refuse, at once, what is appended while the database is away.
                 fail(through: committer.lastEnqueued, committer)
                 if committer.isClosing {
@@ -169,7 +188,8 @@ private struct CommitLoop {
     }
 
     /// One attempt at `batch`; true once it committed (or can never commit).
-    private mutating func commit(_ batch: PostgresBatch, _ committer: PostgresCommitter) -> Bool {
+    /// When commits of it are dropped (`drop`), `batch` becomes the rest.
+    private mutating func commit(_ batch: inout PostgresBatch, _ committer: PostgresCommitter) -> Bool {
         do {
             if database == nil {
                 let connection = try PostgresConnection(conninfo: conninfo)
@@ -180,19 +200,16 @@ private struct CommitLoop {
                     committer.withLog { $0.info("postgres_reconnected", ["backoffMs": backoffMs]) }
                 }
             }
+            let unfit = batch.unfit
+            guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
             try database!.commit(batch.commits)
-            let after = batch.revisionsAfter
-            for (list, revision) in after { committed[list] = revision }
-            committer.onCommitted(after, batch.changeCount)
-            // Positions failed on an earlier try are committed now too.
-            committer.durability.durableIncludingFailed(batch.positions.upperBound)
+            committed(batch, committer)
             return true
-        } catch let error as PostgresError where error.code == .staleRevision {
-            fail(through: batch.positions.upperBound, committer)
-            settleStale(batch, error, committer)
-            return true
+        } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
+            return settleStale(&batch, error, committer)
         } catch {
             fail(through: batch.positions.upperBound, committer)
+            batch.retried = true
             if database?.connection.isUsable != true || (error as? PostgresError)?.code == .connectionLost {
                 database = nil
                 if committer.setConnected(false) {
@@ -205,24 +222,100 @@ private struct CommitLoop {
         }
     }
 
-    /// The database is not at the batch's base revisions. Either an
-    /// earlier attempt did commit and only its answer was lost (the rows
-    /// are at the batch's revisions: nothing to do), or another writer
-    /// moved the lists: the batch is dropped and `event=postgres_conflict`
-    /// logged. Either way the revisions are taken from the database.
-    private mutating func settleStale(_ batch: PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) {
-        var matches = true
-        for (list, revision) in batch.revisionsAfter {
-            let stored = (try? database?.list(list))??.summary.revision
-            matches = matches && stored == revision
-            committed[list] = stored
-            committer.onCommitted([(list, stored)], 0)
+    /// The batch committed: its changes are published (in the store's
+    /// lock, with the committed revisions), its answers released, and the
+    /// other nodes told, in a transaction of its own that writes nothing.
+    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
+        committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
+        committer.onCommitted(batch.revisionsAfter, batch.changeCount)
+        // Positions failed on an earlier try are committed now too.
+        committer.durability.durableIncludingFailed(batch.positions.upperBound)
+        do {
+            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
+                try database?.connection.notifyCommits(payload)
+            }
+        } catch {
+            // The others find the commit at their next reconciliation.
+            if database?.connection.isUsable != true {
+                database = nil
+                if committer.setConnected(false) {
+                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+                }
+            }
         }
-        if matches {
-            committer.durability.durable(batch.positions.upperBound)
-        } else {
-            committer.withLog { $0.error("postgres_conflict", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+    }
+
+    /// The database is not at the batch's base revisions (or a keyed
+    /// patch's answer is stored already). Either an earlier attempt did
+    /// commit and only its answer was lost (the rows are at the batch's
+    /// revisions), or another node committed to those lists first: their
+    /// commits are dropped, the lists reloaded, and the rest committed.
+    private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
+        if batch.retried, (try? isStored(batch)) == true {
+            committed(batch, committer)
+            return true
         }
+        let lists = error.code == .staleRevision ? Set(error.lists)
+            : Set(batch.commits.filter { $0.answer != nil }.map(\.list))
+        committer.withLog { $0.info("postgres_conflict", ["lists": lists.map(\.rawValue).sorted().map(String.init).joined(separator: ","),
+                                                         "positions": "\(batch.positions)"]) }
+        do {
+            return try drop(lists.isEmpty ? Set(batch.commits.map(\.list)) : lists, from: &batch, committer)
+        } catch {
+            fail(through: batch.positions.upperBound, committer)
+            if database?.connection.isUsable != true { database = nil }
+            return false
+        }
+    }
+
+    /// Whether every commit of `batch` is in the database as it is: an
+    /// earlier attempt committed and only its answer was lost. (The same
+    /// revisions alone prove nothing: another node may have reached them.)
+    private func isStored(_ batch: PostgresBatch) throws -> Bool {
+        for commit in batch.commits {
+            guard let last = commit.changes.last else { continue }
+            let stored = try database!.changes(of: commit.list, after: last.revision - 1, limit: 1)
+            guard stored == [last] else { return false }
+        }
+        return true
+    }
+
+    /// Fails every commit of `batch` and of the queue that touches `lists`
+    /// (their connections close unanswered: the clients retry), reloads the
+    /// lists from the database, corrects the idempotency memory for the
+    /// dropped keys, and commits the rest of the batch.
+    private mutating func drop(_ lists: Set<ListID>, from batch: inout PostgresBatch, _ committer: PostgresCommitter) throws -> Bool {
+        var affected = lists
+        for commit in batch.queued where commit.changes.contains(where: { lists.contains($0.list) }) {
+            for change in commit.changes { affected.insert(change.list) }
+        }
+        var dropped = batch.queued.filter { $0.changes.contains { affected.contains($0.list) } }
+        let kept = batch.queued.filter { !$0.changes.contains { affected.contains($0.list) } }
+        for commit in dropped { committer.durability.failed(commit.position...commit.position) }
+        let catchUp = committer.storeForCatchUp
+        for list in affected.sorted(by: { $0.rawValue < $1.rawValue }) {
+            try catchUp.reload(list, database: database!, force: true) {
+                let purged = committer.dropQueued(touching: affected)
+                for commit in purged { committer.durability.failed(commit.position...commit.position) }
+                dropped += purged
+            }
+        }
+        committer.onCommitted(affected.map { ($0, committer.view.revision(of: $0)) }, 0)
+        for commit in dropped {
+            for change in commit.changes {
+                guard let key = change.idempotencyKey else { continue }
+                switch try database!.lookUp(namespace: change.namespace, client: key.client, sequence: key.sequence) {
+                case .answered(let answer):
+                    committer.store.restoreIdempotency(IdempotencyMemory(clients: [
+                        IdempotencyMemory.Client(namespace: change.namespace, client: key.client, floor: 0, answers: [answer])]))
+                case .unknown, .forgotten:
+                    committer.store.withdrawAnswer(of: key, in: change.namespace)
+                }
+            }
+        }
+        guard !kept.isEmpty else { return true }
+        batch = PostgresBatch(kept, after: batch.after, committed: committer.view.all)
+        return commit(&batch, committer)
     }
 
     /// Reports every position up to `position` that is neither durable nor

@@ -46,6 +46,9 @@ public final class PostgresStorage: ServerStorage {
     private let waiters: DurabilityWaiters
     private let committer: PostgresCommitter
     private let upkeep: PostgresUpkeep
+    private let follower: PostgresFollower
+    /// What is committed per list; live sync publishes only that.
+    private let view: CommittedView
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
@@ -101,6 +104,9 @@ public final class PostgresStorage: ServerStorage {
                           everHeldLists: store.nextListID > ListID(1))
         let waiters = DurabilityWaiters()
         self.waiters = waiters
+        let view = CommittedView(committed)
+        self.view = view
+        let node = UInt64.random(in: 1...UInt64.max)
         let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters)
         self.upkeep = upkeep
         if let cache {
@@ -113,11 +119,28 @@ public final class PostgresStorage: ServerStorage {
             listCache = nil
             loaders = nil
         }
-        committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
-                                          committed: committed, waiters: waiters) { [listCache] revisions, changeCount in
+        let reportCommitted: @Sendable ([(ListID, Revision?)], Int) -> Void = { [listCache] revisions, changeCount in
             listCache?.committed(revisions)
             upkeep.committed(changeCount)
         }
+        committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
+                                          view: view, node: node, waiters: waiters, onCommitted: reportCommitted)
+        do {
+            let catchUp = ListCatchUp(store: store, view: view) { [listCache] revisions in listCache?.committed(revisions) }
+            follower = try PostgresFollower(conninfo: conninfo, node: node, catchUp: catchUp)
+        } catch {
+            loaders?.close()
+            try? committer.close()
+            throw error
+        }
+    }
+
+    /// Publishes to `liveSync` the changes once they are committed (by this
+    /// node's committer or, followed, by another node), in revision order,
+    /// instead of when the store applies them; SUBSCRIBE and CHANGES_SINCE
+    /// take the committed revisions. Before serving.
+    public func attach(liveSync: SubscriptionHub) {
+        view.attach(liveSync)
     }
 
     /// Queues one commit for the committer. Under the store's lock, in
@@ -158,6 +181,7 @@ public final class PostgresStorage: ServerStorage {
         }
         listCache?.setLog(log)
         loaders?.setLog(log)
+        follower.setLog(log)
     }
 
     /// The commit counter and what is committed, as the log's figures:
@@ -172,6 +196,7 @@ public final class PostgresStorage: ServerStorage {
     /// `PostgresCommitter.closeTimeout` for an unreachable database) and
     /// stops the committer.
     public func close() throws {
+        follower.close()
         loaders?.close()
         upkeep.stop()
         try committer.close()

@@ -93,6 +93,11 @@ public final class SubscriptionHub: Sendable {
     }
 
     private let state: Mutex<State>
+    /// With a database shared by several nodes, the revision each list has
+    /// committed (the store may hold more, not committed yet): what
+    /// SUBSCRIBE and CHANGES_SINCE take as a list's current revision, since
+    /// only committed changes are published (`setCommittedRevisions`).
+    private let committedRevision = Mutex<(@Sendable (ListID, Revision) -> Revision)?>(nil)
     private let delivered = Atomic<UInt64>(0)
     private let dropped = Atomic<UInt64>(0)
     private let published = Atomic<UInt64>(0)
@@ -104,6 +109,21 @@ public final class SubscriptionHub: Sendable {
         feedConfiguration = ChangeFeed.Configuration(retainPerList: configuration.retainChangesPerList,
                                                      maxBytes: configuration.maxRetainedBytes)
         state = Mutex(State(feed: ChangeFeed(feedConfiguration)))
+    }
+
+    /// Makes SUBSCRIBE and CHANGES_SINCE take `revision(list, cached)` as
+    /// a list's current revision instead of the store's (`cached`): for a
+    /// storage that publishes changes once committed, not when applied
+    /// (PostgreSQL). Called under the store's lock; set before serving.
+    public func setCommittedRevisions(_ revision: @escaping @Sendable (ListID, Revision) -> Revision) {
+        committedRevision.withLock { $0 = revision }
+    }
+
+    /// `summary` with its revision the committed one.
+    private func committed(_ summary: ListSummary?) -> ListSummary? {
+        guard var summary, let revision = committedRevision.withLock({ $0 }) else { return summary }
+        summary.revision = revision(summary.id, summary.revision)
+        return summary
     }
 
     // MARK: Publishing (the store's onCommit)
@@ -185,10 +205,10 @@ public final class SubscriptionHub: Sendable {
                                    includingAll: request.allLists) { requested, all in
             state.withLock { s in
                 var answer = SubscribeAnswer(catchUpBudget: budget)
-                for (entry, summary) in zip(request.entries, requested) {
+                for (entry, summary) in zip(request.entries, requested.map(committed)) {
                     answer.add(entry.list, summary, from: entry.revision, isExplicit: true, feed: s.feed)
                 }
-                for summary in all { answer.add(summary.id, summary, from: nil, isExplicit: false, feed: s.feed) }
+                for summary in all.compactMap(committed) { answer.add(summary.id, summary, from: nil, isExplicit: false, feed: s.feed) }
 
                 local.allLists = local.allLists || request.allLists
                 local.lists.formUnion(answer.explicit)
@@ -295,7 +315,7 @@ public final class SubscriptionHub: Sendable {
                  store: Store) throws(ChecklistError) -> (current: Revision, changes: [EncodedChange]) {
         let maxBytes = Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes)
         return try store.withSummaries(in: ns, of: [list], includingAll: false) { (requested, _) throws(ChecklistError) in
-            guard let summary = requested[0] else { throw .notFound("list \(list) not found") }
+            guard let summary = committed(requested[0]) else { throw .notFound("list \(list) not found") }
             let current = summary.revision
             let since = state.withLock { s in
                 s.feed.changes(of: list, after: revision, current: current, limit: Int(clamping: limit), maxBytes: maxBytes)

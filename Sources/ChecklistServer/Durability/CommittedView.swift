@@ -1,0 +1,58 @@
+import ChecklistModel
+import ChecklistStore
+import Synchronization
+
+/// What a PostgreSQL node knows to be committed, per list: the revision up
+/// to which its cache holds the database's state and live sync has
+/// published it (docs/POSTGRES.md, "Several nodes"). The cache may be ahead
+/// of it by the node's own commits still in flight; it is never behind a
+/// revision published.
+///
+/// Every change of it happens under the store's lock, together with the
+/// publishing of the changes it passes (`advance`), so that live sync sees
+/// per list exactly the committed changes, in revision order, without gap
+/// or duplicate, whether they were committed here (the committer) or by
+/// another node (the follower). Lock order: store → this → hub.
+final class CommittedView: Sendable {
+    private let revisions: Mutex<[ListID: Revision]>
+    private let hub = Mutex<SubscriptionHub?>(nil)
+
+    init(_ revisions: [ListID: Revision]) {
+        self.revisions = Mutex(revisions)
+    }
+
+    /// Live sync to publish committed changes to (none: nothing is published).
+    func attach(_ liveSync: SubscriptionHub) {
+        hub.withLock { $0 = liveSync }
+        liveSync.setCommittedRevisions { [self] list, cached in revision(of: list) ?? cached }
+    }
+
+    /// The committed revision of `list`, if the node knows one.
+    func revision(of list: ListID) -> Revision? {
+        revisions.withLock { $0[list] }
+    }
+
+    /// A copy of every known revision (the committer's bases).
+    var all: [ListID: Revision] { revisions.withLock { $0 } }
+
+    /// Takes `changes` (consecutive per list, in commit order) as committed
+    /// and published: each one is published and its list's revision set.
+    /// Under the store's lock.
+    func advance(_ changes: [Change]) {
+        guard !changes.isEmpty else { return }
+        revisions.withLock { known in
+            for change in changes {
+                if case .listDeleted = change.kind { known[change.list] = nil } else { known[change.list] = change.revision }
+            }
+        }
+        if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
+    }
+
+    /// Sets `list`'s committed revision after it was reloaded whole (nil:
+    /// gone), publishing `changes`, the committed ones since what was known
+    /// (if they were all read). Under the store's lock.
+    func reset(_ list: ListID, to revision: Revision?, publishing changes: [Change]) {
+        if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
+        revisions.withLock { $0[list] = revision }
+    }
+}

@@ -1,0 +1,134 @@
+import Glibc
+import ChecklistModel
+import ChecklistPostgres
+import ChecklistStore
+import ChecklistThreads
+import Synchronization
+
+/// The database thread that follows the other nodes' commits
+/// (docs/POSTGRES.md, "Several nodes"). It owns its own connection, which
+/// `LISTEN`s on the commit channel: it waits on the connection's socket
+/// (`poll`), reads the notifications, and for every list another node
+/// committed to past what this node knows, brings the cached list up to
+/// the database (`ListCatchUp.follow`: the stored changes after the node's
+/// committed revision, replayed in order and published). Every
+/// `reconcileInterval` it also compares every list's stored revision with
+/// what it knows: the safety net for a notification never sent (a node
+/// died between its commit and its notify) or missed (while this listener
+/// reconnected).
+final class PostgresFollower: Sendable {
+    /// How often every list's revision is compared with the database.
+    static let reconcileInterval: UInt64 = 2_000_000_000
+    /// How soon a list deferred (the node's own commit of it in flight) is tried again.
+    static let retryMilliseconds: Int32 = 2
+
+    private let stopping = Atomic<Bool>(false)
+    private let thread = Mutex<NativeThread?>(nil)
+    private let log = Mutex<ServerLog?>(nil)
+
+    init(conninfo: String, node: UInt64, catchUp: ListCatchUp) throws {
+        let started = try NativeThread.start(name: "pg-follower") { [self] in
+            var loop = FollowLoop(conninfo: conninfo, node: node, catchUp: catchUp)
+            loop.run(self)
+        }
+        thread.withLock { $0 = started }
+    }
+
+    func setLog(_ serverLog: ServerLog) { log.withLock { $0 = serverLog } }
+
+    fileprivate func withLog(_ body: (ServerLog) -> Void) {
+        if let current = log.withLock({ $0 }) { body(current) }
+    }
+
+    fileprivate var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Stops the thread (within one wait of its socket).
+    func close() {
+        stopping.store(true, ordering: .releasing)
+        thread.withLock { $0.take() }?.join()
+    }
+}
+
+/// The follower thread's own state.
+private struct FollowLoop {
+    let conninfo: String
+    let node: UInt64
+    let catchUp: ListCatchUp
+    var database: PostgresStore?
+    /// Lists known to have commits past what the node holds, with the
+    /// revision announced.
+    var pending: [ListID: Revision] = [:]
+    var nextReconcile: UInt64 = 0
+    var backoff: UInt64 = 50_000_000
+
+    init(conninfo: String, node: UInt64, catchUp: ListCatchUp) {
+        self.conninfo = conninfo
+        self.node = node
+        self.catchUp = catchUp
+    }
+
+    mutating func run(_ follower: PostgresFollower) {
+        while !follower.isStopping {
+            do {
+                try round()
+                backoff = 50_000_000
+            } catch {
+                if database?.connection.isUsable != true {
+                    database = nil
+                    follower.withLog { $0.warn("postgres_follower_lost", ["error": "\(error)"]) }
+                    pause(backoff, follower)
+                    backoff = min(backoff * 2, 2_000_000_000)
+                } else {
+                    follower.withLog { $0.warn("postgres_follow_failed", ["error": "\(error)"]) }
+                    pause(50_000_000, follower)
+                }
+            }
+        }
+    }
+
+    /// Connects if needed, waits for notifications (at most until the next
+    /// reconciliation, or briefly while lists are deferred), and catches up.
+    private mutating func round() throws {
+        if database == nil {
+            let connection = try PostgresConnection(conninfo: conninfo)
+            try connection.listenForCommits()
+            database = PostgresStore(connection: connection)
+            nextReconcile = 0  // what was missed while away is found now
+        }
+        let database = database!
+        let now = monotonicNanoseconds()
+        let untilReconcile = nextReconcile > now ? Int32(min((nextReconcile - now) / 1_000_000, 1000)) : 0
+        let timeout = pending.isEmpty ? untilReconcile : min(untilReconcile, PostgresFollower.retryMilliseconds)
+        for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
+            guard let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
+            for (list, revision) in notice.lists { pending[list] = max(pending[list] ?? 0, revision) }
+        }
+        if monotonicNanoseconds() >= nextReconcile {
+            try reconcile(database)
+            nextReconcile = monotonicNanoseconds() + PostgresFollower.reconcileInterval
+        }
+        for list in pending.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            switch try catchUp.follow(list, database: database) {
+            case .caughtUp: pending[list] = nil
+            case .more, .deferred: break
+            }
+        }
+    }
+
+    /// Marks every list whose stored revision differs from what the node
+    /// knows committed (or that the node knows and the database no longer has).
+    private mutating func reconcile(_ database: PostgresStore) throws {
+        let stored = try database.listRevisions()
+        let known = catchUp.view.all
+        for (list, revision) in stored where known[list] != revision { pending[list] = max(pending[list] ?? 0, revision) }
+        for list in known.keys where stored[list] == nil { pending[list] = pending[list] ?? 0 }
+    }
+
+    private func pause(_ nanoseconds: UInt64, _ follower: PostgresFollower) {
+        let until = monotonicNanoseconds() + nanoseconds
+        while !follower.isStopping && monotonicNanoseconds() < until {
+            var request = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&request, nil)
+        }
+    }
+}
