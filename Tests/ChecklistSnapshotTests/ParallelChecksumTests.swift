@@ -113,4 +113,27 @@ import Testing
             #expect(source.contentCRC(upTo: UInt64(offset)) == CRC32.checksum(Array(raw[0..<offset])), "offset \(offset)")
         }
     }
+
+    @Test("stretches checksummed by the workers, then the stream after a stretch that fails, check out together")
+    func workersThenStream() throws {
+        // The items, an extension record holding the member start bytes,
+        // then the trailer over all of it.
+        var content = RawSnapshot()
+        content.header()
+        content.list(id: 1, items: 3000)
+        for id in UInt64(1)...3000 { content.item(id: id, text: "item \(id) with some text") }
+        let tail = content.bytes.count
+        content.record(0x41, ParallelGzipInflater.memberStart + Array("after".utf8))
+        content.trailer(lists: 1, items: 3000)
+        // Level-1 members for the items; the rest stored (level 0), so the
+        // member start bytes sit inside that member and its stretch fails.
+        let file = try Self.members(Array(content.bytes[0..<tail]), member: 4096)
+            + gzip(Array(content.bytes[tail...]), level: 0)
+        #expect(file.withUnsafeBytes { ParallelGzipInflater.memberStarts(in: $0) }.count > 10)
+        let serial = try Self.read(file, threads: 1).get()
+        let parallel = try Self.read(file, threads: 3).get()
+        #expect(parallel.0 == 3001)
+        #expect(parallel.0 == serial.0)
+        #expect(parallel.1 == serial.1)
+    }
 }
