@@ -60,8 +60,9 @@ public enum Recovery {
             report.snapshot = newest
             report.snapshotHeader = reader.header
             report.snapshotTrailer = trailer
-            report.listsRestored = counting.lists
-            report.itemsRestored = counting.items
+            // The reader checked the trailer's counts against the records.
+            report.listsRestored = trailer.listCount
+            report.itemsRestored = trailer.itemCount
             report.keysRestored = counting.keys
             startLSN = newest.startLSN
             report.lastLSN = startLSN
@@ -130,17 +131,17 @@ public enum Recovery {
     }
 }
 
-/// Counts what passes to the real sink.
+/// Counts the idempotency keys that pass to the real sink (lists and
+/// items are counted by the trailer, which the reader checks), and passes
+/// rows on untouched: nothing per row.
 private final class CountingSink<Inner: SnapshotRestoreSink>: SnapshotRestoreSink {
     let inner: Inner
-    var lists: UInt64 = 0
-    var items: UInt64 = 0
     var keys: UInt64 = 0
     init(inner: Inner) { self.inner = inner }
     func restoreHeader(_ header: SnapshotHeader) throws { try inner.restoreHeader(header) }
-    func restoreList(_ list: SnapshotList) throws { lists += 1; try inner.restoreList(list) }
-    func restoreItem(_ item: Item, in list: ListID) throws { items += 1; try inner.restoreItem(item, in: list) }
-    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws { items += 1; try inner.restoreItem(row, in: list) }
+    func restoreList(_ list: SnapshotList) throws { try inner.restoreList(list) }
+    func restoreItem(_ item: Item, in list: ListID) throws { try inner.restoreItem(item, in: list) }
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws { try inner.restoreItem(row, in: list) }
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         keys += UInt64(client.answers.count)
         try inner.restoreIdempotency(client)

@@ -13,9 +13,19 @@ protocol InflatedSource: AnyObject {
     /// Writes the next uncompressed bytes into `output` (not empty).
     func inflate(into output: UnsafeMutableRawBufferPointer,
                  fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step
+    /// How many of the first bytes handed out the source checksummed
+    /// itself (CRC-32), so that the reader need not: 0 for a plain stream.
+    var checksummedBytes: UInt64 { get }
+    /// The CRC-32 of the first `offset` bytes handed out, for an `offset`
+    /// up to `checksummedBytes` and no more than `maxLookBack` bytes before
+    /// `totalOut` (or exactly `checksummedBytes`); nil otherwise.
+    func contentCRC(upTo offset: UInt64) -> UInt32?
 }
 
-extension GzipInflater: InflatedSource {}
+extension GzipInflater: InflatedSource {
+    var checksummedBytes: UInt64 { 0 }
+    func contentCRC(upTo offset: UInt64) -> UInt32? { offset == 0 ? 0 : nil }
+}
 
 /// Inflates a snapshot file written by parallel compression (one gzip
 /// member per block, Protocol/SNAPSHOT.md section 2) on several threads,
@@ -34,6 +44,12 @@ extension GzipInflater: InflatedSource {}
 /// - At most `ahead` stretches wait inflated, each at most `maxStretchBytes`
 ///   (a bigger one fails over to the stream, where the decoder's limits
 ///   apply as it goes): memory stays bounded.
+/// - The workers also give each stretch's CRC-32 (combined from the CRCs
+///   zlib takes of its members anyway), so the content checksum
+///   (the trailer's) costs the reading thread nothing for those bytes: the
+///   last stretches handed out, at least `maxLookBack` bytes of them, stay
+///   in memory, so the CRC up to any offset in them (the trailer's start)
+///   can be finished from their bytes (`contentCRC(upTo:)`).
 final class ParallelGzipInflater: InflatedSource {
     /// ID1 ID2 CM=8 FLG=0 MTIME=0: how every member `GzipDeflater` writes begins.
     static let memberStart: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]
@@ -54,9 +70,19 @@ final class ParallelGzipInflater: InflatedSource {
     private var serial: GzipInflater?
     private var serialStart = 0
     private var serialNext = 0
+    /// The CRC-32 of every byte of the stretches taken so far.
+    private var takenCRC: UInt32 = 0
+    /// The last stretches taken, with their start and the CRC before them,
+    /// oldest first: together at least `maxLookBack` bytes beyond the oldest.
+    private var recent: [(start: UInt64, crcBefore: UInt32, block: InflatedBlock)] = []
+    /// How far back from `totalOut` `contentCRC(upTo:)` answers.
+    let maxLookBack: Int
 
     /// Maps `path`; `threads` workers (1 or less reads it as one stream).
-    init(path: String, threads: Int) throws(PersistenceError) {
+    /// `maxLookBack`: how many bytes before the last one handed out
+    /// `contentCRC(upTo:)` must still answer for (the reader's window).
+    init(path: String, threads: Int, maxLookBack: Int = 0) throws(PersistenceError) {
+        self.maxLookBack = maxLookBack
         file = try MappedFile(path: path)
         let starts = file.withBytes { Self.memberStarts(in: $0) }
         if starts.count < 2 || starts.first != 0 || threads < 2 {
@@ -97,6 +123,7 @@ final class ParallelGzipInflater: InflatedSource {
             if let block = pool.take(nextStretch) {
                 current = block
                 currentOffset = 0
+                remember(block)
                 parallelIn += UInt64(stretches[nextStretch].count)
                 nextStretch += 1
             } else {
@@ -104,6 +131,31 @@ final class ParallelGzipInflater: InflatedSource {
                 try startSerial(at: stretches[nextStretch].lowerBound)
             }
         }
+    }
+
+    /// Bytes of the stretches taken: every byte before the serial stream's.
+    var checksummedBytes: UInt64 {
+        guard let last = recent.last else { return 0 }
+        return last.start + UInt64(last.block.count)
+    }
+
+    func contentCRC(upTo offset: UInt64) -> UInt32? {
+        if offset == checksummedBytes { return takenCRC }
+        guard let k = recent.lastIndex(where: { $0.start <= offset }) else { return offset == 0 ? 0 : nil }
+        let entry = recent[k]
+        guard offset - entry.start <= UInt64(entry.block.count) else { return nil }
+        return CRC32.update(entry.crcBefore, UnsafeRawBufferPointer(start: entry.block.base, count: Int(offset - entry.start)))
+    }
+
+    /// Adds a taken stretch to the checksum, and keeps it while it is among
+    /// the last `maxLookBack` bytes.
+    private func remember(_ block: InflatedBlock) {
+        let start = checksummedBytes
+        recent.append((start, takenCRC, block))
+        takenCRC = UInt32(truncatingIfNeeded: crc32_combine(uLong(takenCRC), uLong(block.crc), off_t(block.count)))
+        // Drop the oldest while the others reach back far enough from this
+        // one's start (no byte of it was handed out yet).
+        while recent.count > 1, start - recent[1].start >= UInt64(maxLookBack) { recent.removeFirst() }
     }
 
     private func startSerial(at offset: Int) throws(PersistenceError) {
@@ -154,6 +206,8 @@ final class InflatedBlock: @unchecked Sendable {
     private(set) var base: UnsafeMutableRawPointer
     private(set) var count = 0
     private var capacity: Int
+    /// The CRC-32 of the content, once the worker finished it.
+    private(set) var crc: UInt32 = 0
 
     init(capacity: Int) {
         self.capacity = max(capacity, 4096)
@@ -178,6 +232,25 @@ final class InflatedBlock: @unchecked Sendable {
     var free: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base + count, count: capacity - count) }
 
     func added(_ n: Int) { count += n }
+
+    /// Adds a whole member's content (the last `bytes` added) to the CRC,
+    /// given the member's own CRC-32 (zlib takes it to check the member's
+    /// gzip trailer, so it costs nothing more).
+    func memberEnded(crc memberCRC: UInt32, bytes: Int) {
+        crc = UInt32(truncatingIfNeeded: crc32_combine(uLong(crc), uLong(memberCRC), off_t(bytes)))
+    }
+
+    /// Gives back most of the room a small content did not use, once it is
+    /// complete: the reader may keep many small blocks
+    /// (`ParallelGzipInflater.maxLookBack`).
+    func finish() {
+        guard count <= capacity / 4 else { return }
+        let exact = UnsafeMutableRawPointer.allocate(byteCount: max(count, 16), alignment: 16)
+        exact.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = exact
+        capacity = max(count, 16)
+    }
 }
 
 /// Worker threads inflating stretches of a mapped file, `ahead` at most
@@ -257,6 +330,7 @@ final class InflatePool: Sendable {
         let block = InflatedBlock(capacity: stretch.count * 4)
         let step = 256 << 10
         var position = stretch.lowerBound
+        var memberStart = 0
         inflateReset(stream)
         defer {
             stream.pointee.next_in = nil
@@ -279,7 +353,13 @@ final class InflatePool: Sendable {
             block.added(produced)
             switch rc {
             case Z_STREAM_END:
-                if position == stretch.upperBound { return block }
+                // For a gzip stream, `adler` is the member's CRC-32.
+                block.memberEnded(crc: UInt32(truncatingIfNeeded: stream.pointee.adler), bytes: block.count - memberStart)
+                memberStart = block.count
+                if position == stretch.upperBound {
+                    block.finish()
+                    return block
+                }
                 inflateReset(stream)
             case Z_OK, Z_BUF_ERROR:
                 // No progress: the stretch ends inside a member.

@@ -56,14 +56,15 @@ public final class SnapshotDecoder {
     private let inflater: GzipInflater?
     private let source: any InflatedSource
     private let window: UnsafeMutableRawBufferPointer
-    private let inflateChunk = 64 * 1024
+    private static let inflateChunk = 64 * 1024
     private var start = 0
     private var end = 0
     /// Uncompressed offset of `window[0]`.
     private var windowOffset: UInt64 = 0
-    /// CRC-32 of the consumed bytes before `crcEnd` (a window index).
+    /// CRC-32 of the first `crcOffset` uncompressed bytes, those the source
+    /// did not checksum itself (`InflatedSource.checksummedBytes`).
     private var crc: UInt32 = 0
-    private var crcEnd = 0
+    private var crcOffset: UInt64 = 0
     private var phase = Phase.preamble
     private var lastListID: ListID?
     private var itemsLeft: UInt64 = 0
@@ -78,8 +79,12 @@ public final class SnapshotDecoder {
         let inflater = try GzipInflater()
         self.inflater = inflater
         source = inflater
-        window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
+        window = .allocate(byteCount: Self.windowBytes(limits), alignment: 16)
     }
+
+    /// The size of the window: the bytes handed out that are not consumed
+    /// yet are at most this many.
+    static func windowBytes(_ limits: SnapshotLimits) -> Int { limits.maxRecordBytes + 16 + inflateChunk }
 
     /// A decoder reading from `source` (which needs no input fed).
     init(name: String, limits: SnapshotLimits, source: any InflatedSource) {
@@ -87,7 +92,7 @@ public final class SnapshotDecoder {
         self.limits = limits
         inflater = nil
         self.source = source
-        window = .allocate(byteCount: limits.maxRecordBytes + 16 + inflateChunk, alignment: 16)
+        window = .allocate(byteCount: Self.windowBytes(limits), alignment: 16)
     }
 
     deinit { window.deallocate() }
@@ -143,8 +148,8 @@ public final class SnapshotDecoder {
             if phase == .finished, let trailer { return .end(trailer) }
             if let event = try parse(items: items) { return event }
             // Need more uncompressed bytes.
-            if window.count - end < inflateChunk { compact() }
-            let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + inflateChunk)])
+            if window.count - end < Self.inflateChunk { compact() }
+            let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + Self.inflateChunk)])
             let step = try source.inflate(into: space) { code, message in error(code, message, at: windowOffset + UInt64(end)) }
             switch step {
             case .produced(let n):
@@ -187,14 +192,35 @@ public final class SnapshotDecoder {
         windowOffset += UInt64(start)
         start = 0
         end = count
-        crcEnd = 0
     }
 
+    /// Brings `crc` up to the consumed bytes (before `start`), unless the
+    /// source checksums them: the bytes it did not are in the window still
+    /// (a compaction either left them to the source or took them here).
     private func checksumConsumed() {
-        if start > crcEnd {
-            crc = CRC32.update(crc, UnsafeRawBufferPointer(rebasing: window[crcEnd..<start]))
-            crcEnd = start
+        let consumed = windowOffset + UInt64(start)
+        guard consumed > crcOffset else { return }
+        let covered = source.checksummedBytes
+        if covered >= consumed { return }
+        if covered > crcOffset, let prefix = source.contentCRC(upTo: covered) {
+            crc = prefix
+            crcOffset = covered
         }
+        crc = CRC32.update(crc, UnsafeRawBufferPointer(rebasing: window[Int(crcOffset - windowOffset)..<start]))
+        crcOffset = consumed
+    }
+
+    /// The CRC-32 of every byte before `start`.
+    private func contentCRC() throws(PersistenceError) -> UInt32 {
+        let consumed = windowOffset + UInt64(start)
+        if consumed > crcOffset, consumed <= source.checksummedBytes {
+            guard let crc = source.contentCRC(upTo: consumed) else {
+                throw error(.misuse, "the inflater no longer holds the bytes before offset \(consumed)", at: consumed)
+            }
+            return crc
+        }
+        checksumConsumed()
+        return crc
     }
 
     /// Decodes the next record that makes an event from the window, or
@@ -286,7 +312,7 @@ public final class SnapshotDecoder {
         case .trailer:
             guard itemsLeft == 0 else { throw bad("TRAILER while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
             let trailer = try read { r throws(ChecklistError) in try SnapshotTrailer.decode(from: &r) }
-            checksumConsumed()
+            let crc = try contentCRC()
             let content = windowOffset + UInt64(start)
             guard trailer.contentBytes == content, trailer.crc32 == crc else {
                 throw error(.snapshotChecksum, "content CRC-32 is 0x\(String(crc, radix: 16)) over \(content) bytes, trailer says 0x\(String(trailer.crc32, radix: 16)) over \(trailer.contentBytes)", at: offset)

@@ -23,7 +23,8 @@ public final class SnapshotReader {
     /// (`ParallelGzipInflater`; 1 reads it as one stream on this thread).
     public convenience init(path: String, limits: SnapshotLimits = .default,
                             inflateThreads: Int = SnapshotReader.defaultInflateThreads) throws(PersistenceError) {
-        let source = try ParallelGzipInflater(path: path, threads: inflateThreads)
+        let source = try ParallelGzipInflater(path: path, threads: inflateThreads,
+                                              maxLookBack: SnapshotDecoder.windowBytes(limits))
         try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(PersistenceError) in 0 }
     }
 
@@ -84,10 +85,12 @@ public final class SnapshotReader {
     public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
         try sink.restoreHeader(header)
         var currentList = ListID(0)
-        // The decoder only hands out items after their list.
-        let item = { (row: ImportedItems.View) throws in try sink.restoreItem(row, in: currentList) }
         reading: while true {
-            switch try decoder.next(lendingItems: item) {
+            // The decoder only hands out items after their list. The list
+            // is captured as a constant: a captured variable would be
+            // checked for exclusive access on every row.
+            let list = currentList
+            switch try decoder.next(lendingItems: { row in try sink.restoreItem(row, in: list) }) {
             case .list(let list):
                 currentList = list.id
                 try sink.restoreList(list)

@@ -109,22 +109,25 @@ public struct ImportStaging: Sendable {
     /// staging), with the checks of `append(_: Item)`.
     public mutating func append(_ row: ImportedItems.View) throws(ChecklistError) {
         guard let last = lists.indices.last else { throw .badField("id", "an item came before any list") }
-        let header = lists[last].header
-        guard row.id.rawValue != 0, row.id < header.nextItemID else {
-            throw .badField("id", "\(Self.what(header, row)): the id is not between 1 and the list's nextItemID \(header.nextItemID)")
+        // The header's fields are read in place: a copy of the header
+        // (its strings retained and released) per row costs more than the
+        // row's own work.
+        guard row.id.rawValue != 0, row.id < lists[last].header.nextItemID else {
+            throw .badField("id", "\(Self.what(lists[last].header, row)): the id is not between 1 and the list's nextItemID \(lists[last].header.nextItemID)")
         }
-        if let limits {
-            try Self.context(Self.what(header, row)) { () throws(ChecklistError) in
+        if let limits, row.text.count > Int(limits.maxTextBytes) {
+            try Self.context(Self.what(lists[last].header, row)) { () throws(ChecklistError) in
                 try Validation.textBytes(row.text.count, field: "text", limits: limits)
             }
         }
         if let key = row.clientKey {
+            let header = lists[last].header
             try Self.context(Self.what(header, row)) { () throws(ChecklistError) in
                 try ClientKey.validate(key)
                 try lists[last].keys.checkFree(key, for: row.id, in: header.sourceID)
             }
         }
-        guard lists[last].builder.append(row) else { throw .badField("id", "\(Self.what(header, row)) appears twice") }
+        guard lists[last].builder.append(row) else { throw .badField("id", "\(Self.what(lists[last].header, row)) appears twice") }
         if let key = row.clientKey { lists[last].keys.set(key, for: row.id) }
         itemCount += 1
     }
