@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistPostgres
+import ChecklistSnapshot
 import ChecklistStore
 import ChecklistThreads
 import Synchronization
@@ -19,6 +20,10 @@ final class PostgresListLoaders: ListLoading {
     /// before each retry.
     static let installAttempts = 20
     static let retryPause: UInt64 = 25_000_000
+    /// Threads inflating a big checkpoint while the loader decodes it: one
+    /// per core, at most 4 (the inflation of a 1M-item list is about a third
+    /// of its load; more threads only wait on the decoder).
+    static let inflateThreads = min(4, SnapshotReader.defaultInflateThreads)
 
     private struct Job {
         var list: ListID
@@ -118,7 +123,7 @@ final class PostgresListLoaders: ListLoading {
                 let loaded = Store(limits: store.limits)
                 var replayed: [Change] = []
                 let sink = StoreRestoreSink(store: loaded)
-                let report = try database.loadList(job.list, into: sink) { change in
+                let report = try database.loadList(job.list, into: sink, inflateThreads: Self.inflateThreads) { change in
                     try loaded.replay(change)
                     replayed.append(change)
                 }
