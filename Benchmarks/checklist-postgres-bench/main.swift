@@ -116,13 +116,17 @@ report("load into a counting sink (fetch + snapshot decode)", try measure(option
     _ = try store.loadList(ListID(1), into: sink) { _ in }
     guard sink.items == Int(options.items) else { fatalError("the load handed over \(sink.items) items") }
 })
-report("load of \(options.items) items into an empty Store", try measure(options.loads) {
-    let target = Store()
-    _ = try store.loadList(ListID(1), into: StoreRestoreSink(store: target)) { try target.replay($0) }
-    guard try target.summary(in: .default, list: ListID(1)).itemCount == options.items else {
-        fatalError("the loaded list does not hold \(options.items) items")
-    }
-})
+// One stream on this thread, then as checklistd's loaders read it: the
+// gzip members inflated on other threads while this one decodes.
+for threads in Set([1, SnapshotReader.defaultInflateThreads]).sorted() {
+    report("load of \(options.items) items into an empty Store, inflated on \(threads) thread(s)", try measure(options.loads) {
+        let target = Store()
+        _ = try store.loadList(ListID(1), into: StoreRestoreSink(store: target), inflateThreads: threads) { try target.replay($0) }
+        guard try target.summary(in: .default, list: ListID(1)).itemCount == options.items else {
+            fatalError("the loaded list does not hold \(options.items) items")
+        }
+    })
+}
 
 if let cluster, options.pgbenchSeconds > 0 {
     let database = "pgbench_anchor"

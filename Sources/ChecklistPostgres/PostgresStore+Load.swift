@@ -28,10 +28,14 @@ extension PostgresStore {
     /// before it, `trimChanges`) go to `retained` first, in revision order.
     ///
     /// - Returns: nil when there is no such list.
+    ///
+    /// A checkpoint of at least `StagedCheckpoint.minimumBytes` is inflated
+    /// on `inflateThreads` threads (its gzip members in parallel) while this
+    /// thread decodes; 1 inflates it here as one stream.
     public func loadList(_ id: ListID, into sink: some SnapshotRestoreSink, retained: (Change) throws -> Void = { _ in },
-                         replay: (Change) throws -> Void) throws -> ListLoadReport? {
+                         inflateThreads: Int = 1, replay: (Change) throws -> Void) throws -> ListLoadReport? {
         try connection.transaction(.readOnlySnapshot) {
-            try loadListInTransaction(id, into: sink, retained: retained, replay: replay)
+            try loadListInTransaction(id, into: sink, retained: retained, inflateThreads: inflateThreads, replay: replay)
         }
     }
 
@@ -47,7 +51,7 @@ extension PostgresStore {
             var reports: [ListLoadReport] = []
             for row in 0..<ids.rowCount {
                 if let report = try loadListInTransaction(ListID(try ids.uint64(row, 0)), into: sink, retained: retained,
-                                                          replay: replay) {
+                                                          inflateThreads: 1, replay: replay) {
                     reports.append(report)
                 }
             }
@@ -56,7 +60,7 @@ extension PostgresStore {
     }
 
     private func loadListInTransaction(_ id: ListID, into sink: some SnapshotRestoreSink, retained: (Change) throws -> Void,
-                                       replay: (Change) throws -> Void) throws -> ListLoadReport? {
+                                       inflateThreads: Int, replay: (Change) throws -> Void) throws -> ListLoadReport? {
         let listID = try PostgresValue.id(id.rawValue, "list id")
         let row = try connection.execute(Statements.listByID, [listID])
         guard row.rowCount == 1 else { return nil }
@@ -68,11 +72,9 @@ extension PostgresStore {
             for part in 0..<parts.rowCount where try parts.uint64(part, 0) != checkpointRevision {
                 throw PostgresError(.corruptData, "list \(id): a checkpoint part of revision \(try parts.uint64(part, 0)), the list says \(checkpointRevision)")
             }
-            let cursor = PartCursor(parts)
-            let reader = try SnapshotReader(name: "checkpoint of list \(id)") { buffer throws(PersistenceError) in cursor.read(into: buffer) }
-            let trailer = try reader.readAll(into: sink)
+            let (trailer, bytes) = try Self.readCheckpoint(parts, of: id, into: sink, inflateThreads: inflateThreads)
             report.checkpointItems = trailer.itemCount
-            report.checkpointBytes = cursor.total
+            report.checkpointBytes = bytes
         }
         // Every stored change: those the checkpoint holds are the retained
         // feed (bounded by trimChanges), the rest are replayed.
@@ -87,6 +89,28 @@ extension PostgresStore {
             }
         }
         return report
+    }
+
+    /// Reads a checkpoint's parts into `sink`: a big one staged in memory and
+    /// inflated on `inflateThreads` threads (`StagedCheckpoint`), a small one
+    /// (or with one thread, or where staging fails) as one stream straight
+    /// out of the result. Returns the trailer and the compressed bytes read.
+    private static func readCheckpoint(_ parts: PostgresResult, of id: ListID, into sink: some SnapshotRestoreSink,
+                                       inflateThreads: Int) throws -> (SnapshotTrailer, Int) {
+        var total = 0
+        for part in 0..<parts.rowCount { total += parts.withBytes(part, 1) { $0.count } }
+        if inflateThreads > 1, total >= StagedCheckpoint.minimumBytes, let staged = StagedCheckpoint.make(parts, column: 1) {
+            do {
+                let reader = try SnapshotReader(path: staged.path, inflateThreads: inflateThreads)
+                return (try reader.readAll(into: sink), staged.count)
+            } catch var error as PersistenceError {
+                error.file = "checkpoint of list \(id)"  // as the streamed read names it, not the staging file
+                throw error
+            }
+        }
+        let cursor = PartCursor(parts)
+        let reader = try SnapshotReader(name: "checkpoint of list \(id)") { buffer throws(PersistenceError) in cursor.read(into: buffer) }
+        return (try reader.readAll(into: sink), cursor.total)
     }
 
     /// Decodes a stored Change record body (Protocol/SNAPSHOT.md section 7).

@@ -27,6 +27,23 @@ struct LoadAndImportTests {
         #expect(items[12_344].checked == (12_345 % 3 == 0))
     }
 
+    /// A checkpoint of at least 2 MiB inflated on several threads (staged in
+    /// /dev/shm) hands the sink exactly what the one-stream read does.
+    @Test func aBigCheckpointInflatedOnSeveralThreadsLoadsTheSameRows() throws {
+        let (store, _) = try TestCluster.freshStore()
+        let count: UInt64 = 400_000
+        try store.importLists { try $0.add(Fixture.checkpoint(1, revision: 3, count: count)) }
+        let streamed = CollectingSink()
+        let one = try #require(try store.loadList(ListID(1), into: streamed, inflateThreads: 1) { _ in })
+        let threaded = CollectingSink()
+        let several = try #require(try store.loadList(ListID(1), into: threaded, inflateThreads: 3) { _ in })
+        #expect(one.checkpointBytes >= 2 << 20, "big enough to be staged")
+        #expect(several == one)
+        let items = try #require(threaded.items[ListID(1)])
+        #expect(items.count == Int(count))
+        #expect(items == streamed.items[ListID(1)])
+    }
+
     @Test func anImportIsAllOrNothing() throws {
         let (store, _) = try TestCluster.freshStore()
         try store.commit([Fixture.create(1, name: "Kept")])

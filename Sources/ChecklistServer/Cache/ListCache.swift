@@ -79,6 +79,10 @@ public final class ListCache: Sendable {
         var loadNanoseconds: UInt64 = 0
         var maxLoadNanoseconds: UInt64 = 0
         var parked = 0
+        /// A list was installed since memory was last given back.
+        var loadedSinceGiveBack = false
+        /// Times `trim` gave memory back (after evictions or loads).
+        var givenBack: UInt64 = 0
     }
 
     public let configuration: Configuration
@@ -89,11 +93,20 @@ public final class ListCache: Sendable {
     /// read of the store's residency is not made stale by another's evictions.
     private let trimming = Mutex<Void>(())
     private let log = Mutex<ServerLog?>(nil)
+    /// Hands the C heap's free memory back to the system
+    /// (`FreeMemory.giveBack`): evicted rows and a load's transient buffers
+    /// are freed to malloc, which would keep them as resident memory.
+    private let giveBack: @Sendable () -> Void
 
-    /// - Parameter committed: the revision the database holds for each list.
-    init(store: Store, configuration: Configuration, committed: [ListID: Revision]) {
+    /// - Parameters:
+    ///   - committed: the revision the database holds for each list.
+    ///   - giveBack: called by `trim` after it evicted lists or after lists
+    ///     were loaded (a test passes a counter).
+    init(store: Store, configuration: Configuration, committed: [ListID: Revision],
+         giveBack: @escaping @Sendable () -> Void = FreeMemory.giveBack) {
         self.store = store
         self.configuration = configuration
+        self.giveBack = giveBack
         state = Mutex(State(committed: committed))
     }
 
@@ -173,6 +186,7 @@ public final class ListCache: Sendable {
             entry.bytes = bytes ?? 0
             entry.measuredAt = nil
             state.entries[list] = entry
+            state.loadedSinceGiveBack = true
         }
     }
 
@@ -189,11 +203,26 @@ public final class ListCache: Sendable {
 
     /// Brings the accounting up to date (lists created, imported, changed
     /// or deleted since) and evicts least recently used lists while the
-    /// total is over the budget. Returns the lists evicted.
+    /// total is over the budget. Returns the lists evicted. After evictions
+    /// or loads it gives the freed memory back to the system (`giveBack`),
+    /// so the node's resident memory follows the budget, not its high water.
     @discardableResult
     func trim() -> [ListID] {
-        trimming.withLock { _ in trimAlone() }
+        trimming.withLock { _ in
+            let evicted = trimAlone()
+            let give = state.withLock { state -> Bool in
+                guard state.loadedSinceGiveBack || !evicted.isEmpty else { return false }
+                state.loadedSinceGiveBack = false
+                state.givenBack += 1
+                return true
+            }
+            if give { giveBack() }  // outside the cache's lock: a trim walks the heap
+            return evicted
+        }
     }
+
+    /// Times `trim` gave memory back.
+    var memoryGivenBack: UInt64 { state.withLock { $0.givenBack } }
 
     private func trimAlone() -> [ListID] {
         let resident = store.residentLists()

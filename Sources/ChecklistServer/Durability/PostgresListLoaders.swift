@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistPostgres
+import ChecklistSnapshot
 import ChecklistStore
 import ChecklistThreads
 import Synchronization
@@ -19,6 +20,10 @@ final class PostgresListLoaders: ListLoading {
     /// before each retry.
     static let installAttempts = 20
     static let retryPause: UInt64 = 25_000_000
+    /// Threads inflating a big checkpoint while the loader decodes it: one
+    /// per core, at most 4 (the inflation of a 1M-item list is about a third
+    /// of its load; more threads only wait on the decoder).
+    static let inflateThreads = min(4, SnapshotReader.defaultInflateThreads)
 
     private struct Job {
         var list: ListID
@@ -41,7 +46,7 @@ final class PostgresListLoaders: ListLoading {
     private let threads = Mutex<[NativeThread]>([])
 
     /// Starts `cache.configuration.loaderThreads` threads.
-    /// - Parameter retain: takes each change a load replayed (the change feed).
+    /// - Parameter retain: takes each change a load read (the change feed): the retained ones the checkpoint holds, then those replayed.
     init(conninfo: String, store: Store, cache: ListCache, retain: @escaping @Sendable (Change) -> Void) throws {
         self.conninfo = conninfo
         self.store = store
@@ -116,18 +121,21 @@ final class PostgresListLoaders: ListLoading {
             do {
                 let database = try worker.database()
                 let loaded = Store(limits: store.limits)
-                var replayed: [Change] = []
+                var toFeed: [Change] = []  // retained, then replayed
                 let sink = StoreRestoreSink(store: loaded)
-                // Retained changes the checkpoint holds go to the feed first, then the replayed ones.
-                let report = try database.loadList(job.list, into: sink, retained: { replayed.append($0) }) { change in
+                // The retained changes the checkpoint holds come first (revision
+                // order), then those replayed: all go to the change feed, so
+                // CHANGES_SINCE reaches back the retention, not just to the checkpoint.
+                let report = try database.loadList(job.list, into: sink, retained: { toFeed.append($0) },
+                                                   inflateThreads: Self.inflateThreads) { change in
                     try loaded.replay(change)
-                    replayed.append(change)
+                    toFeed.append(change)
                 }
                 guard let report else { return nil }  // deleted meanwhile
                 switch store.installLoaded(job.list, from: loaded) {
                 case .installed:
                     let nanos = monotonicNanoseconds() - started
-                    for change in replayed { retain(change) }
+                    for change in toFeed { retain(change) }
                     cache.loaded(job.list, nanoseconds: nanos)
                     withLog { log in
                         guard log.isEnabled(.debug) else { return }
