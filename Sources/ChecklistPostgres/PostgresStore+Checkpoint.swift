@@ -27,10 +27,13 @@ extension PostgresStore {
         }
     }
 
-    /// Lists with at least `changes` changes after their checkpoint, most
-    /// first: what a background compaction should checkpoint next.
-    public func compactionCandidates(changes: Int, limit: Int) throws(PostgresError) -> [ListID] {
-        let result = try connection.execute(Statements.compactionCandidates, [.int64(Int64(changes)), .int64(Int64(limit))])
+    /// Lists with at least `changes` changes after their checkpoint, or
+    /// whose changes after it hold at least `bytes` bytes (an IMPORT is one
+    /// change holding the whole list, and a load would replay it), most
+    /// changes first: what a background compaction should checkpoint next.
+    public func compactionCandidates(changes: Int, bytes: Int = .max, limit: Int) throws(PostgresError) -> [ListID] {
+        let result = try connection.execute(Statements.compactionCandidates,
+                                             [.int64(Int64(changes)), .int64(Int64(limit)), .int64(Int64(clamping: bytes))])
         return try (0..<result.rowCount).map { row throws(PostgresError) in ListID(try result.uint64(row, 0)) }
     }
 }

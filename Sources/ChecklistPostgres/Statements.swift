@@ -154,8 +154,12 @@ enum Statements {
         "UPDATE lists SET checkpoint_revision = $2 WHERE id = $1")
 
     static let compactionCandidates = PostgresStatement(name: "ckl_compaction_candidates", sql: """
-        SELECT id FROM lists WHERE revision - checkpoint_revision >= $1
-        ORDER BY revision - checkpoint_revision DESC, id LIMIT $2
+        SELECT l.id FROM lists l
+        WHERE l.revision - l.checkpoint_revision >= $1
+           OR (l.revision > l.checkpoint_revision
+               AND (SELECT coalesce(sum(octet_length(c.body)), 0) FROM changes c
+                    WHERE c.list_id = l.id AND c.revision > l.checkpoint_revision) >= $3)
+        ORDER BY l.revision - l.checkpoint_revision DESC, l.id LIMIT $2
         """)
 
     // MARK: Change feed

@@ -34,6 +34,9 @@ struct ChangeFeedTests {
         #expect(try store.storeCheckpoint(Fixture.checkpoint(1, revision: 8, count: 0, name: "v8")))
         #expect(try store.compactionCandidates(changes: 2, limit: 10) == [ListID(1)])
         #expect(try store.compactionCandidates(changes: 3, limit: 10) == [])
+        // Changes 9 and 10 hold some bytes: a low byte bound names the list, a high one does not.
+        #expect(try store.compactionCandidates(changes: 3, bytes: 1, limit: 10) == [ListID(1)])
+        #expect(try store.compactionCandidates(changes: 3, bytes: 1 << 30, limit: 10) == [])
         // Keeps the last 3 and everything after the checkpoint: 8, 9, 10.
         #expect(try store.trimChanges(retainPerList: 3) == 7)
         #expect(try store.changes(in: .default, list: ListID(1), after: 6, limit: 10) == .resyncRequired)

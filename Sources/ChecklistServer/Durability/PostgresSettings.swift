@@ -10,6 +10,10 @@ public struct PostgresSettings: Sendable, Hashable {
     /// A list gets a new checkpoint once it has at least this many changes
     /// after its last one (`--postgres-checkpoint-after`).
     public var checkpointAfter: Int = 1000
+    /// ... or once its changes after the last one hold this many bytes: an
+    /// IMPORT (one change holding the whole list) gets its checkpoint, so a
+    /// load reads the snapshot format instead of replaying the import.
+    public var checkpointAfterBytes: Int = 1 << 20
     /// Changes kept per list for CHANGES_SINCE when the feed is trimmed
     /// (`--retain-changes`, the live-sync retention).
     public var retainChangesPerList: Int = 1000

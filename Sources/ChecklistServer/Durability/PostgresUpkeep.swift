@@ -98,7 +98,8 @@ final class PostgresUpkeep: Sendable {
 
     /// Writes the checkpoints due, most changes first, a few per pass.
     private func checkpoint(_ database: PostgresStore, _ log: ServerLog, _ lastPosition: () -> UInt64) throws {
-        for id in try database.compactionCandidates(changes: settings.checkpointAfter, limit: 16) {
+        for id in try database.compactionCandidates(changes: settings.checkpointAfter, bytes: settings.checkpointAfterBytes,
+                                                              limit: 16) {
             if state.withLock({ $0.stopping }) { return }
             let started = monotonicNanoseconds()
             // The cut and the newest position in one instant of the store:
