@@ -45,6 +45,7 @@ enum CacheScenario {
 
         // 1. One big list into an empty cache.
         try await importFile(files.appending("big.ckss.gz"), target)
+        try waitForCheckpoints(of: 1, target)
         _ = try target.restart()
         let reader = try await target.connect()
         let asked = ContinuousClock.now
@@ -61,6 +62,7 @@ enum CacheScenario {
 
         // 2. Lists totalling `factor` times the cache, paged through twice.
         try await importFile(files.appending("many.ckss.gz"), target)
+        try waitForCheckpoints(of: lists, target)
         _ = try target.restart()
         let pager = try await target.connect()
         let started = ContinuousClock.now
@@ -103,6 +105,23 @@ enum CacheScenario {
     }
 
     /// IMPORT (mode REPLACE) of a snapshot file.
+    /// Waits until the node's upkeep has written checkpoints of `lists`
+    /// lists since the last start (`event=postgres_checkpoint`): an import
+    /// is stored as one change until then, and the cold load would time its
+    /// replay instead of the checkpoint a node loads in steady state.
+    private static func waitForCheckpoints(of lists: Int, _ target: BenchTarget) throws {
+        guard let process = target.serverProcess else { return }
+        let deadline = ContinuousClock.now + .seconds(600)
+        while true {
+            let offset = process.standardErrorCount  // read first: a line after it is waited for, one before it counted
+            if process.standardError.components(separatedBy: "event=postgres_checkpoint").count - 1 >= lists { return }
+            guard ContinuousClock.now < deadline,
+                  process.waitForStandardError(containing: "event=postgres_checkpoint", after: offset, timeout: .seconds(60)) else {
+                throw BenchArguments.UsageError(description: "the node wrote no checkpoint of the imported lists within 600 s")
+            }
+        }
+    }
+
     private static func importFile(_ path: String, _ target: BenchTarget) async throws {
         guard let file = FileHandle(forReadingAtPath: path) else { throw BenchArguments.UsageError(description: "cannot read \(path)") }
         defer { try? file.close() }

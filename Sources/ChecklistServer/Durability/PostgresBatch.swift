@@ -22,7 +22,9 @@ struct PostgresBatch: Sendable {
     /// Positions `first...last` of the queued commits in the batch.
     var positions: ClosedRange<UInt64>
     var commits: [ListCommit]
-    /// Every commit's changes in order, for counting.
+    /// How much the batch adds to what a load would replay, for the
+    /// upkeep's checkpoint schedule: one per change, and an imported
+    /// list's items each (an IMPORT is one change holding the whole list).
     var changeCount: Int
     /// The queued commits the batch was made of, in commit order.
     var queued: [QueuedCommit]
@@ -40,7 +42,12 @@ struct PostgresBatch: Sendable {
         positions = queued[0].position...queued[queued.count - 1].position
         self.queued = queued
         self.after = after
-        changeCount = queued.reduce(0) { $0 + $1.changes.count }
+        changeCount = queued.reduce(0) { total, commit in
+            commit.changes.reduce(total) { sum, change in
+                if case .listImported(let list) = change.kind { return sum + max(1, list.items.count) }
+                return sum + 1
+            }
+        }
         var revisions = committed
         var lastIndex: [ListID: Int] = [:]
         var commits: [ListCommit] = []

@@ -96,11 +96,26 @@ final class PostgresUpkeep: Sendable {
         }
     }
 
-    /// Writes the checkpoints due, most changes first, a few per pass.
+    /// Writes the checkpoints due, most changes first, 16 lists a round, in
+    /// rounds while a full round wrote some (an import of many lists is
+    /// checkpointed in one pass, not one round a minute), at most 64 rounds.
     private func checkpoint(_ database: PostgresStore, _ log: ServerLog, _ lastPosition: () -> UInt64) throws {
-        for id in try database.compactionCandidates(changes: settings.checkpointAfter, bytes: settings.checkpointAfterBytes,
-                                                              limit: 16) {
-            if state.withLock({ $0.stopping }) { return }
+        for _ in 0..<64 {
+            let (named, written) = try checkpointRound(database, log, lastPosition)
+            if named < Self.listsPerRound || written == 0 { return }
+        }
+    }
+
+    private static let listsPerRound = 16
+
+    /// One round of `checkpoint`: how many lists were named, how many written.
+    private func checkpointRound(_ database: PostgresStore, _ log: ServerLog,
+                                 _ lastPosition: () -> UInt64) throws -> (named: Int, written: Int) {
+        let named = try database.compactionCandidates(changes: settings.checkpointAfter, bytes: settings.checkpointAfterBytes,
+                                                      limit: Self.listsPerRound)
+        var written = 0
+        for id in named {
+            if state.withLock({ $0.stopping }) { return (0, 0) }
             let started = monotonicNanoseconds()
             // The cut and the newest position in one instant of the store:
             // the cut holds exactly the commits up to `position`.
@@ -123,11 +138,13 @@ final class PostgresUpkeep: Sendable {
             if let failure { throw failure }
             guard let builder else { continue }
             if try database.storeCheckpoint(builder) {
+                written += 1
                 log.info("postgres_checkpoint", ["list": id.rawValue, "revision": builder.list.revision,
                                                  "items": builder.list.itemCount,
                                                  "ms": Double((monotonicNanoseconds() - started) / 1000) / 1000])
             }
         }
+        return (named.count, written)
     }
 
     /// Trims the feed, forgets old deletions and bounds the answers.
