@@ -81,6 +81,10 @@ extension PostgresStore {
         let changes = try connection.execute(Statements.changesAfter, [listID, .int64(0), .int64(.max)])
         for index in 0..<changes.rowCount {
             if try changes.uint64(index, 0) <= checkpointRevision {
+                // An import the checkpoint holds replaced the list's history:
+                // the feed restarts after it (CHANGES_SINCE from before it is
+                // RESYNC_REQUIRED), so the whole-list change is not decoded.
+                if changes.withBytes(index, 1, { $0.first }) == Self.importedKind { continue }
                 try retained(try Self.change(changes, index, column: 1))
                 report.changesRetained += 1
             } else {
@@ -112,6 +116,9 @@ extension PostgresStore {
         let reader = try SnapshotReader(name: "checkpoint of list \(id)") { buffer throws(PersistenceError) in cursor.read(into: buffer) }
         return (try reader.readAll(into: sink), cursor.total)
     }
+
+    /// The first byte of an imported list's Change record body (Protocol/SNAPSHOT.md section 7).
+    static let importedKind: UInt8 = 5
 
     /// Decodes a stored Change record body (Protocol/SNAPSHOT.md section 7).
     static func change(_ result: PostgresResult, _ row: Int, column: Int) throws(PostgresError) -> Change {

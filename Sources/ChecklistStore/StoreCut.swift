@@ -40,12 +40,18 @@ public struct StoreCut: Sendable {
 }
 
 extension StoreCut {
+    /// Whether the cut holds list `id` with its rows (not summary-only).
+    public func holdsRows(of id: ListID) -> Bool {
+        lists[id].map { $0.unloaded == nil } ?? false
+    }
+
     /// Visits one list with its rows, as `exportLists` does; false when the
-    /// cut holds no list with this id (a database upkeep checkpoints one
-    /// list from a cut).
+    /// cut holds no list with this id, or holds it summary-only (its rows in
+    /// the database, `--cache-bytes`): a database upkeep checkpoints one
+    /// list from a cut.
     public func exportList<E: Error>(_ id: ListID,
                                      _ visit: (ExportedList, _ forEachRow: ((RowView) -> Void) -> Void) throws(E) -> Void) throws(E) -> Bool {
-        guard let list = lists[id] else { return false }
+        guard let list = lists[id], list.unloaded == nil else { return false }
         try visit(list.exported) { body in
             list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
         }

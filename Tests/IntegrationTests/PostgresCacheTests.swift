@@ -145,6 +145,48 @@ struct PostgresCacheTests {
         await reader.close()
     }
 
+    /// The upkeep checkpoints a list the cache holds summary-only: it reads
+    /// the list from the database into a store of its own (the list is
+    /// never resident here), and a later node loads the same rows.
+    @Test func aListHeldSummaryOnlyGetsItsCheckpoint() async throws {
+        let writer = try TestServer.start(store: .postgres)
+        let client = try await writer.connect()
+        let big = try await client.createList(name: "big", icon: "")
+        let other = try await client.createList(name: "other", icon: "")
+        for batch in 0..<30 {
+            let ops = (0..<20).map { PatchOperation.insert(tempRef: nil, position: .end, fields: ItemFields(text: Self.text(list: batch, item: $0))) }
+            _ = try await client.patch(big.id, ops: ops)
+        }
+        await client.close()
+        #expect(writer.process.stop() == .exited(0))
+        let conninfo = try #require(writer.postgres)
+
+        let node = try TestServer.start(["--cache-bytes", "16KB", "--postgres-checkpoint-after", "20"],
+                                        store: .postgres, postgres: conninfo)
+        defer { node.stop() }
+        let patcher = try await node.connect()
+        // Twenty changes to the small list make the upkeep's pass due; the big
+        // list, 30 changes after no checkpoint, is named in it.
+        for n in 0..<20 {
+            _ = try await patcher.patch(other.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "o\(n)"))])
+        }
+        // The `event=postgres_checkpoint` line of the big list at its last revision.
+        #expect(node.process.waitForStandardError(containing: "list=\(big.id.rawValue) revision=31 items=600", timeout: .seconds(60)),
+                "\(node.process.standardError)")
+        await patcher.close()
+        #expect(node.process.stop() == .exited(0))
+
+        let database = try #require(conninfo.split(separator: "=").last.map(String.init))
+        let stored = try PostgresCluster.shared().runClient("psql", ["-At", "-F", " ", "-d", database, "-c",
+            "SELECT checkpoint_revision, revision FROM lists WHERE id = \(big.id.rawValue)"])
+        #expect(stored.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "31 31", "\(stored.stdout)\(stored.stderr)")
+        let checker = try Self.cachedNode(conninfo)
+        defer { checker.stop() }
+        let reader = try await checker.connect()
+        #expect(try await Self.allRows(reader, big.id, pageRows: 500) == (0..<30).flatMap { batch in (0..<20).map { Self.text(list: batch, item: $0) } })
+        await reader.close()
+    }
+
     /// A request parked on a load that cannot finish (the database's
     /// `changes` table is locked) holds up neither another connection's
     /// reads of a resident list nor that connection's loop.

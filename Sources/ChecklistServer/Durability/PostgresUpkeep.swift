@@ -119,11 +119,13 @@ final class PostgresUpkeep: Sendable {
             let started = monotonicNanoseconds()
             // The cut and the newest position in one instant of the store:
             // the cut holds exactly the commits up to `position`.
-            let (cut, position) = store.cut { lastPosition() }
+            let (cached, position) = store.cut { lastPosition() }
             guard waitUntilCommitted(position) else { continue }
+            // A list the cache holds summary-only (or not at all) is read from
+            // the database into a store of its own: what is stored is committed.
+            let cut = cached.holdsRows(of: id) ? cached : try Self.loadAlone(id, database, limits: store.limits)
             var builder: ListCheckpointBuilder?
             var failure: (any Error)?
-            // A list this node does not hold is left for a node (or a later pass) that does.
             _ = try cut.exportList(id) { list, forEachRow in
                 let s = list.summary
                 let made = try ListCheckpointBuilder(list: SnapshotList(
@@ -145,6 +147,13 @@ final class PostgresUpkeep: Sendable {
             }
         }
         return (named.count, written)
+    }
+
+    /// A cut of a store holding only `id`, loaded from the database.
+    private static func loadAlone(_ id: ListID, _ database: PostgresStore, limits: Limits) throws -> StoreCut {
+        let alone = Store(limits: limits)
+        _ = try database.loadList(id, into: StoreRestoreSink(store: alone)) { change in try alone.replay(change) }
+        return alone.cut { () }.0
     }
 
     /// Trims the feed, forgets old deletions and bounds the answers.
