@@ -111,18 +111,7 @@ struct PostgresMisbehaviourTests {
         for writer in writers { try await writer.value }  // a writer that met another error fails the test here
         #expect(tally.unavailableCount >= 1, "no writer saw ERROR UNAVAILABLE")
 
-        _ = server.process.stop()
-        let restarted = try TestServer.start(store: .postgres, postgres: conninfo)
-        defer { restarted.stop() }
-        let reader = try await restarted.connect()
-        var texts: [String] = []
-        while true {
-            let page = try await reader.page(list, start: .offset(UInt64(texts.count)), limit: 1000)
-            texts += page.items.map(\.text)
-            if !page.hasMore { break }
-        }
-        await reader.close()
-        let counts = Dictionary(texts.map { ($0, 1) }, uniquingKeysWith: +)
+        let counts = try await server.restartedTextCounts(of: list)
         #expect(counts.values.allSatisfy { $0 == 1 }, "a patch was applied twice")
         let missing = tally.all.filter { counts[$0] == nil }
         #expect(missing.isEmpty, "acknowledged patches lost: \(missing.sorted().prefix(10))")

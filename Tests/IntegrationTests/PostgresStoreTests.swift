@@ -121,18 +121,7 @@ struct PostgresStoreTests {
         let after = try await server.connect()
         _ = try await after.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "after"))])
         await after.close()
-        _ = server.process.stop()
-        let restarted = try TestServer.start(store: .postgres, postgres: server.postgres)
-        defer { restarted.stop() }
-        let reader = try await restarted.connect()
-        var texts: [String] = []
-        while true {
-            let page = try await reader.page(list, start: .offset(UInt64(texts.count)), limit: 1000)
-            texts += page.items.map(\.text)
-            if !page.hasMore { break }
-        }
-        await reader.close()
-        let counts = Dictionary(texts.map { ($0, 1) }, uniquingKeysWith: +)
+        let counts = try await server.restartedTextCounts(of: list)
         #expect(counts.values.allSatisfy { $0 == 1 }, "a patch was applied twice")
         #expect(counts["after"] == 1)
         let missing = acknowledged.all.filter { counts["p\($0)"] == nil }
