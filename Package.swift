@@ -83,7 +83,7 @@ let package = Package(
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
-                               "ChecklistTLS"],
+                               "ChecklistTLS", "ChecklistPostgres"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",

@@ -9,12 +9,20 @@ import Foundation
 /// push. Reports how long a change takes from the writer to each subscriber
 /// (p50/p99/p99.9) and how many pushes per second reach the subscribers.
 ///
-/// Latency is measured from just before the writer sends its PATCH to the
-/// moment a subscriber's reader has decoded the push: the commit happens in
-/// between (its time is not visible to a client), so this bounds
-/// commit→subscriber from above; `patchRttP50Ms` is the writer's own round
-/// trip for comparison. The send time travels in the item text, and writers
-/// and subscribers share this process's clock.
+/// Latency is measured to the moment a subscriber's task has the decoded
+/// push, from two starts:
+/// - `push...`: from just before the writer sends its PATCH (the send time
+///   travels in the item text; writers and subscribers share this
+///   process's clock). The commit happens in between, so this bounds
+///   commit→subscriber from above, and holds the writer's wait for its
+///   commit (the batch and its WAL flush; `patchRtt...` is that round trip).
+/// - `commitPush...`, on PostgreSQL with `track_commit_timestamp = on`:
+///   from the commit itself, the timestamp PostgreSQL records for the
+///   change's transaction (`CommitTimes`, read after the run; same machine,
+///   same system clock). The stamp is taken as the commit record is
+///   written, before its WAL flush, so the flush is in the figure.
+/// The writer's own PATCH_OK is no reference: on a small machine its task
+/// waits behind the subscribers' for a core, and pushes often arrive first.
 enum FanoutScenario {
     static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "postgres", "nodes", "json"]
 
@@ -25,7 +33,8 @@ enum FanoutScenario {
         let listCount = try args.int("lists", default: 1, min: 1)
         let seconds = try args.double("seconds", default: 10)
 
-        let target = try BenchTarget(args, extraServerArguments: ["--max-push-buffer", "\(64 << 20)"])
+        // Every change of the run stays stored, so its commit time can be read after it.
+        let target = try BenchTarget(args, extraServerArguments: ["--max-push-buffer", "\(64 << 20)", "--retain-changes", "\(1 << 24)"])
         defer { target.stop() }
         let lists = try await makeLists(count: listCount, on: target)
         // With --nodes: the writers on the first node, the subscribers on the last.
@@ -68,7 +77,18 @@ enum FanoutScenario {
         report.add("subscribersIncomplete", subscriberCount - outcome.subscribersDone)
         report.addLatencies(outcome.latency, prefix: "push")
         report.add("pushMaxMs", outcome.latency.maxMs)
+        do throws(CommitTimes.Unavailable) {
+            guard let conninfo = args.string("postgres") else { throw CommitTimes.Unavailable(description: "needs --postgres") }
+            let fromCommit = outcome.fromCommit(try CommitTimes.read(conninfo: conninfo, lists: lists))
+            report.add("commitTimes", "postgres")
+            report.addLatencies(fromCommit.latency, prefix: "commitPush")
+            report.add("commitPushMaxMs", fromCommit.latency.maxMs)
+            report.add("commitPushUnmatched", fromCommit.unmatched)
+        } catch {
+            report.add("commitTimes", "unavailable: \(error)")
+        }
         report.add("patchRttP50Ms", outcome.writerRTT.quantileMs(0.5))
+        report.add("patchRttP99Ms", outcome.writerRTT.quantileMs(0.99))
         // Per commit sent or push received: what the tool handles.
         report.addToolCPU(cpu, requests: outcome.commits + Int(outcome.latency.count))
         if let rss = target.serverPeakRssBytes { report.add("serverPeakRssBytes", rss) }
@@ -145,13 +165,37 @@ enum FanoutScenario {
         var commits = 0
         var subscribersDone = 0
         var lastPush: ContinuousClock.Instant?
+        /// Each push's list, revision and arrival (`CommitTimes.now`), for `fromCommit`.
+        var received: [Received] = []
+
+        struct Received: Sendable {
+            var list: ListID
+            var revision: Revision
+            var nanos: UInt64
+        }
 
         mutating func merge(_ other: Outcome) {
             latency.merge(other.latency)
             writerRTT.merge(other.writerRTT)
             commits += other.commits
             subscribersDone += other.subscribersDone
+            received += other.received
             if let t = other.lastPush { lastPush = max(lastPush ?? t, t) }
+        }
+
+        /// The latency of every push from its change's commit, and how
+        /// many pushes have no commit time (trimmed from the database).
+        func fromCommit(_ commits: CommitTimes) -> (latency: LatencyHistogram, unmatched: Int) {
+            var latency = LatencyHistogram()
+            var unmatched = 0
+            for push in received {
+                guard let committed = commits.time(push.list, push.revision) else {
+                    unmatched += 1
+                    continue
+                }
+                latency.record(nanos: push.nanos > committed ? push.nanos - committed : 0)
+            }
+            return (latency, unmatched)
         }
     }
 
@@ -163,6 +207,7 @@ enum FanoutScenario {
         for await push in pushes {
             guard case .change(let change) = push, case .patched(let ops) = change.kind else { continue }
             let now = DispatchTime.now().uptimeNanoseconds
+            let arrived = CommitTimes.now()
             outcome.lastPush = .now
             guard case .setText(_, let text)? = ops.first else { continue }
             if text == "end" {
@@ -173,6 +218,7 @@ enum FanoutScenario {
                 }
             } else if let sent = UInt64(text.dropFirst(2)), sent <= now {
                 outcome.latency.record(nanos: now - sent)
+                outcome.received.append(Outcome.Received(list: change.list, revision: change.revision, nanos: arrived))
             }
         }
         return outcome

@@ -19,14 +19,27 @@ struct PostgresNodesTests {
         return nodes
     }
 
-    /// Waits (polling, up to 30 s) until `node` has `list` at `revision`.
+    /// Waits (up to 30 s) until `node` has `list` at `revision`, by its
+    /// pushes: subscribes there to every list of the namespace (so a list
+    /// created through another node counts too), takes the revision the
+    /// SUBSCRIBED answer gives, then each CHANGE push of `list`. At the
+    /// deadline the connection is closed, which ends the pushes.
     static func waitFor(_ list: ListID, at revision: Revision, on node: TestServer) async throws -> Bool {
         let client = try await node.connect(name: "waiter")
-        defer { Task { await client.close() } }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await client.lists().first(where: { $0.id == list })?.revision == revision { return true }
-            try await Task.sleep(for: .milliseconds(10))
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            await client.close()
+        }
+        defer {
+            deadline.cancel()
+            Task { await client.close() }
+        }
+        let pushes = client.livePushes()
+        let answer = try await client.subscribe([], allLists: true)
+        if answer.entries.first(where: { $0.list == list })?.revision == revision { return true }
+        for await push in pushes {
+            guard case .change(let change) = push else { return false }  // dropped: too far behind to tell
+            if change.list == list && change.revision == revision { return true }
         }
         return false
     }

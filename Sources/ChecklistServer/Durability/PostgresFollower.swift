@@ -55,9 +55,12 @@ private struct FollowLoop {
     let node: UInt64
     let catchUp: ListCatchUp
     var database: PostgresStore?
-    /// Lists known to have commits past what the node holds, with the
-    /// revision announced.
-    var pending: [ListID: Revision] = [:]
+    /// Lists another node announced commits of, with the revision
+    /// announced (0: deleted).
+    var announced: [ListID: Revision] = [:]
+    /// Lists the reconciliation found to differ from what the node knows:
+    /// read whatever the node knows.
+    var differing: Set<ListID> = []
     var nextReconcile: UInt64 = 0
     var backoff: UInt64 = 50_000_000
 
@@ -87,7 +90,9 @@ private struct FollowLoop {
     }
 
     /// Connects if needed, waits for notifications (at most until the next
-    /// reconciliation, or briefly while lists are deferred), and catches up.
+    /// reconciliation, or briefly while lists are deferred), and catches
+    /// up: first the lists announced, then (when due) the reconciliation,
+    /// so that a notice never waits behind the read of every revision.
     private mutating func round() throws {
         if database == nil {
             let connection = try PostgresConnection(conninfo: conninfo)
@@ -98,18 +103,33 @@ private struct FollowLoop {
         let database = database!
         let now = monotonicNanoseconds()
         let untilReconcile = nextReconcile > now ? Int32(min((nextReconcile - now) / 1_000_000, 1000)) : 0
-        let timeout = pending.isEmpty ? untilReconcile : min(untilReconcile, PostgresFollower.retryMilliseconds)
+        let waiting = announced.isEmpty && differing.isEmpty
+        let timeout = waiting ? untilReconcile : min(untilReconcile, PostgresFollower.retryMilliseconds)
         for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
             guard let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
-            for (list, revision) in notice.lists { pending[list] = max(pending[list] ?? 0, revision) }
+            for (list, revision) in notice.lists { announced[list] = max(announced[list] ?? 0, revision) }
         }
+        try catchUpPending(database)
         if monotonicNanoseconds() >= nextReconcile {
             try reconcile(database)
             nextReconcile = monotonicNanoseconds() + PostgresFollower.reconcileInterval
+            try catchUpPending(database)
         }
-        for list in pending.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+    }
+
+    /// Follows every list announced or found differing, in id order. An
+    /// announced revision the node already holds (read with an earlier
+    /// notice's changes) costs no query.
+    private mutating func catchUpPending(_ database: PostgresStore) throws {
+        for (list, revision) in announced where !differing.contains(list) && revision > 0 {
+            if let known = catchUp.view.revision(of: list), known >= revision { announced[list] = nil }
+        }
+        let lists = Set(announced.keys).union(differing).sorted { $0.rawValue < $1.rawValue }
+        for list in lists {
             switch try catchUp.follow(list, database: database) {
-            case .caughtUp: pending[list] = nil
+            case .caughtUp:
+                announced[list] = nil
+                differing.remove(list)
             case .more, .deferred: break
             }
         }
@@ -120,8 +140,8 @@ private struct FollowLoop {
     private mutating func reconcile(_ database: PostgresStore) throws {
         let stored = try database.listRevisions()
         let known = catchUp.view.all
-        for (list, revision) in stored where known[list] != revision { pending[list] = max(pending[list] ?? 0, revision) }
-        for list in known.keys where stored[list] == nil { pending[list] = pending[list] ?? 0 }
+        for (list, revision) in stored where known[list] != revision { differing.insert(list) }
+        for list in known.keys where stored[list] == nil { differing.insert(list) }
     }
 
     private func pause(_ nanoseconds: UInt64, _ follower: PostgresFollower) {
