@@ -24,7 +24,8 @@ scenarios:
   memory    bytes per item, over the wire and after a restart, beside Redis
             [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
-            [--seconds 10]; push latency writer→subscriber p50/p99 and pushes/s delivered
+            [--seconds 10]; push latency writer's send→subscriber p50/p99 (and, on
+            --postgres with track_commit_timestamp on, commit→subscriber), pushes/s
   failover  two nodes of its own on one database (--postgres CONNINFO, else a
             private cluster), --clients 4 on each; node 1
             killed (SIGKILL) after --seconds 3, run on for --after 3: acknowledged
