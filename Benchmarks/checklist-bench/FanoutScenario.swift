@@ -39,7 +39,9 @@ enum FanoutScenario {
         let lists = try await makeLists(count: listCount, on: target)
         // With --nodes: the writers on the first node, the subscribers on the last.
         try await target.waitForLists(lists, onEveryNode: true)
-        let subscribers = try await subscribe(count: subscriberCount, to: lists, on: target)
+        let subscribers = try await subscribe(count: subscriberCount, to: lists, on: target, node: target.nodeCount - 1)
+        // With --nodes: one more subscriber on the writers' node, the reference for the cross-node part.
+        let origin = target.nodeCount > 1 ? try await subscribe(count: 1, to: lists, on: target, node: 0) : []
         var writers: [ChecklistConnection] = []
         for _ in 0..<writerCount { writers.append(try await target.connect(name: "fanout-writer")) }
 
@@ -51,13 +53,15 @@ enum FanoutScenario {
         for (_, pushes) in subscribers {
             receivers.append(Task { await receive(pushes, lists: listCountForReceivers) })
         }
+        let originReceivers = origin.map { _, pushes in Task { await receive(pushes, lists: listCountForReceivers) } }
         var outcome = try await write(until: deadline, lists: lists, writers: writers)
         // One last change per list: after it (revision order), a subscriber has everything.
         for list in lists { try await writers[0].patch(list, ops: [.setText(.id(ItemID(1)), "end")]) }
         outcome.merge(await collect(receivers, closingAfter: .seconds(30), subscribers.map(\.0)))
+        let atOrigin = await collect(originReceivers, closingAfter: .seconds(30), origin.map(\.0))
         cpu.stop()
         for writer in writers { await writer.close() }
-        for (connection, _) in subscribers { await connection.close() }
+        for (connection, _) in subscribers + origin { await connection.close() }
 
         let elapsed = started.duration(to: outcome.lastPush ?? .now)
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -79,13 +83,25 @@ enum FanoutScenario {
         report.add("pushMaxMs", outcome.latency.maxMs)
         do throws(CommitTimes.Unavailable) {
             guard let conninfo = args.string("postgres") else { throw CommitTimes.Unavailable(description: "needs --postgres") }
-            let fromCommit = outcome.fromCommit(try CommitTimes.read(conninfo: conninfo, lists: lists))
+            let commits = try CommitTimes.read(conninfo: conninfo, lists: lists)
+            let fromCommit = outcome.fromCommit(commits)
             report.add("commitTimes", "postgres")
             report.addLatencies(fromCommit.latency, prefix: "commitPush")
             report.add("commitPushMaxMs", fromCommit.latency.maxMs)
             report.add("commitPushUnmatched", fromCommit.unmatched)
+            if !origin.isEmpty {
+                let originFromCommit = atOrigin.fromCommit(commits)
+                report.addLatencies(originFromCommit.latency, prefix: "originCommitPush")
+                report.add("originCommitPushMaxMs", originFromCommit.latency.maxMs)
+            }
         } catch {
             report.add("commitTimes", "unavailable: \(error)")
+        }
+        if !origin.isEmpty {
+            let crossing = outcome.after(atOrigin)
+            report.addLatencies(crossing.latency, prefix: "crossNode")
+            report.add("crossNodeMaxMs", crossing.latency.maxMs)
+            report.add("crossNodeBeforeOrigin", crossing.earlier)
         }
         report.add("patchRttP50Ms", outcome.writerRTT.quantileMs(0.5))
         report.add("patchRttP99Ms", outcome.writerRTT.quantileMs(0.99))
@@ -109,11 +125,11 @@ enum FanoutScenario {
     }
 
     /// The subscribers: one connection each, subscribed to every list.
-    private static func subscribe(count: Int, to lists: [ListID],
-                                  on target: BenchTarget) async throws -> [(ChecklistConnection, AsyncStream<LivePush>)] {
+    private static func subscribe(count: Int, to lists: [ListID], on target: BenchTarget,
+                                  node: Int) async throws -> [(ChecklistConnection, AsyncStream<LivePush>)] {
         var subscribers: [(ChecklistConnection, AsyncStream<LivePush>)] = []
         for _ in 0..<count {
-            let connection = try await target.connect(name: "fanout-subscriber", node: target.nodeCount - 1)
+            let connection = try await target.connect(name: "fanout-subscriber", node: node)
             let pushes = connection.livePushes(bufferLimit: 1 << 20)
             _ = try await connection.subscribe(lists.map { Subscribe.Entry(list: $0) })
             subscribers.append((connection, pushes))
@@ -196,6 +212,21 @@ enum FanoutScenario {
                 latency.record(nanos: push.nanos > committed ? push.nanos - committed : 0)
             }
             return (latency, unmatched)
+        }
+
+        /// How much later than at `origin` each push arrived here, per
+        /// (list, revision); a push here before origin's counts 0 (`earlier`).
+        func after(_ origin: Outcome) -> (latency: LatencyHistogram, earlier: Int) {
+            var arrivals: [ListID: [Revision: UInt64]] = [:]
+            for push in origin.received { arrivals[push.list, default: [:]][push.revision] = push.nanos }
+            var latency = LatencyHistogram()
+            var earlier = 0
+            for push in received {
+                guard let there = arrivals[push.list]?[push.revision] else { continue }
+                if push.nanos < there { earlier += 1 }
+                latency.record(nanos: push.nanos > there ? push.nanos - there : 0)
+            }
+            return (latency, earlier)
         }
     }
 
