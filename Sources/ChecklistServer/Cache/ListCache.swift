@@ -306,8 +306,9 @@ protocol ListLoading: Sendable {
     /// Loads `list` of `ns` into the store unless it is resident, then
     /// calls `done` (nil: resident or gone; else why it could not be).
     func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void)
-    /// Brings the resident `list` up to at least `revision` from the
-    /// database, if the database holds it, then calls `done`.
+    /// Brings `list` (resident, or not held at all) up to at least
+    /// `revision` from the database, if the database holds it, then calls
+    /// `done`.
     func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void)
     /// Reads the stored changes `read` asks for, then calls `done` with them.
     func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void)
