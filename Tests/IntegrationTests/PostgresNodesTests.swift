@@ -113,15 +113,10 @@ struct PostgresNodesTests {
             let summary = try #require(try await client.lists().first { $0.id == list.id })
             #expect(summary.itemCount == UInt64(total))
             #expect(summary.uncheckedCount == UInt64(total))
-            // RESYNC_REQUIRED is a legal answer (the node's retained feed
-            // does not reach back; seen rarely after a reload, see
-            // docs/POSTGRES.md "Left open"); changes answered are exactly these.
-            do {
-                let feed = try await client.changes(of: list.id, since: 1)
-                #expect(feed.changes.map(\.revision) == Array(2...final), "node \(index)'s change feed")
-            } catch let error as ClientError {
-                guard error.serverError?.code == .resyncRequired else { throw error }
-            }
+            // Every change is stored: from revision 1 every node answers all
+            // of them (from its feed, or from the database past it).
+            let feed = try await client.changes(of: list.id, since: 1)
+            #expect(feed.changes.map(\.revision) == Array(2...final), "node \(index)'s change feed")
             await client.close()
         }
         for (index, (client, pushes)) in subscribers.enumerated() {

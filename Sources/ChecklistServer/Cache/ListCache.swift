@@ -6,7 +6,9 @@ import Synchronization
 /// "The cache"): every list's summary is in the `Store`, a list's rows only
 /// after first use. A request that needs rows pins its lists (`pin`); one
 /// whose lists are not all resident is parked by its connection while the
-/// loader threads (`load`) bring them in, then dispatched again. Resident
+/// loader threads (`prepare`) bring them in, then dispatched again (so is
+/// one that names a revision the node has not followed yet, or that reads
+/// changes past the node's retained feed). Resident
 /// lists are accounted in bytes (`Store.residentBytes(of:)`) and the least
 /// recently used ones are evicted while the total is over `maxBytes`
 /// (`trim`), never one that is pinned or that has changes the database
@@ -155,21 +157,32 @@ public final class ListCache: Sendable {
         }
     }
 
-    /// Loads `lists` of `ns` (pinned by the caller) on the loader threads
-    /// and calls `done` there once all are resident (nil) or one could not
-    /// be loaded (the error to answer the request with).
-    func load(_ lists: [ListID], in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void) {
-        guard !lists.isEmpty else { return done(nil) }
+    /// Carries out a parked request's database reads on the loader
+    /// threads, in turn: loads `request.lists` (pinned by the caller), then
+    /// catches up `request.catchUp`, then reads `request.storedChanges`;
+    /// calls `done` there once all are done, or with the error to answer
+    /// the request with when a list could not be loaded.
+    func prepare(_ request: ListLoadRequest, done: @escaping @Sendable (ListLoadOutcome) -> Void) {
         guard let loading = loader.withLock({ $0 }) else {
-            done(ChecklistError(.unavailable, "lists cannot be loaded now; try again"))
+            done(ListLoadOutcome(error: ChecklistError(.unavailable, "lists cannot be loaded now; try again")))
             return
         }
         state.withLock { $0.parked += 1 }
-        let countdown = LoadCountdown(count: lists.count) { [self] error in
+        let finish: @Sendable (ListLoadOutcome) -> Void = { [self] outcome in
             state.withLock { $0.parked -= 1 }
-            done(error)
+            done(outcome)
         }
-        for list in lists { loading.load(list, in: ns, done: countdown.arrive) }
+        let read: @Sendable () -> Void = {
+            guard let stored = request.storedChanges else { return finish(ListLoadOutcome()) }
+            loading.readChanges(stored) { finish(ListLoadOutcome(storedChanges: $0)) }
+        }
+        let catchUp: @Sendable (ChecklistError?) -> Void = { error in
+            if let error { return finish(ListLoadOutcome(error: error)) }
+            let countdown = Countdown(count: request.catchUp.count) { _ in read() }
+            for (list, revision) in request.catchUp { loading.catchUp(list, to: revision) { countdown.arrive(nil) } }
+        }
+        let countdown = Countdown(count: request.lists.count, done: catchUp)
+        for list in request.lists { loading.load(list, in: request.namespace, done: countdown.arrive) }
     }
 
     // MARK: Loaders and committer
@@ -287,21 +300,29 @@ public final class ListCache: Sendable {
     }
 }
 
-/// Where a `ListCache` has lists loaded (the PostgreSQL loader threads).
+/// Where a `ListCache` has lists loaded, caught up and their stored
+/// changes read (the PostgreSQL loader threads).
 protocol ListLoading: Sendable {
     /// Loads `list` of `ns` into the store unless it is resident, then
     /// calls `done` (nil: resident or gone; else why it could not be).
     func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void)
+    /// Brings `list` (resident, or not held at all) up to at least
+    /// `revision` from the database, if the database holds it, then calls
+    /// `done`.
+    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void)
+    /// Reads the stored changes `read` asks for, then calls `done` with them.
+    func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void)
 }
 
-/// Calls `done` once, when `count` loads arrived, with the first error.
-private final class LoadCountdown: Sendable {
+/// Calls `done` once, when `count` steps arrived (at once for none), with the first error.
+private final class Countdown: Sendable {
     private let state: Mutex<(left: Int, error: ChecklistError?)>
     private let done: @Sendable (ChecklistError?) -> Void
 
     init(count: Int, done: @escaping @Sendable (ChecklistError?) -> Void) {
         state = Mutex((count, nil))
         self.done = done
+        if count == 0 { done(nil) }
     }
 
     @Sendable func arrive(_ error: ChecklistError?) {

@@ -1,11 +1,59 @@
 import ChecklistModel
 
-/// A request parked until lists are loaded (`RequestOutcome.listLoad`):
-/// its frame stays in the connection's input, the connection reads
-/// nothing meanwhile, and once the loads are done the same frame is
-/// handed to the session again (so answers keep request order).
+/// A request parked until the database was read for it
+/// (`RequestOutcome.listLoad`): its frame stays in the connection's input,
+/// the connection reads nothing meanwhile, and once the reads are done the
+/// same frame is handed to the session again (so answers keep request
+/// order). The loader threads load the lists whose rows are not in memory,
+/// then catch up the lists whose named revision the node has not seen yet,
+/// then read the stored changes (docs/POSTGRES.md, "Several nodes").
 struct ListLoadRequest: Sendable, Hashable {
     var namespace: Namespace
     /// The lists to load; the session holds pins on them.
     var lists: [ListID]
+    /// Lists whose revision the request names (a PATCH's `baseRevision`,
+    /// a CHANGES_SINCE or SUBSCRIBE revision) above what the node holds:
+    /// another node committed it and this node has not followed it yet.
+    /// Each is brought up to at least that revision from the database, if
+    /// the database holds it, before the request is handled again.
+    var catchUp: [ListID: Revision] = [:]
+    /// A CHANGES_SINCE reaching back past the node's retained feed: its
+    /// changes are read from the database's `changes` table.
+    var storedChanges: StoredChangesRead?
+}
+
+/// A CHANGES_SINCE the node's feed does not reach back for, to be read
+/// from the database (`ListLoading.readChanges`).
+struct StoredChangesRead: Sendable, Hashable {
+    var list: ListID
+    var namespace: Namespace
+    /// The revision the client has: the changes after it are read.
+    var after: Revision
+    /// The most changes read (the request's limit, at most `maxChanges`).
+    var limit: Int
+    /// The frame size the changes are encoded for (`EncodedChange`).
+    var maxFrameBytes: UInt32
+
+    /// The most changes one read takes from the database (the default
+    /// retention per list); the client asks again from the last one.
+    static let maxChanges = 1000
+}
+
+/// The changes a `StoredChangesRead` found in the database.
+enum StoredChanges: Sendable {
+    /// The changes after the asked revision, oldest first, encoded as the
+    /// node's feed holds them; they end at the list's revision in the
+    /// database when it was read, or at the read's limit.
+    case changes([EncodedChange])
+    /// The database does not hold them all either (trimmed past its
+    /// retention, the list gone, or the read failed): RESYNC_REQUIRED stands.
+    case notRetained
+}
+
+/// What the database reads for a parked request came to (`ListCache.prepare`).
+struct ListLoadOutcome: Sendable {
+    /// Why a list could not be loaded: the parked request is answered with it.
+    var error: ChecklistError?
+    /// The stored changes read for it, when it asked for them.
+    var storedChanges: StoredChanges?
 }

@@ -84,11 +84,15 @@ struct ListCatchUp {
     /// - Returns: whether the list was replaced.
     @discardableResult
     func reload(_ list: ListID, database: PostgresStore, force: Bool, underLock: () -> Void = {}) throws -> Bool {
+        // Known before the load: a commit of this node published after the
+        // load's snapshot makes the list move past `known`, so the older
+        // load does not replace it (it would drop an acknowledged change
+        // and take the committed revision back behind the feed).
+        let known = view.revision(of: list)
         let source = Store()
         let sink = StoreRestoreSink(store: source)
         _ = try database.loadList(list, into: sink) { change in try source.replay(change) }
         let loaded = source.cachedRevision(of: list)
-        let known = view.revision(of: list)
         var publish: [Change] = []
         let from = known ?? 0
         if loaded.map({ $0 > from }) ?? (known != nil) {

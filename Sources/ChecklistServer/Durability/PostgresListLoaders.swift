@@ -12,8 +12,12 @@ import Synchronization
 /// private `Store` and installs the result in one step
 /// (`Store.installLoaded`), so no reader sees a list half loaded and no
 /// event loop waits on the database. Requests for a list being loaded
-/// share that load. Between loads, and after each, the cache is trimmed
-/// (`ListCache.trim`), at least once a second.
+/// share that load. They also catch up a list a request names a newer
+/// revision of than the node holds (`catchUp`, through `ListCatchUp` like
+/// the follower) and read a CHANGES_SINCE's changes from the `changes`
+/// table when the node's feed does not reach back (`readChanges`).
+/// Between jobs, and after each, the cache is trimmed (`ListCache.trim`),
+/// at least once a second.
 final class PostgresListLoaders: ListLoading {
     /// How often an install is tried again when the list moved on while it
     /// was read (a commit of it not yet in the database), and the pause
@@ -24,10 +28,17 @@ final class PostgresListLoaders: ListLoading {
     /// per core, at most 4 (the inflation of a 1M-item list is about a third
     /// of its load; more threads only wait on the decoder).
     static let inflateThreads = min(4, SnapshotReader.defaultInflateThreads)
+    /// How long a catch-up follows a list before the request is handled
+    /// anyway (the database unreachable), and its pause while the node's
+    /// own commit of the list is in flight.
+    static let catchUpNanoseconds: UInt64 = 2_000_000_000
+    static let catchUpRetryPause: UInt64 = 2_000_000
 
-    private struct Job {
-        var list: ListID
-        var namespace: Namespace
+    private enum Job {
+        /// Waited for by `Queue.waiting[list]`.
+        case load(ListID, Namespace)
+        case catchUp(ListID, Revision, done: @Sendable () -> Void)
+        case readChanges(StoredChangesRead, done: @Sendable (StoredChanges) -> Void)
     }
 
     private struct Queue {
@@ -42,15 +53,21 @@ final class PostgresListLoaders: ListLoading {
     private let store: Store
     private let cache: ListCache
     private let retain: @Sendable (Change) -> Void
+    /// Where the lists a request names a newer revision of are caught up.
+    let following: ListCatchUp
     private let log = Mutex<ServerLog?>(nil)
     private let threads = Mutex<[NativeThread]>([])
 
     /// Starts `cache.configuration.loaderThreads` threads.
-    /// - Parameter retain: takes each change a load read (the change feed): the retained ones the checkpoint holds, then those replayed.
-    init(conninfo: String, store: Store, cache: ListCache, retain: @escaping @Sendable (Change) -> Void) throws {
+    /// - Parameters:
+    ///   - following: catches a list up to the database (`catchUp`).
+    ///   - retain: takes each change a load read (the change feed): the retained ones the checkpoint holds, then those replayed.
+    init(conninfo: String, store: Store, cache: ListCache, following: ListCatchUp,
+         retain: @escaping @Sendable (Change) -> Void) throws {
         self.conninfo = conninfo
         self.store = store
         self.cache = cache
+        self.following = following
         self.retain = retain
         for index in 0..<cache.configuration.loaderThreads {
             let thread = try NativeThread.start(name: "pg-loader-\(index)") { [self] in
@@ -70,7 +87,7 @@ final class PostgresListLoaders: ListLoading {
                 state.waiting[list]!.append(done)  // a load of it is queued or running: share it
             } else {
                 state.waiting[list] = [done]
-                state.jobs.append(Job(list: list, namespace: ns))
+                state.jobs.append(.load(list, ns))
             }
             return true
         }
@@ -81,16 +98,45 @@ final class PostgresListLoaders: ListLoading {
         }
     }
 
-    /// Stops the threads (queued loads are answered SHUTTING_DOWN).
+    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void) {
+        if !enqueue(.catchUp(list, revision, done: done)) { done() }
+    }
+
+    func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void) {
+        if !enqueue(.readChanges(read, done: done)) { done(.notRetained) }
+    }
+
+    /// Queues `job` unless closing; says whether it was.
+    private func enqueue(_ job: Job) -> Bool {
+        let queued = queue.withLock { state -> Bool in
+            guard !state.closing else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        if queued { queue.signal(.work) }
+        return queued
+    }
+
+    /// Stops the threads (queued loads are answered SHUTTING_DOWN; queued
+    /// catch-ups end, stored changes read as not retained).
     func close() {
-        let dropped = queue.withLock { state -> [@Sendable (ChecklistError?) -> Void] in
+        let (loads, jobs) = queue.withLock { state -> ([@Sendable (ChecklistError?) -> Void], [Job]) in
             state.closing = true
             defer { state.jobs = []; state.waiting = [:] }
-            return state.waiting.values.flatMap { $0 }
+            return (state.waiting.values.flatMap { $0 }, state.jobs)
         }
         queue.broadcast(.work)
-        for done in dropped { done(ChecklistError(.shuttingDown, "the server is shutting down")) }
+        for done in loads { done(ChecklistError(.shuttingDown, "the server is shutting down")) }
+        for job in jobs { Self.abandon(job) }
         for thread in threads.withLock({ $0 }) { thread.join() }
+    }
+
+    private static func abandon(_ job: Job) {
+        switch job {
+        case .load: break  // its waiters are answered with the loads
+        case .catchUp(_, _, let done): done()
+        case .readChanges(_, let done): done(.notRetained)
+        }
     }
 
     // MARK: On a loader thread
@@ -101,18 +147,30 @@ final class PostgresListLoaders: ListLoading {
                                                 deadline: monotonicNanoseconds() &+ 1_000_000_000) { state, _ in
                 (state.jobs.isEmpty || state.closing ? nil : state.jobs.removeFirst(), state.closing)
             }
-            if closing { return }
-            if let job {
-                let error = load(job, &worker)
-                let waiters = queue.withLock { $0.waiting.removeValue(forKey: job.list) ?? [] }
+            if closing {
+                if let job { Self.abandon(job) }
+                return
+            }
+            switch job {
+            case .load(let list, let ns):
+                let error = load(list, in: ns, &worker)
+                let waiters = queue.withLock { $0.waiting.removeValue(forKey: list) ?? [] }
                 for done in waiters { done(error) }
+            case .catchUp(let list, let revision, let done):
+                catchUp(list, to: revision, &worker)
+                done()
+            case .readChanges(let read, let done):
+                done(readChanges(read, &worker))
+            case nil:
+                break
             }
             cache.trim()
         }
     }
 
     /// Loads one list; nil once it is resident (or gone).
-    private func load(_ job: Job, _ worker: inout LoaderConnection) -> ChecklistError? {
+    private func load(_ list: ListID, in namespace: Namespace, _ worker: inout LoaderConnection) -> ChecklistError? {
+        let job = (list: list, namespace: namespace)
         let started = monotonicNanoseconds()
         var lastError = "the list kept changing while it was loaded"
         for attempt in 0..<Self.installAttempts {
@@ -160,10 +218,54 @@ final class PostgresListLoaders: ListLoading {
         return ChecklistError(.unavailable, "list \(job.list) could not be loaded from the database; try again later")
     }
 
-    private func pauseBeforeRetry() {
-        queue.withLock(waitingOn: .work, until: { $0.closing },
-                       deadline: monotonicNanoseconds() &+ Self.retryPause) { _, _ in }
+    /// Follows `list` (resident, pinned by the parked request; or not held
+    /// at all: perhaps another node made it) from the database until the
+    /// node holds `revision` committed, the database turns out not to hold
+    /// it, or `catchUpNanoseconds` passed (the node's own commit of it in
+    /// flight is waited for, `ListCatchUp.deferred`). A summary-only list
+    /// is left to the follower.
+    private func catchUp(_ list: ListID, to revision: Revision, _ worker: inout LoaderConnection) {
+        let deadline = monotonicNanoseconds() + Self.catchUpNanoseconds
+        while (following.view.revision(of: list) ?? 0) < revision, store.cachedRevision(of: list) == nil || store.isResident(list),
+              !isClosing, monotonicNanoseconds() < deadline {
+            do {
+                switch try following.follow(list, database: worker.database()) {
+                case .more: continue
+                case .caughtUp: return  // what the database holds is in; if not `revision`, it holds less
+                case .deferred: pause(Self.catchUpRetryPause)
+                }
+            } catch {
+                worker.dropIfBroken(error)
+                withLog { $0.warn("list_catch_up_failed", ["list": list, "error": "\(error)"]) }
+                pause(Self.retryPause)
+            }
+        }
     }
+
+    /// The stored changes `read` asks for, encoded for the feed.
+    private func readChanges(_ read: StoredChangesRead, _ worker: inout LoaderConnection) -> StoredChanges {
+        do {
+            switch try worker.database().changes(in: read.namespace, list: read.list, after: read.after, limit: read.limit) {
+            case .changes(let changes, _):
+                return .changes(changes.map { EncodedChange($0, maxFrameBytes: read.maxFrameBytes) })
+            case .resyncRequired, .noSuchList:
+                return .notRetained
+            }
+        } catch {
+            worker.dropIfBroken(error)
+            withLog { $0.warn("stored_changes_failed", ["list": read.list, "error": "\(error)"]) }
+            return .notRetained
+        }
+    }
+
+    private var isClosing: Bool { queue.withLock { $0.closing } }
+
+    private func pause(_ nanoseconds: UInt64) {
+        queue.withLock(waitingOn: .work, until: { $0.closing },
+                       deadline: monotonicNanoseconds() &+ nanoseconds) { _, _ in }
+    }
+
+    private func pauseBeforeRetry() { pause(Self.retryPause) }
 
     private func withLog(_ body: (ServerLog) -> Void) {
         if let current = log.withLock({ $0 }) { body(current) }

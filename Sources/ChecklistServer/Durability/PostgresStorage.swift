@@ -111,7 +111,9 @@ public final class PostgresStorage: ServerStorage {
         self.upkeep = upkeep
         if let cache {
             let listCache = ListCache(store: store, configuration: cache, committed: committed)
-            let loaders = try PostgresListLoaders(conninfo: conninfo, store: store, cache: listCache, retain: retain)
+            let following = ListCatchUp(store: store, view: view) { revisions in listCache.committed(revisions) }
+            let loaders = try PostgresListLoaders(conninfo: conninfo, store: store, cache: listCache, following: following,
+                                                  retain: retain)
             listCache.setLoader(loaders)
             self.listCache = listCache
             self.loaders = loaders

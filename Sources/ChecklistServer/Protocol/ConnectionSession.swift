@@ -49,6 +49,9 @@ struct ConnectionSession {
     /// Why the parked request's lists could not be loaded: its frame is
     /// answered with this when handled again.
     private var parkFailure: ChecklistError?
+    /// The stored changes read from the database for the parked
+    /// CHANGES_SINCE, taken when its frame is handled again.
+    private var parkedChanges: StoredChanges?
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -77,11 +80,12 @@ struct ConnectionSession {
         let start = answers.count
         let heldForThis = parkedPins.take()
         defer { if let heldForThis { dispatcher.cache?.unpin(heldForThis) } }
+        let storedForThis = parkedChanges.take()
         if let failure = parkFailure.take() {
             answers.fail(failure, requestID: header.requestID)
             return outcome(since: start)
         }
-        handle(header: header, body: body, loadedForIt: heldForThis != nil)
+        handle(header: header, body: body, parkedBefore: heldForThis != nil, stored: storedForThis)
         var outcome = outcome(since: start)
         outcome.transferWork = snapshotWork
         snapshotWork = nil
@@ -93,10 +97,11 @@ struct ConnectionSession {
     /// The list cache, when the storage loads rows on first use.
     var listCache: ListCache? { dispatcher.cache }
 
-    /// The loads a `receive` outcome's `listLoad` asked for are done
-    /// (`error` nil) or failed: the parked frame comes next.
-    mutating func listLoadFinished(_ error: ChecklistError?) {
-        parkFailure = error
+    /// The reads a `receive` outcome's `listLoad` asked for are done (or a
+    /// load failed, `outcome.error`): the parked frame comes next.
+    mutating func listLoadFinished(_ outcome: ListLoadOutcome) {
+        parkFailure = outcome.error
+        parkedChanges = outcome.storedChanges
     }
 
     /// Framing is lost (the parser's fatal error): answers it with request
@@ -141,7 +146,11 @@ struct ConnectionSession {
         liveSync.connectionClosed()
     }
 
-    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer, loadedForIt: Bool) {
+    /// - Parameters:
+    ///   - parkedBefore: the frame was parked for database reads once
+    ///     already: it is not parked for lists or revisions again.
+    ///   - stored: the stored changes read for it while it was parked.
+    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer, parkedBefore: Bool, stored: StoredChanges?) {
         // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
         if case .awaitingHello = state, header.flags.contains(.compressed) {
             answers.fail(.badField("flags", "a compressed body before HELLO_OK"), requestID: header.requestID)
@@ -166,34 +175,63 @@ struct ConnectionSession {
                 refuse("the token of this connection was revoked", requestID: header.requestID, close: true)
                 return
             }
-            guard let cache = dispatcher.cache else { return dispatch(request, requestID: header.requestID) }
-            let needed = request.listsNeedingRows { dispatcher.store.lists(in: namespace).map(\.id) }
-            guard !needed.isEmpty else { return dispatch(request, requestID: header.requestID) }
-            let pins = cache.pin(needed, in: namespace)
-            defer { if parkedPins == nil { cache.unpin(pins.pinned) } }
-            guard pins.missing.isEmpty else {
-                if loadedForIt {
-                    // Loaded once for this request and still missing: say so rather than park again.
-                    answers.fail(ChecklistError(.unavailable, "the list could not be loaded; try again"), requestID: header.requestID)
-                } else {
-                    parkedPins = pins.pinned
-                    listLoad = ListLoadRequest(namespace: namespace, lists: pins.missing)
-                }
+            guard let cache = dispatcher.cache else {
+                dispatch(request, requestID: header.requestID)
                 return
             }
-            dispatch(request, requestID: header.requestID)
+            let needed = request.listsNeedingRows { dispatcher.store.lists(in: namespace).map(\.id) }
+            guard !needed.isEmpty else {
+                dispatch(request, requestID: header.requestID)
+                return
+            }
+            let pins = cache.pin(needed, in: namespace)
+            defer { if parkedPins == nil { cache.unpin(pins.pinned) } }
+            if parkedBefore {
+                // Loaded once for this request and still missing: say so rather than park again.
+                guard pins.missing.isEmpty else {
+                    answers.fail(ChecklistError(.unavailable, "the list could not be loaded; try again"), requestID: header.requestID)
+                    return
+                }
+            } else {
+                let ahead = revisionsAhead(of: request)
+                guard pins.missing.isEmpty && ahead.isEmpty else {
+                    parkedPins = pins.pinned
+                    listLoad = ListLoadRequest(namespace: namespace, lists: pins.missing, catchUp: ahead)
+                    return
+                }
+            }
+            if let read = dispatch(request, requestID: header.requestID, stored: stored) {
+                parkedPins = pins.pinned
+                listLoad = ListLoadRequest(namespace: namespace, lists: [], storedChanges: read)
+            }
         }
     }
 
-    /// Answers a request of a ready connection whose lists are in memory.
-    private mutating func dispatch(_ request: Request, requestID: UInt32) {
+    /// The revisions `request` names that this node has not seen yet.
+    private func revisionsAhead(of request: Request) -> [ListID: Revision] {
+        let store = dispatcher.store
+        let namespace = namespace
+        return request.revisionsAhead(held: { list in try? store.summary(in: namespace, list: list).revision },
+                                      committed: { list, cached in
+                                          dispatcher.liveSync?.currentRevision(of: list, cached: cached) ?? cached
+                                      })
+    }
+
+    /// Answers a request of a ready connection whose lists are in memory;
+    /// or, for a CHANGES_SINCE past the node's feed with the storage's
+    /// list cache, returns the read of the stored changes that answers it
+    /// (nothing answered), unless `stored` is that read's result.
+    @discardableResult
+    private mutating func dispatch(_ request: Request, requestID: UInt32, stored: StoredChanges? = nil) -> StoredChangesRead? {
         if LiveSyncSession.handles(request) {
-            liveSync.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+            return liveSync.handle(request, namespace: namespace, requestID: requestID, into: &answers, stored: stored,
+                                   readsStored: dispatcher.cache != nil && stored == nil)
         } else if SnapshotSession.handles(request) {
             snapshotWork = snapshots.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         } else {
             dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         }
+        return nil
     }
 
     private mutating func handshake(_ hello: Hello, requestID: UInt32) {

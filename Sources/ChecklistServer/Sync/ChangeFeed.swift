@@ -146,17 +146,31 @@ struct ChangeFeed {
         guard since < current, let history = lists[list], history.last == current, since >= history.floor else {
             return .resyncRequired
         }
+        let retained = history.changes
+        let start = Int(since - history.floor)
+        let result = Self.page(count: retained.count - start, limit: limit, maxBytes: maxBytes,
+                               bodyCount: { retained[start + $0].bodyCount }, encoded: { retained[start + $0].encoded() })
+        return .changes(result, complete: result.last?.revision == current)
+    }
+
+    /// What one CHANGES answer takes of `count` consecutive changes (the
+    /// `index`th given by `encoded`, its **ListChange** size by
+    /// `bodyCount`): at most `limit` of them and at most `maxBytes` of
+    /// **ListChange** bytes, but at least one when there is any. The
+    /// node's feed and the changes read from the database
+    /// (`SubscriptionHub.changes(of:after:limit:in:store:stored:)`) page alike.
+    static func page(count: Int, limit: Int, maxBytes: Int, bodyCount: (Int) -> Int,
+                     encoded: (Int) -> EncodedChange) -> [EncodedChange] {
         var result: [EncodedChange] = []
         var bytes = 0
-        var index = Int(since - history.floor)
-        while index < history.changes.count && result.count < limit {
-            let change = history.changes[index]
-            bytes += change.bodyCount
+        var index = 0
+        while index < count && result.count < limit {
+            bytes += bodyCount(index)
             if bytes > maxBytes && !result.isEmpty { break }
-            result.append(change.encoded())
+            result.append(encoded(index))
             index += 1
         }
-        return .changes(result, complete: result.last?.revision == current)
+        return result
     }
 
     /// The range of revisions retained for `list`, if it has any.

@@ -29,8 +29,13 @@ struct LiveSyncSession {
         }
     }
 
-    /// Answers `request` into `answers`.
-    mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) {
+    /// Answers `request` into `answers`, or, for a CHANGES_SINCE that the
+    /// feed does not reach back for, returns the read of the database's
+    /// stored changes that would answer it (with nothing answered) when
+    /// `readsStored` and `stored` is nil (none was read for it yet). Given
+    /// `stored`, the answer comes from it where the feed falls short.
+    mutating func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter,
+                         stored: StoredChanges? = nil, readsStored: Bool = false) -> StoredChangesRead? {
         do throws(ChecklistError) {
             guard let hub else { throw ChecklistError(.badState, "live sync is not enabled on this server") }
             switch request {
@@ -43,7 +48,18 @@ struct LiveSyncSession {
                 if let subscriber { hub.unsubscribe(subscriber, m) }
                 answers.append(Unsubscribed(), requestID: requestID)
             case .changesSince(let m):
-                let (current, changes) = try hub.changes(of: m.list, after: m.revision, limit: m.limit, in: namespace, store: store)
+                let current: Revision
+                let changes: [EncodedChange]
+                do throws(ChecklistError) {
+                    (current, changes) = try hub.changes(of: m.list, after: m.revision, limit: m.limit, in: namespace,
+                                                         store: store, stored: stored)
+                } catch where error.code == .resyncRequired && readsStored && stored == nil
+                                && m.revision < (error.revision ?? 0) {
+                    // Past the node's feed, not ahead of the list: the database may still hold them.
+                    return StoredChangesRead(list: m.list, namespace: namespace, after: m.revision,
+                                             limit: Int(clamping: min(m.limit, UInt64(StoredChangesRead.maxChanges))),
+                                             maxFrameBytes: hub.maxFrameBytes)
+                }
                 answers.append(type: .changes, requestID: requestID) { w in
                     Changes.encodeHeader(list: m.list, revision: current, count: changes.count, into: &w)
                     for change in changes { w.bytes.append(contentsOf: change.body) }
@@ -54,6 +70,7 @@ struct LiveSyncSession {
         } catch {
             answers.fail(error, requestID: requestID)
         }
+        return nil
     }
 
     /// The connection closed: forget its subscriptions.

@@ -121,8 +121,8 @@ public final class SubscriptionHub: Sendable {
 
     /// `summary` with its revision the committed one.
     private func committed(_ summary: ListSummary?) -> ListSummary? {
-        guard var summary, let revision = committedRevision.withLock({ $0 }) else { return summary }
-        summary.revision = revision(summary.id, summary.revision)
+        guard var summary else { return nil }
+        summary.revision = currentRevision(of: summary.id, cached: summary.revision)
         return summary
     }
 
@@ -306,13 +306,16 @@ public final class SubscriptionHub: Sendable {
     // MARK: CHANGES_SINCE
 
     /// The changes of `list` after `revision`, as many as fit in one CHANGES
-    /// frame, and the list's current revision.
+    /// frame, and the list's current revision. When the feed does not
+    /// reach back to `revision`, they come from `stored` (the changes a
+    /// PostgreSQL node read from its database for this request), paged
+    /// alike and ending at the list's current revision here.
     ///
     /// - Throws: `NOT_FOUND`, or `RESYNC_REQUIRED` (carrying the current
-    ///   revision) when they are no longer all retained or the client is
-    ///   ahead of the list.
-    func changes(of list: ListID, after revision: Revision, limit: UInt64, in ns: Namespace,
-                 store: Store) throws(ChecklistError) -> (current: Revision, changes: [EncodedChange]) {
+    ///   revision) when they are no longer all retained (in the feed or in
+    ///   `stored`) or the client is ahead of the list.
+    func changes(of list: ListID, after revision: Revision, limit: UInt64, in ns: Namespace, store: Store,
+                 stored: StoredChanges? = nil) throws(ChecklistError) -> (current: Revision, changes: [EncodedChange]) {
         let maxBytes = Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes)
         return try store.withSummaries(in: ns, of: [list], includingAll: false) { (requested, _) throws(ChecklistError) in
             guard let summary = committed(requested[0]) else { throw .notFound("list \(list) not found") }
@@ -324,11 +327,35 @@ public final class SubscriptionHub: Sendable {
             case .changes(let changes, _):
                 return (current, changes)
             case .resyncRequired:
+                if revision < current, case .changes(let read)? = stored,
+                   let page = Self.page(read, after: revision, current: current, limit: limit, maxBytes: maxBytes) {
+                    return (current, page)
+                }
                 let why = revision > current ? "the list is at revision \(current), behind the client's \(revision)"
                                              : "the changes after revision \(revision) are no longer retained"
                 throw ChecklistError(.resyncRequired, "list \(list): \(why); read the list again", revision: current)
             }
         }
+    }
+
+    /// What a CHANGES answer takes of `read` (changes from the database,
+    /// oldest first): those after `revision` up to `current`, paged like
+    /// the feed's; nil unless there are some and they start right after
+    /// `revision`.
+    private static func page(_ read: [EncodedChange], after revision: Revision, current: Revision, limit: UInt64,
+                             maxBytes: Int) -> [EncodedChange]? {
+        let upToCurrent = read.drop { $0.revision <= revision }.prefix { $0.revision <= current && !$0.isDeletion }
+        guard let first = upToCurrent.first, first.revision == revision + 1 else { return nil }
+        let changes = Array(upToCurrent)
+        return ChangeFeed.page(count: changes.count, limit: Int(clamping: limit), maxBytes: maxBytes,
+                               bodyCount: { changes[$0].body.count }, encoded: { changes[$0] })
+    }
+
+    /// The revision of `list` that SUBSCRIBE and CHANGES_SINCE take as
+    /// current, given the store's (`cached`): the committed one when the
+    /// storage publishes on commit (`setCommittedRevisions`).
+    func currentRevision(of list: ListID, cached: Revision) -> Revision {
+        committedRevision.withLock { $0 }.map { $0(list, cached) } ?? cached
     }
 
     // MARK: Figures
