@@ -41,8 +41,9 @@ final class InflateStream: @unchecked Sendable {
 
     /// Inflates `input` as `GzipInflater` does the same bytes: across member
     /// ends (a member that ends resets the stream for the next), producing at
-    /// most `cap` bytes. The output of a call that fails is dropped, as
-    /// `GzipInflater` drops it.
+    /// most `cap` bytes. The output of the zlib call that fails is dropped,
+    /// as `GzipInflater` drops it: calls make at most `callBytes` each, as
+    /// a decoder asks for them.
     func run(_ input: UnsafeRawBufferPointer, cap: Int) -> Outcome {
         var outcome = Outcome(block: InflatedBlock(capacity: min(cap, max(64 << 10, input.count * 4))), consumed: 0)
         guard ready else {
@@ -56,6 +57,7 @@ final class InflateStream: @unchecked Sendable {
             z.pointee.avail_out = 0
         }
         let step = 256 << 10
+        let callBytes = 64 << 10
         var outputFull = false
         while outcome.consumed < input.count || outputFull {
             guard outcome.block.reserve(step, limit: cap) || outcome.block.reserve(1, limit: cap) else {
@@ -69,7 +71,7 @@ final class InflateStream: @unchecked Sendable {
             }
             let free = outcome.block.free
             let available = min(input.count - outcome.consumed, Int(UInt32.max))
-            let room = min(free.count, Int(UInt32.max))
+            let room = min(free.count, callBytes)
             z.pointee.next_in = UnsafeMutablePointer(mutating: (input.baseAddress! + outcome.consumed).assumingMemoryBound(to: Bytef.self))
             z.pointee.avail_in = uInt(available)
             z.pointee.next_out = free.baseAddress!.assumingMemoryBound(to: Bytef.self)

@@ -15,7 +15,7 @@
 ///   and the rest of the chunk continues the stream before it. So a piece
 ///   that counts inflated what one stream over all the bytes would have,
 ///   and an error it met is the error that stream meets there.
-/// - A piece inflates to at most `maxPieceBytes`; a bigger one is taken
+/// - A piece inflates to at most `maxPieceBytes` (4 MiB); a bigger one is taken
 ///   that far and the rest of the chunk goes on from there on its stream
 ///   (the decoder's size and ratio bounds apply as the content comes).
 ///   At most `ahead` pieces are given to the workers before the reader
@@ -28,14 +28,16 @@
 /// Used by one thread at a time (the import's), feeding chunks with `feed`
 /// when the decoder says `.needInput`.
 public final class ParallelStreamInflater: InflatedSource {
-    /// The most one piece inflates to before the rest of its chunk
-    /// continues from where it stopped.
-    static let maxPieceBytes = 4 << 20
+    /// The most one piece inflates to by default before the rest of its
+    /// chunk continues from where it stopped.
+    static let defaultMaxPieceBytes = 4 << 20
     /// The least compressed bytes between two cuts of a chunk.
     static let minPieceBytes = 64 << 10
 
     private let workers: InflateWorkers?
     private let ahead: Int
+    /// The most one piece inflates to.
+    let maxPieceBytes: Int
     /// The stream of the last piece taken: the next piece that continues
     /// a member goes on on it.
     private var carry = InflateStream()
@@ -57,8 +59,9 @@ public final class ParallelStreamInflater: InflatedSource {
 
     /// A stream whose members `workers` inflate (nil: all on the reader's
     /// thread, one piece per chunk).
-    init(workers: InflateWorkers?) {
+    init(workers: InflateWorkers?, maxPieceBytes: Int = ParallelStreamInflater.defaultMaxPieceBytes) {
         self.workers = workers
+        self.maxPieceBytes = maxPieceBytes
         ahead = (workers?.threadCount ?? 0) + 1
     }
 
@@ -145,7 +148,7 @@ public final class ParallelStreamInflater: InflatedSource {
             // that ended there makes it start the next one, as one stream does).
             let continues = k == 0
             let piece = InflatePiece(bytes: chunk, range: range, stream: continues ? carry : InflateStream(),
-                                     continues: continues, cap: Self.maxPieceBytes)
+                                     continues: continues, cap: maxPieceBytes)
             pieces.append(piece)
             if let workers, cuts.count > 1 { workers.submit(piece) }
         }
@@ -157,7 +160,7 @@ public final class ParallelStreamInflater: InflatedSource {
         dropPieces(from: taken)
         cuts = Array(cuts[..<taken]) + [offset]
         pieces.append(InflatePiece(bytes: chunk, range: offset..<chunk.count, stream: carry, continues: true,
-                                   cap: Self.maxPieceBytes))
+                                   cap: maxPieceBytes))
     }
 
     private func dropPieces(from index: Int) {
