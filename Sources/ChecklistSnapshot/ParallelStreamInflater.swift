@@ -18,9 +18,9 @@
 /// - A piece inflates to at most `maxPieceBytes` (4 MiB); a bigger one is taken
 ///   that far and the rest of the chunk goes on from there on its stream
 ///   (the decoder's size and ratio bounds apply as the content comes).
-///   At most `ahead` pieces are given to the workers before the reader
-///   takes them: memory stays bounded (about `(ahead + 1) * maxPieceBytes`
-///   beyond the chunk).
+///   At most `ahead` pieces (the workers' count + 1, at most 8) are given
+///   to the workers before the reader takes them: memory stays bounded (at
+///   most `(ahead + 1) * maxPieceBytes`, 36 MiB, beyond the chunk).
 /// - The whole chunk is inflated before the decoder asks for more input:
 ///   every DATA answer reports what its bytes let the server find, as with
 ///   one stream.
@@ -62,7 +62,8 @@ public final class ParallelStreamInflater: InflatedSource {
     init(workers: InflateWorkers?, maxPieceBytes: Int = ParallelStreamInflater.defaultMaxPieceBytes) {
         self.workers = workers
         self.maxPieceBytes = maxPieceBytes
-        ahead = (workers?.threadCount ?? 0) + 1
+        // At most 8 pieces ahead: at most 9 pieces' content held per stream.
+        ahead = min(8, (workers?.threadCount ?? 0) + 1)
     }
 
     deinit {
