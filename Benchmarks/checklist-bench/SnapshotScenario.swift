@@ -13,7 +13,7 @@ import Synchronization
 /// connection probes the server throughout: how long its requests wait is
 /// what a transfer costs the other clients.
 enum SnapshotScenario {
-    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "server-threads", "probe", "probe-ms", "json"]
+    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "server-threads", "import-inflate-threads", "probe", "probe-ms", "json"]
 
     /// The options of one run.
     struct Settings {
@@ -24,6 +24,8 @@ enum SnapshotScenario {
         let window: Int
         /// 1 puts the probe on the transfer's event loop (the server it starts only).
         let serverThreads: Int
+        /// The server's `--import-inflate-threads` (the server it starts only); nil: its default.
+        let importInflateThreads: Int?
         let probePause: Int
         let probeKind: String
         let probeRequest: StallProbe.Kind
@@ -36,6 +38,8 @@ enum SnapshotScenario {
             chunk = try args.int("chunk", default: 1 << 20, min: 1024)
             window = try args.int("window", default: 4, min: 1)
             serverThreads = try args.int("server-threads", default: 0, min: 0)
+            importInflateThreads = args.string("import-inflate-threads") == nil ? nil
+                : try args.int("import-inflate-threads", default: 0, min: 0)
             probePause = try args.int("probe-ms", default: 5, min: 0)
             probeKind = args.string("probe") ?? "lists"
             guard let probeRequest = StallProbe.Kind(rawValue: probeKind) else {
@@ -62,7 +66,8 @@ enum SnapshotScenario {
         let written = try writeSnapshot(to: path, items: settings.items, lists: settings.lists, textBytes: settings.textBytes)
 
         let target = try BenchTarget(args, extraServerArguments: ["--max-import-bytes", String(written.rawBytes * 2 + (1 << 20))]
-                                     + (settings.serverThreads > 0 ? ["--threads", String(settings.serverThreads)] : []))
+                                     + (settings.serverThreads > 0 ? ["--threads", String(settings.serverThreads)] : [])
+                                     + (settings.importInflateThreads.map { ["--import-inflate-threads", String($0)] } ?? []))
         defer { target.stop() }
         let client = try await target.connect()
         // Another client reads LIST_LISTS (which takes the store's lock) every

@@ -16,7 +16,7 @@ scenarios:
             [--page 50] [--threads N] [--seed 1] [--compression off|on] [--offset random|N]
             [--text-bytes 0]; every answer checked; loopback only
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
-            [--chunk 1048576] [--window 4] [--server-threads N] [--probe lists|ping]
+            [--chunk 1048576] [--window 4] [--server-threads N] [--import-inflate-threads N] [--probe lists|ping]
             [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of
             another connection meanwhile
   restart   start-up time on a big store          [--items 10000000] [--lists N/100000] [--text-bytes 40]

@@ -1,5 +1,6 @@
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistSnapshot
 import ChecklistSocket
 import ChecklistStore
 import ChecklistWire
@@ -18,6 +19,7 @@ public final class ChecklistServer: Sendable {
     private let metricsHTTP: TCPServer?
     /// The threads that work on EXPORT and IMPORT chunks.
     private let transferWorkers: TransferWorkers
+    private let importInflaters: InflateWorkers?
     /// Event-loop threads serving connections.
     public let threadCount: Int
     /// `RLIMIT_NOFILE` (soft) after raising it at start.
@@ -58,6 +60,7 @@ public final class ChecklistServer: Sendable {
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log,
                                            cache: storage?.listCache)
         transferWorkers = dispatcher.snapshots.workers
+        importInflaters = dispatcher.snapshots.inflaters
         // A single answer may be as large as a frame: the output limit must hold it.
         let maxOutput = max(configuration.maxOutputBytes, Int(configuration.limits.maxFrameBytes) + 64 * 1024)
         let policy = ConnectionPolicy(idleTimeout: configuration.idleTimeout, maxInFlight: max(1, configuration.maxInFlight),
@@ -131,6 +134,7 @@ public final class ChecklistServer: Sendable {
         group.shutdownAndJoin()
         // After the loops: no connection is left to give a worker a job.
         transferWorkers.shutdown()
+        importInflaters?.shutdown()
         return result
     }
 }

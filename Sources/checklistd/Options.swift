@@ -130,6 +130,10 @@ struct Options {
       --transfer-threads N   threads that make EXPORT chunks and decode and apply IMPORT
                              chunks, off the event loops: at most N chunks are worked
                              on at once, the others wait their turn (default 2)
+      --import-inflate-threads N
+                             threads that inflate the gzip members of IMPORT streams,
+                             shared by all imports (default one per core, at most 16;
+                             0 inflates each import as one stream)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -238,6 +242,8 @@ struct Options {
             configuration.snapshots.maxImportBytes = try cursor.number(flag, UInt64.self, min: 1024,
                                                                       max: LogRecordFormat.maxImportRawBytes)
         case "--transfer-threads": configuration.snapshots.workerThreads = try cursor.number(flag, Int.self, min: 1)
+        case "--import-inflate-threads":
+            configuration.snapshots.importInflateThreads = try cursor.number(flag, Int.self, min: 0)
         default: return false
         }
         return true

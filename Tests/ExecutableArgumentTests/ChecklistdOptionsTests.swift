@@ -27,7 +27,7 @@ struct ChecklistdOptionsTests {
             "--max-batch", "11", "--idle-timeout", "1.5", "--max-in-flight", "13", "--max-output-bytes", "200000",
             "--data-dir", "/d", "--seed-demo", "--fsync", "always", "--snapshot-after", "17",
             "--retain-changes", "0", "--retain-bytes", "19", "--max-push-buffer", "4096",
-            "--max-import-bytes", "2048", "--transfer-threads", "4",
+            "--max-import-bytes", "2048", "--transfer-threads", "4", "--import-inflate-threads", "0",
             "--metrics-port", "0", "--metrics-host", "10.0.0.1", "--slow-request-ms", "5", "--log-level", "debug",
         ]))
         let c = options.configuration
@@ -38,6 +38,7 @@ struct ChecklistdOptionsTests {
         #expect(c.dataDirectory == "/d" && options.seedDemo && options.fsync == .always && options.snapshotAfter == 17)
         #expect(c.liveSync.retainChangesPerList == 0 && c.liveSync.maxRetainedBytes == 19)
         #expect(c.liveSync.maxPushBufferBytes == 4096 && c.snapshots.maxImportBytes == 2048 && c.snapshots.workerThreads == 4)
+        #expect(c.snapshots.importInflateThreads == 0)
         #expect(c.metricsPort == 0 && c.metricsHost == "10.0.0.1" && c.slowRequestThreshold == .milliseconds(5))
         #expect(c.logLevel == .debug)
     }

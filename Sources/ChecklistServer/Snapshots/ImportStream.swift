@@ -15,24 +15,37 @@ final class ImportStream {
     let mode: ImportMode
     private let namespace: Namespace
     private let decoder: SnapshotDecoder
+    /// Where the DATA chunks go when their members are inflated on the
+    /// server's inflate workers; nil: fed to the decoder's own stream.
+    private let input: ParallelStreamInflater?
     private(set) var staging: ImportStaging
     /// The last DATA sequence received.
     private(set) var sequence: UInt64 = 0
     /// Held until the import ends: counts towards the server's limit.
     private let slot: ImportSlot
 
+    /// - Parameter inflaters: the threads inflating the stream's gzip
+    ///   members; nil inflates it as one stream on the decoding thread.
     init(store: Store, namespace: Namespace, mode: ImportMode, limits: SnapshotLimits, maxLists: Int,
-         slot: ImportSlot) throws(ChecklistError) {
+         slot: ImportSlot, inflaters: InflateWorkers?) throws(ChecklistError) {
         self.mode = mode
         self.namespace = namespace
         self.slot = slot
-        do {
-            decoder = try SnapshotDecoder(name: "IMPORT stream", limits: limits)
-        } catch {
-            throw ChecklistError(.internalError, "\(error)")
+        if let inflaters {
+            (decoder, input) = SnapshotDecoder.streamed(name: Self.name, limits: limits, workers: inflaters)
+        } else {
+            do {
+                decoder = try SnapshotDecoder(name: Self.name, limits: limits)
+            } catch {
+                throw ChecklistError(.internalError, "\(error)")
+            }
+            input = nil
         }
         staging = store.makeImportStaging(enforcingLimits: true, maxLists: maxLists)
     }
+
+    /// Names the stream in errors.
+    static let name = "IMPORT stream"
 
     /// Uncompressed bytes decoded so far.
     var rawBytes: UInt64 { decoder.rawOffset }
@@ -45,6 +58,12 @@ final class ImportStream {
             throw .badField("sequence", "expected DATA sequence \(self.sequence + 1), got \(sequence)")
         }
         self.sequence = sequence
+        if let input {
+            if try drain() { return }
+            input.feed(bytes)
+            _ = try drain()
+            return
+        }
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ChecklistError) in
                 var offset = 0
@@ -62,6 +81,7 @@ final class ImportStream {
     /// Returns the staged lists, ready for `Store.importLists`.
     func finish() throws(ChecklistError) -> ImportStaging {
         decoder.endInput()
+        input?.endInput()
         guard try drain() else {
             throw ChecklistError(.internalError, "the snapshot decoder wants input after the end")
         }

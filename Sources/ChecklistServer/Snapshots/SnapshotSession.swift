@@ -179,7 +179,8 @@ struct SnapshotSession {
                                                 maxRawBytes: config.maxImportBytes, maxRatio: config.maxImportRatio,
                                                 ratioGraceBytes: config.importRatioGraceBytes)
             let stream = try ImportStream(store: store, namespace: namespace, mode: mode == .replace ? .replace : .merge,
-                                          limits: snapshotLimits, maxLists: maxImportLists, slot: slot)
+                                          limits: snapshotLimits, maxLists: maxImportLists, slot: slot,
+                                          inflaters: transfers.inflaters)
             importStream = Exclusive(stream)
             return .answer(ImportOK(status: .started, sequence: 0, rawBytes: 0, lists: 0, items: 0))
         case .data(let sequence, let bytes):

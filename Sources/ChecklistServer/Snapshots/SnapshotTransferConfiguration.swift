@@ -1,3 +1,5 @@
+import ChecklistSnapshot
+import Glibc
 import Synchronization
 
 /// Bounds of EXPORT and IMPORT (Protocol/SPEC.md sections 6.16-6.17).
@@ -18,6 +20,11 @@ public struct SnapshotTransferConfiguration: Sendable {
     /// event loops (`--transfer-threads`): at most this many chunks are
     /// worked on at once, server-wide; the others wait their turn.
     public var workerThreads: Int = 2
+    /// Threads that inflate the gzip members of IMPORT streams, shared by
+    /// every import (`--import-inflate-threads`; default one per core, at
+    /// most 16). 0 inflates each import as one stream on the thread that
+    /// decodes it.
+    public var importInflateThreads: Int = min(16, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     public init() {}
 }
@@ -28,6 +35,8 @@ public struct SnapshotTransferConfiguration: Sendable {
 final class SnapshotTransfers: Sendable {
     let configuration: SnapshotTransferConfiguration
     let workers: TransferWorkers
+    /// Inflate the imports' gzip members; nil: each import is one stream.
+    let inflaters: InflateWorkers?
     private let importsRunning = Atomic<Int>(0)
     /// Where the end of each import is told (debug).
     private let log: ServerLog?
@@ -36,6 +45,7 @@ final class SnapshotTransfers: Sendable {
         self.configuration = configuration
         self.log = log
         workers = TransferWorkers(threads: configuration.workerThreads)
+        inflaters = configuration.importInflateThreads > 0 ? InflateWorkers(threads: configuration.importInflateThreads) : nil
     }
 
     /// Takes one of the import slots, or returns nil when all are taken.

@@ -1,0 +1,106 @@
+import CZlib
+
+/// One zlib gzip inflate state (windowBits 31) at a stable heap address,
+/// and whether it is inside a member. Used by one thread at a time: the
+/// thread that claimed the `InflatePiece` running on it, or the reader
+/// that took the piece's result; the piece's lock hands it over, which is
+/// what makes sending it safe.
+final class InflateStream: @unchecked Sendable {
+    let z: UnsafeMutablePointer<z_stream>
+    /// False when zlib could not be set up (every run then fails).
+    let ready: Bool
+    /// A member was started and has not ended yet.
+    private(set) var memberOpen = false
+    private var membersStarted = 0
+
+    init() {
+        z = .allocate(capacity: 1)
+        z.initialize(to: z_stream())
+        ready = czlib_inflateInit2(z, 31) == Z_OK
+    }
+
+    deinit {
+        if ready { inflateEnd(z) }
+        z.deinitialize(count: 1)
+        z.deallocate()
+    }
+
+    /// What one run did.
+    struct Outcome: Sendable {
+        /// Everything inflated, in order.
+        var block: InflatedBlock
+        /// Input bytes consumed (all of them unless `capped` or `failure`).
+        var consumed: Int
+        /// Stopped because `block` reached the cap: the rest of the input
+        /// is still to be inflated, from `consumed` on.
+        var capped = false
+        /// zlib refused the input at `consumed`: the code and message of
+        /// the error to report once `block` was handed out.
+        var failure: (code: PersistenceError.Code, message: String)?
+    }
+
+    /// Inflates `input` as `GzipInflater` does the same bytes: across member
+    /// ends (a member that ends resets the stream for the next), producing at
+    /// most `cap` bytes. The output of the zlib call that fails is dropped,
+    /// as `GzipInflater` drops it: calls make at most `callBytes` each, as
+    /// a decoder asks for them.
+    func run(_ input: UnsafeRawBufferPointer, cap: Int) -> Outcome {
+        var outcome = Outcome(block: InflatedBlock(capacity: min(cap, max(64 << 10, input.count * 4))), consumed: 0)
+        guard ready else {
+            outcome.failure = (.io, "zlib inflateInit2 failed")
+            return outcome
+        }
+        defer {
+            z.pointee.next_in = nil
+            z.pointee.avail_in = 0
+            z.pointee.next_out = nil
+            z.pointee.avail_out = 0
+        }
+        let step = 256 << 10
+        let callBytes = 64 << 10
+        var outputFull = false
+        while outcome.consumed < input.count || outputFull {
+            guard outcome.block.reserve(step, limit: cap) || outcome.block.reserve(1, limit: cap) else {
+                outcome.capped = true
+                break
+            }
+            if !memberOpen {
+                if membersStarted > 0 { inflateReset(z) }
+                membersStarted += 1
+                memberOpen = true
+            }
+            let free = outcome.block.free
+            let available = min(input.count - outcome.consumed, Int(UInt32.max))
+            let room = min(free.count, callBytes)
+            z.pointee.next_in = UnsafeMutablePointer(mutating: (input.baseAddress! + outcome.consumed).assumingMemoryBound(to: Bytef.self))
+            z.pointee.avail_in = uInt(available)
+            z.pointee.next_out = free.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            z.pointee.avail_out = uInt(room)
+            let rc = CZlib.inflate(z, Z_NO_FLUSH)
+            let consumed = available - Int(z.pointee.avail_in)
+            let produced = room - Int(z.pointee.avail_out)
+            outcome.consumed += consumed
+            switch rc {
+            case Z_STREAM_END:
+                memberOpen = false
+                outcome.block.added(produced)
+                outputFull = false
+            case Z_OK, Z_BUF_ERROR:
+                outcome.block.added(produced)
+                outputFull = z.pointee.avail_out == 0
+                if consumed == 0 && produced == 0 && !outputFull {
+                    outcome.failure = (.corruptSnapshot, "not a valid gzip stream: inflate makes no progress")
+                    return outcome
+                }
+            case Z_MEM_ERROR:
+                outcome.failure = (.io, "zlib inflate is out of memory")
+                return outcome
+            default:
+                let message = z.pointee.msg.map { String(cString: $0) } ?? "code \(rc)"
+                outcome.failure = (.corruptSnapshot, "not a valid gzip stream: \(message)")
+                return outcome
+            }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,136 @@
+import ChecklistThreads
+
+/// Threads that inflate the gzip members of snapshots streamed in
+/// (`ParallelStreamInflater`, the IMPORT stream), shared by every stream of
+/// a server: at most `threadCount` pieces are inflated at once by them,
+/// whatever the number of streams. The reader of a stream inflates a piece
+/// itself when no worker has started it yet by the time it needs it, so a
+/// stream never waits behind another stream's queued pieces.
+public final class InflateWorkers: Sendable {
+    private struct State {
+        /// Queued pieces, oldest first: at most a few per stream.
+        var queue: [InflatePiece] = []
+        var threads: [NativeThread] = []
+        var closed = false
+    }
+
+    /// Threads inflating pieces, at most.
+    public let threadCount: Int
+    private let lock = ConditionLock(State())
+
+    /// `threads` workers (at least 1), started when the first piece comes.
+    public init(threads: Int) {
+        threadCount = max(1, threads)
+    }
+
+    /// Queues `piece` for the next free worker; false (the reader then runs
+    /// it) once `shutdown()` was called.
+    @discardableResult
+    func submit(_ piece: InflatePiece) -> Bool {
+        let queued = lock.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.queue.append(piece)
+            if state.threads.isEmpty {
+                for n in 0..<threadCount {
+                    state.threads.append(NativeThread.spawn(name: "checklist-import-inflate-\(n)") { [self] in work() })
+                }
+            }
+            return true
+        }
+        if queued { lock.signal(.work) }
+        return queued
+    }
+
+    /// Stops the workers (pieces still queued are left to their readers)
+    /// and joins them. Never from a worker.
+    public func shutdown() {
+        let threads = lock.withLock { state -> [NativeThread] in
+            state.closed = true
+            state.queue = []
+            defer { state.threads = [] }
+            return state.threads
+        }
+        lock.broadcast(.work)
+        for thread in threads { thread.join() }
+    }
+
+    private func work() {
+        while let piece = next() {
+            piece.runIfPending()
+        }
+    }
+
+    private func next() -> InflatePiece? {
+        lock.withLock(waitingOn: .work, until: { $0.closed || !$0.queue.isEmpty }) { state, _ -> InflatePiece? in
+            guard !state.closed else { return nil }
+            return state.queue.removeFirst()
+        }
+    }
+}
+
+/// One stretch of a streamed snapshot's compressed bytes to inflate on a
+/// given `InflateStream`: run once, by a worker or by the stream's reader,
+/// whichever claims it first; the reader then takes the outcome.
+final class InflatePiece: Sendable {
+    private enum State {
+        case pending
+        case running
+        /// The outcome, handed over under the lock.
+        case done(InflateStream.Outcome)
+        case taken
+    }
+
+    /// The compressed bytes (a whole DATA chunk) and the part to inflate.
+    let bytes: [UInt8]
+    let range: Range<Int>
+    /// Continues the member the previous piece left open (the stream's
+    /// state is the previous piece's), or starts at a member boundary on a
+    /// fresh stream.
+    let stream: InflateStream
+    let continues: Bool
+    let cap: Int
+    private let lock = ConditionLock(State.pending)
+
+    init(bytes: [UInt8], range: Range<Int>, stream: InflateStream, continues: Bool, cap: Int) {
+        self.bytes = bytes
+        self.range = range
+        self.stream = stream
+        self.continues = continues
+        self.cap = cap
+    }
+
+    /// Runs the piece unless another thread claimed it.
+    func runIfPending() {
+        let claimed = lock.withLock { state -> Bool in
+            guard case .pending = state else { return false }
+            state = .running
+            return true
+        }
+        guard claimed else { return }
+        let outcome = bytes.withUnsafeBytes { raw in stream.run(UnsafeRawBufferPointer(rebasing: raw[range]), cap: cap) }
+        lock.withLock { $0 = .done(outcome) }
+        lock.broadcast(.progress)
+    }
+
+    /// Makes sure the piece will not be run (its outcome is not wanted);
+    /// a run already started finishes.
+    func cancel() {
+        lock.withLock { state in
+            if case .pending = state { state = .taken }
+        }
+    }
+
+    /// The outcome: runs the piece here if no worker started it, or waits
+    /// for the worker that did. Once only.
+    func outcome() -> InflateStream.Outcome {
+        runIfPending()
+        return lock.withLock(waitingOn: .progress, until: { state in
+            if case .done = state { return true }
+            return false
+        }) { state, _ -> InflateStream.Outcome in
+            guard case .done(let outcome) = state else { preconditionFailure("InflatePiece: outcome taken twice") }
+            state = .taken
+            return outcome
+        }
+    }
+}
