@@ -141,7 +141,12 @@ struct PostgresCacheTests {
         let more = try await reader.patch(big.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "last"))])
         #expect(more.revision == 7)
         #expect(try await reader.page(big.id, start: .offset(2000), limit: 10).items.map(\.text) == ["last"])
-        #expect(try #require(try Self.metric(node, "cache_resident_bytes")) > 16 << 10)
+        // The list was held whole although it is larger than the budget. The
+        // once-a-second trim may already have evicted it, now that it is idle:
+        // then the eviction counts it.
+        let resident = try #require(try Self.metric(node, "cache_resident_bytes"))
+        let evictions = try #require(try Self.metric(node, "cache_evictions_total"))
+        #expect(resident > 16 << 10 || evictions >= 1, "resident \(resident) B, evictions \(evictions)")
         await reader.close()
     }
 
