@@ -3,7 +3,7 @@ import ChecklistModel
 /// Builds a list's rows from ITEM records on a snapshot reader's worker
 /// thread (the store's leaves), so that the reading thread only files the
 /// finished rows (`SnapshotRestoreSink.restoreRows`).
-public protocol SnapshotRowBuilder {
+public protocol SnapshotRowBuilder: Sendable {
     /// What `take()` hands over: rows in the sink's own form.
     associatedtype Rows: Sendable
     /// Appends the next row of the current list; false when this builder

@@ -190,22 +190,30 @@ extension ItemLocator {
             let key = id >> Self.pageShift
             let pageEnd = Self.pageEnd(of: id, before: end)
             let n = Int(pageEnd &- id)
-            if pages[key] == nil, n > Self.sparseMax {
-                var page = Page()
-                page.dense = [UInt32](repeating: Self.absent, count: Self.pageSize)
-                let low = Int(id & Self.lowMask)
-                page.dense.withUnsafeMutableBufferPointer { slots in
-                    for i in low..<(low + n) { slots[i] = value }
-                }
-                page.live = n
-                pages[key] = page
-            } else {
-                for one in id..<pageEnd { _ = Self.set(low: one & Self.lowMask, value: value, in: &pages[key, default: Page()]) }
-            }
+            // One lookup per page; the page is changed in place.
+            Self.fill(low: Int(id & Self.lowMask), count: n, value: value, in: &pages[key, default: Page()])
             id = pageEnd
         }
         count += ids.count
         return true
+    }
+
+    /// Maps lows `low ..< low + count` (all absent) to `value`.
+    private static func fill(low: Int, count n: Int, value: UInt32, in page: inout Page) {
+        if page.dense.isEmpty && page.live + n > sparseMax {
+            var dense = [UInt32](repeating: absent, count: pageSize)
+            for e in page.sparse { dense[Int(e >> 32)] = UInt32(truncatingIfNeeded: e) }
+            page.dense = dense
+            page.sparse = []
+        }
+        if page.dense.isEmpty {
+            for one in low..<(low + n) { page.sparse.append(UInt64(one) << 32 | UInt64(value)) }
+        } else {
+            page.dense.withUnsafeMutableBufferPointer { slots in
+                for i in low..<(low + n) { slots[i] = value }
+            }
+        }
+        page.live += n
     }
 
     /// The end of `id`'s page, or `end` if that comes first.
