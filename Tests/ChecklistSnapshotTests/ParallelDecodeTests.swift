@@ -61,7 +61,7 @@ import Testing
                                        itemCount: UInt64(size)), items))
         }
         var w = WireWriter(capacity: 1 << 20)
-        w.writeBytes(SnapshotFormat.magic)
+        w.bytes += SnapshotFormat.magic
         w.writeU8(UInt8(SnapshotFormat.version >> 8))
         w.writeU8(UInt8(SnapshotFormat.version & 0xFF))
         func record(_ type: SnapshotRecordType, _ body: (inout WireWriter) -> Void) {
@@ -69,7 +69,7 @@ import Testing
             body(&b)
             w.writeU8(type.rawValue)
             w.writeVarint(b.count)
-            w.writeBytes(b.bytes)
+            w.bytes += b.bytes
         }
         let itemCount = lists.reduce(0) { $0 + $1.1.count }
         record(.header) {
@@ -158,7 +158,7 @@ import Testing
         let path = directory.file("straddle.ckss.gz")
         // Every 3000 bytes (inside records mostly), and between whole records too.
         let anywhere = Array(stride(from: 1000, to: content.count, by: 3000))
-        writeFile(path, try Self.members(content, cuts: Self.cuts(content, every: 90, extra: anywhere)))
+        writeFile(path, try Self.members(content, cuts: Self.cuts(content, every: 30, extra: anywhere)))
         let serial = try Self.read(path, threads: 1, building: false).get()
         let built = try Self.read(path, threads: 2, building: true).get()
         #expect(built.events == serial.events)

@@ -10,7 +10,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct RowBatchTests {
     static func batch(_ items: ArraySlice<Item>, shape: RowTreeShape) -> RowBatch {
         var builder = RowBatchBuilder(shape: shape)
-        for item in items { #expect(item.withView { builder.append($0) }) }
+        for item in items {
+            let taken = item.withView { builder.append($0) }
+            #expect(taken)
+        }
         return builder.take()
     }
 
@@ -33,9 +36,13 @@ import Testing
                         shape.leafCapacity + 1, 3 * shape.leafCapacity + 5, 300].randomElement(using: &rng)!
             let end = min(items.count, at + size)
             if rng.chance(20) {
-                for item in items[at..<end] { #expect(builder.append(item)) }
+                for item in items[at..<end] {
+                    let appended = builder.append(item)
+                    #expect(appended)
+                }
             } else {
-                #expect(builder.append(Self.batch(items[at..<end], shape: shape)) == nil)
+                let refused = builder.append(Self.batch(items[at..<end], shape: shape))
+                #expect(refused == nil)
             }
             at = end
         }
@@ -52,12 +59,15 @@ import Testing
         let items = Self.rows(1000, seed: 2, spaced: false)
         let batch = Self.batch(items[...], shape: .standard)
         var builder = RowTreeBuilder(shape: .standard)
-        #expect(builder.append(batch) == nil)
+        let refused = builder.append(batch)
+        #expect(refused == nil)
         builder.finish()
         #expect(builder.result.items() == items)
         #expect(builder.result.invariantViolation() == nil)
-        // The batch's leaves are the tree's (shared storage, not copies).
-        for (built, filed) in zip(batch.leaves, builder.result.leaves) {
+        // The batch's full leaves are the tree's (shared storage, not
+        // copies); the last one was topped up.
+        #expect(batch.leaves.count == 8)
+        for (built, filed) in zip(batch.leaves.dropLast(), builder.result.leaves) {
             built.flags.withUnsafeBufferPointer { a in
                 filed.flags.withUnsafeBufferPointer { b in #expect(a.baseAddress == b.baseAddress) }
             }
@@ -91,7 +101,7 @@ import Testing
     }
 
     @Test("a repeated, zero or too high id gives the error of appending row by row",
-          arguments: [[7, 200], [150, 3], [40, 0], [250, 500], [10, 499, 300, 300], [130, 131, 129]])
+          arguments: [[7, 200], [150, 3], [40, 0], [250, 500], [10, 499, 300, 10], [130, 131, 129]])
     func badIDs(_ changes: [Int]) {
         var items = Self.rows(400, seed: 4, spaced: false)
         // Each pair: row `changes[2k]` gets the id of row `changes[2k+1]`
