@@ -21,6 +21,22 @@ enum ResourceUsage {
         return nil
     }
 
+    /// User plus system CPU time of process `pid` so far (all its threads),
+    /// and of its main thread, in milliseconds (from /proc/PID/stat and
+    /// /proc/PID/task/PID/stat, in clock ticks); nil if unknown.
+    static func cpuMilliseconds(pid: Int32) -> (process: Double, mainThread: Double)? {
+        func ticks(_ path: String) -> Double? {
+            guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // Fields after "(comm)": state is field 3, utime 14, stime 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        guard let process = ticks("/proc/\(pid)/stat"), let main = ticks("/proc/\(pid)/task/\(pid)/stat") else { return nil }
+        return (process, main)
+    }
+
     /// Resets the peak to the current resident size (`echo 5 > clear_refs`),
     /// so a scenario's figure does not include its set-up.
     static func resetPeakResident() {

@@ -31,7 +31,8 @@ public struct RecoveryReport: Hashable, Sendable {
 /// snapshot, then replay the log after it.
 public enum Recovery {
     /// Streams the newest snapshot of `directory` into `sink` (lists, items,
-    /// then its remembered idempotency keys), then hands every log record
+    /// then its remembered idempotency keys; rows built on the inflating
+    /// threads when the sink offers `rowBuilding`), then hands every log record
     /// after the snapshot's `startLSN`, in LSN order, to `replay` (which
     /// applies `ReplayRule`): so the keys of replayed changes go on top of
     /// the snapshot's.
@@ -50,7 +51,7 @@ public enum Recovery {
         var began = monotonicNanoseconds()
         var startLSN: LSN = 0
         if let newest = try directory.snapshots().last {
-            let reader = try SnapshotReader(path: newest.path, limits: limits)
+            let reader = try SnapshotReader(path: newest.path, limits: limits, rowBuilding: sink.rowBuilding)
             guard reader.header.startLSN == newest.startLSN else {
                 throw PersistenceError(.corruptSnapshot, "header says start LSN \(reader.header.startLSN), the file name says \(newest.startLSN)",
                                        file: newest.path, offset: 0)
@@ -142,6 +143,8 @@ private final class CountingSink<Inner: SnapshotRestoreSink>: SnapshotRestoreSin
     func restoreList(_ list: SnapshotList) throws { try inner.restoreList(list) }
     func restoreItem(_ item: Item, in list: ListID) throws { try inner.restoreItem(item, in: list) }
     func restoreItem(_ row: ImportedItems.View, in list: ListID) throws { try inner.restoreItem(row, in: list) }
+    var rowBuilding: SnapshotRowBuilding? { inner.rowBuilding }
+    func restoreRows(_ rows: any Sendable, in list: ListID) throws { try inner.restoreRows(rows, in: list) }
     func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         keys += UInt64(client.answers.count)
         try inner.restoreIdempotency(client)

@@ -20,11 +20,20 @@ protocol InflatedSource: AnyObject {
     /// up to `checksummedBytes` and no more than `maxLookBack` bytes before
     /// `totalOut` (or exactly `checksummedBytes`); nil otherwise.
     func contentCRC(upTo offset: UInt64) -> UInt32?
+    /// At a stretch boundary (every byte handed out so far was taken),
+    /// offers the next stretch's worker-side result (`decodeStretch` of
+    /// `ParallelGzipInflater`) to `accept`, with the stretch's uncompressed
+    /// size (`totalIn` counts the stretch already). When `accept` takes it, the stretch's bytes
+    /// count as handed out and its size is returned; otherwise (no result,
+    /// not at a boundary, refused) nil, and `inflate` hands the bytes out
+    /// as usual.
+    func takeDecodedStretch(_ accept: (any Sendable, _ bytes: Int) throws -> Bool) throws -> Int?
 }
 
 extension GzipInflater: InflatedSource {
     var checksummedBytes: UInt64 { 0 }
     func contentCRC(upTo offset: UInt64) -> UInt32? { offset == 0 ? 0 : nil }
+    func takeDecodedStretch(_ accept: (any Sendable, Int) throws -> Bool) throws -> Int? { nil }
 }
 
 /// Inflates a snapshot file written by parallel compression (one gzip
@@ -50,6 +59,9 @@ extension GzipInflater: InflatedSource {
 ///   last stretches handed out, at least `maxLookBack` bytes of them, stay
 ///   in memory, so the CRC up to any offset in them (the trailer's start)
 ///   can be finished from their bytes (`contentCRC(upTo:)`).
+/// - Optionally a worker also decodes the stretch it inflated
+///   (`decodeStretch`), and the reader may take that result instead of the
+///   bytes (`takeDecodedStretch`).
 final class ParallelGzipInflater: InflatedSource {
     /// ID1 ID2 CM=8 FLG=0 MTIME=0: how every member `GzipDeflater` writes begins.
     static let memberStart: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]
@@ -81,7 +93,10 @@ final class ParallelGzipInflater: InflatedSource {
     /// Maps `path`; `threads` workers (1 or less reads it as one stream).
     /// `maxLookBack`: how many bytes before the last one handed out
     /// `contentCRC(upTo:)` must still answer for (the reader's window).
-    init(path: String, threads: Int, maxLookBack: Int = 0) throws(PersistenceError) {
+    /// `decodeStretch`: run by the worker on each stretch it inflated
+    /// cleanly; its result is offered by `takeDecodedStretch`.
+    init(path: String, threads: Int, maxLookBack: Int = 0,
+         decodeStretch: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)? = nil) throws(PersistenceError) {
         self.maxLookBack = maxLookBack
         file = try MappedFile(path: path)
         let starts = file.withBytes { Self.memberStarts(in: $0) }
@@ -93,7 +108,7 @@ final class ParallelGzipInflater: InflatedSource {
         }
         stretches = zip(starts, starts.dropFirst() + [file.count]).map { $0..<$1 }
         pool = InflatePool(bytes: file.withBytes { SharedBytes(bytes: $0) }, stretches: stretches, threads: threads,
-                           ahead: threads * 2, maxBytes: Self.maxStretchBytes)
+                           ahead: threads * 2, maxBytes: Self.maxStretchBytes, decode: decodeStretch)
     }
 
     deinit {
@@ -119,18 +134,41 @@ final class ParallelGzipInflater: InflatedSource {
                 return .produced(n)
             }
             current = nil
-            guard let pool, nextStretch < stretches.count else { return .end }
-            if let block = pool.take(nextStretch) {
+            guard nextStretch < stretches.count else { return .end }
+            if let block = try takeStretch() {
                 current = block
                 currentOffset = 0
-                remember(block)
-                parallelIn += UInt64(stretches[nextStretch].count)
-                nextStretch += 1
-            } else {
-                pool.close()
-                try startSerial(at: stretches[nextStretch].lowerBound)
             }
         }
+    }
+
+    func takeDecodedStretch(_ accept: (any Sendable, Int) throws -> Bool) throws -> Int? {
+        guard serial == nil, pool != nil, nextStretch < stretches.count else { return nil }
+        if let current, currentOffset < current.count { return nil }
+        current = nil
+        guard let block = try takeStretch() else { return nil }
+        if let decoded = block.takeDecoded(), try accept(decoded, block.count) {
+            parallelOut += UInt64(block.count)
+            return block.count
+        }
+        current = block
+        currentOffset = 0
+        return nil
+    }
+
+    /// Takes the next stretch from the pool, or (it did not inflate
+    /// cleanly) starts the stream there and returns nil.
+    private func takeStretch() throws(PersistenceError) -> InflatedBlock? {
+        guard let pool else { return nil }
+        guard let block = pool.take(nextStretch) else {
+            pool.close()
+            try startSerial(at: stretches[nextStretch].lowerBound)
+            return nil
+        }
+        remember(block)
+        parallelIn += UInt64(stretches[nextStretch].count)
+        nextStretch += 1
+        return block
     }
 
     /// Bytes of the stretches taken: every byte before the serial stream's.
@@ -208,6 +246,8 @@ final class InflatedBlock: @unchecked Sendable {
     private var capacity: Int
     /// The CRC-32 of the content, once the worker finished it.
     private(set) var crc: UInt32 = 0
+    /// What the worker's `decodeStretch` made of the content, if anything.
+    private var decoded: (any Sendable)?
 
     init(capacity: Int) {
         self.capacity = max(capacity, 4096)
@@ -232,6 +272,16 @@ final class InflatedBlock: @unchecked Sendable {
     var free: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base + count, count: capacity - count) }
 
     func added(_ n: Int) { count += n }
+
+    /// Sets what the worker decoded (before the block is handed over).
+    func setDecoded(_ result: (any Sendable)?) { decoded = result }
+
+    /// Hands out what the worker decoded, keeping no reference to it (a
+    /// sink may keep it, e.g. as a list's storage, without sharing it).
+    func takeDecoded() -> (any Sendable)? {
+        defer { decoded = nil }
+        return decoded
+    }
 
     /// Adds a whole member's content (the last `bytes` added) to the CRC,
     /// given the member's own CRC-32 (zlib takes it to check the member's
@@ -267,12 +317,13 @@ final class InflatePool: Sendable {
     private let lock: ConditionLock<State>
     private let threads: [NativeThread]
 
-    init(bytes: SharedBytes, stretches: [Range<Int>], threads count: Int, ahead: Int, maxBytes: Int) {
+    init(bytes: SharedBytes, stretches: [Range<Int>], threads count: Int, ahead: Int, maxBytes: Int,
+         decode: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)? = nil) {
         let lock = ConditionLock(State())
         self.lock = lock
         threads = (0..<count).map { n in
             NativeThread.spawn(name: "checklist-inflate-\(n)") {
-                InflatePool.work(lock: lock, bytes: bytes, stretches: stretches, ahead: ahead, maxBytes: maxBytes)
+                InflatePool.work(lock: lock, bytes: bytes, stretches: stretches, ahead: ahead, maxBytes: maxBytes, decode: decode)
             }
         }
     }
@@ -299,7 +350,8 @@ final class InflatePool: Sendable {
         for thread in threads { thread.join() }
     }
 
-    private static func work(lock: ConditionLock<State>, bytes: SharedBytes, stretches: [Range<Int>], ahead: Int, maxBytes: Int) {
+    private static func work(lock: ConditionLock<State>, bytes: SharedBytes, stretches: [Range<Int>], ahead: Int, maxBytes: Int,
+                             decode: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)?) {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let ready = czlib_inflateInit2(stream, 31) == Z_OK
@@ -318,6 +370,9 @@ final class InflatePool: Sendable {
             }
             guard let index else { return }
             let block = ready ? inflate(stretches[index], of: bytes.bytes, stream: stream, maxBytes: maxBytes) : nil
+            if let block, let decode {
+                block.setDecoded(decode(UnsafeRawBufferPointer(start: block.base, count: block.count)))
+            }
             lock.withLock { $0.results[index] = .some(block) }
             lock.broadcast(.progress)
         }

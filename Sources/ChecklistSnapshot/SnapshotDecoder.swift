@@ -66,7 +66,6 @@ public final class SnapshotDecoder {
     private var crc: UInt32 = 0
     private var crcOffset: UInt64 = 0
     private var phase = Phase.preamble
-    private var lastListID: ListID?
     private var itemsLeft: UInt64 = 0
     private var lists: UInt64 = 0
     private var items: UInt64 = 0
@@ -117,9 +116,17 @@ public final class SnapshotDecoder {
     /// Hands one ITEM record to a caller of `next(lendingItems:)`.
     typealias ItemHandler = (ImportedItems.View) throws(PersistenceError) -> Void
 
+    /// Hands the records of a stretch the source's workers decoded
+    /// (`DecodedStretch`) to a caller of `next(lendingItems:takingStretches:)`.
+    typealias StretchHandler = (DecodedStretch) throws(PersistenceError) -> Void
+
+    /// The list the last LIST record named: the one items belong to.
+    private(set) var currentList: ListID?
+
     /// Decodes the next record, or says what is needed.
     public func next() throws(PersistenceError) -> Event {
-        try step(items: nil)
+        // Without a stretch handler `step` always has an event.
+        try step(items: nil, stretches: nil)!
     }
 
     /// Like `next()`, but hands every ITEM record to `item` instead of
@@ -128,6 +135,18 @@ public final class SnapshotDecoder {
     /// event that is not an item. Errors thrown by `item` come out as they
     /// are; the decoder's own are `PersistenceError`s.
     public func next(lendingItems item: (ImportedItems.View) throws -> Void) throws -> Event {
+        // Without a stretch handler `step` always has an event.
+        try next(lendingItems: item, takingStretches: nil)!
+    }
+
+    /// Like `next(lendingItems:)`, and where the window is empty at the
+    /// start of a stretch the source's workers decoded, hands that stretch
+    /// to `stretch` whole (after checking that its lists and items may
+    /// come there, and that it stays within the limits: else its bytes
+    /// are read as usual). Returns nil after one or more stretches were
+    /// taken (call again).
+    func next(lendingItems item: (ImportedItems.View) throws -> Void,
+              takingStretches stretch: ((DecodedStretch) throws -> Void)?) throws -> Event? {
         var failure: (any Error)?
         let handler: (ImportedItems.View) throws(PersistenceError) -> Void = { view throws(PersistenceError) in
             do { try item(view) } catch {
@@ -135,18 +154,30 @@ public final class SnapshotDecoder {
                 throw PersistenceError(.misuse, "stopped by the item handler")
             }
         }
+        let stretches: StretchHandler = { decoded throws(PersistenceError) in
+            guard let stretch else { return }
+            do { try stretch(decoded) } catch {
+                failure = error
+                throw PersistenceError(.misuse, "stopped by the stretch handler")
+            }
+        }
         do {
-            // `step` does not keep the handler past the call.
-            return try withoutActuallyEscaping(handler) { handler in try step(items: handler) }
+            // `step` does not keep the handlers past the call.
+            return try withoutActuallyEscaping(handler) { handler in
+                try withoutActuallyEscaping(stretches) { stretches in
+                    try step(items: handler, stretches: stretch == nil ? nil : stretches)
+                }
+            }
         } catch {
             throw failure ?? error
         }
     }
 
-    private func step(items: ItemHandler?) throws(PersistenceError) -> Event {
+    private func step(items: ItemHandler?, stretches: StretchHandler?) throws(PersistenceError) -> Event? {
         while true {
             if phase == .finished, let trailer { return .end(trailer) }
             if let event = try parse(items: items) { return event }
+            if let stretches, start == end, phase == .records, try takeStretches(stretches) { return nil }
             // Need more uncompressed bytes.
             if window.count - end < Self.inflateChunk { compact() }
             let space = UnsafeMutableRawBufferPointer(rebasing: window[end..<min(window.count, end + Self.inflateChunk)])
@@ -164,6 +195,60 @@ public final class SnapshotDecoder {
                 phase = .finished
             }
         }
+    }
+
+    /// Takes the decoded stretches that follow (the window is empty);
+    /// whether it took any.
+    private func takeStretches(_ handler: StretchHandler) throws(PersistenceError) -> Bool {
+        compact()
+        var took = false
+        do {
+            while let n = try source.takeDecodedStretch({ (result, bytes) throws(PersistenceError) in
+                guard let stretch = result as? DecodedStretch, admits(stretch, bytes: bytes) else { return false }
+                try handler(stretch)
+                for segment in stretch.segments {
+                    if let list = segment.list {
+                        currentList = list.id
+                        itemsLeft = list.itemCount
+                        lists += 1
+                    }
+                    itemsLeft -= segment.items
+                    items += segment.items
+                }
+                return true
+            }) {
+                windowOffset += UInt64(n)
+                took = true
+            }
+        } catch let error as PersistenceError {
+            throw error
+        } catch {
+            throw PersistenceError(.misuse, "\(error)", file: name)
+        }
+        return took
+    }
+
+    /// Whether `stretch` may come next: every list where a LIST record may
+    /// be, in ascending id order, every item within its list's count, and
+    /// the content within the limits (checked as `checkBounds` would have
+    /// after each of its bytes: the ratio only grows within a stretch,
+    /// whose compressed bytes `totalIn` counts already).
+    private func admits(_ stretch: DecodedStretch, bytes: Int) -> Bool {
+        let out = source.totalOut + UInt64(bytes)
+        if out > limits.maxRawBytes { return false }
+        if out > limits.ratioGraceBytes && out / max(source.totalIn, 1) > limits.maxRatio { return false }
+        var left = itemsLeft
+        var last = currentList
+        for segment in stretch.segments {
+            if let list = segment.list {
+                guard left == 0, last.map({ list.id > $0 }) ?? true else { return false }
+                last = list.id
+                left = list.itemCount
+            }
+            guard segment.items <= left else { return false }
+            left -= segment.items
+        }
+        return true
     }
 
     private func error(_ code: PersistenceError.Code, _ message: String, at offset: UInt64) -> PersistenceError {
@@ -302,15 +387,15 @@ public final class SnapshotDecoder {
             }
             return nil
         case .list:
-            guard itemsLeft == 0 else { throw bad("LIST record while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
+            guard itemsLeft == 0 else { throw bad("LIST record while \(itemsLeft) items of list \(currentList?.rawValue ?? 0) are missing") }
             let list = try read { r throws(ChecklistError) in try SnapshotList.decode(from: &r) }
-            if let lastListID, list.id <= lastListID { throw bad("list \(list.id) follows list \(lastListID): ids must ascend") }
-            lastListID = list.id
+            if let currentList, list.id <= currentList { throw bad("list \(list.id) follows list \(currentList): ids must ascend") }
+            currentList = list.id
             itemsLeft = list.itemCount
             lists += 1
             return .list(list)
         case .trailer:
-            guard itemsLeft == 0 else { throw bad("TRAILER while \(itemsLeft) items of list \(lastListID?.rawValue ?? 0) are missing") }
+            guard itemsLeft == 0 else { throw bad("TRAILER while \(itemsLeft) items of list \(currentList?.rawValue ?? 0) are missing") }
             let trailer = try read { r throws(ChecklistError) in try SnapshotTrailer.decode(from: &r) }
             let crc = try contentCRC()
             let content = windowOffset + UInt64(start)

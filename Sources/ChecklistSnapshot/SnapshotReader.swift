@@ -21,10 +21,19 @@ public final class SnapshotReader {
     /// Opens the snapshot file at `path` and reads its header. A file of
     /// parallel-compressed members is inflated by `inflateThreads` threads
     /// (`ParallelGzipInflater`; 1 reads it as one stream on this thread).
+    ///
+    /// With `rowBuilding` (a sink's, `SnapshotRestoreSink.rowBuilding`)
+    /// those threads also decode the records of what they inflated and
+    /// build the rows, which `readAll(into:)` then hands to the sink's
+    /// `restoreRows` a stretch at a time.
     public convenience init(path: String, limits: SnapshotLimits = .default,
-                            inflateThreads: Int = SnapshotReader.defaultInflateThreads) throws(PersistenceError) {
+                            inflateThreads: Int = SnapshotReader.defaultInflateThreads,
+                            rowBuilding: SnapshotRowBuilding? = nil) throws(PersistenceError) {
+        let decode = rowBuilding.map { building in
+            { @Sendable (bytes: UnsafeRawBufferPointer) -> (any Sendable)? in building.decode(bytes, limits) }
+        }
         let source = try ParallelGzipInflater(path: path, threads: inflateThreads,
-                                              maxLookBack: SnapshotDecoder.windowBytes(limits))
+                                              maxLookBack: SnapshotDecoder.windowBytes(limits), decodeStretch: decode)
         try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(PersistenceError) in 0 }
     }
 
@@ -81,7 +90,9 @@ public final class SnapshotReader {
     }
 
     /// Hands the header and every remaining record to `sink`, in file order,
-    /// and returns the verified trailer.
+    /// and returns the verified trailer. Rows built on the workers (a
+    /// reader made with `rowBuilding`) go to `restoreRows`, the others to
+    /// `restoreItem`, in the same order.
     public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
         try sink.restoreHeader(header)
         var currentList = ListID(0)
@@ -90,7 +101,17 @@ public final class SnapshotReader {
             // is captured as a constant: a captured variable would be
             // checked for exclusive access on every row.
             let list = currentList
-            switch try decoder.next(lendingItems: { row in try sink.restoreItem(row, in: list) }) {
+            let event = try decoder.next(lendingItems: { row in try sink.restoreItem(row, in: list) }, takingStretches: { stretch in
+                for segment in stretch.segments {
+                    if let list = segment.list {
+                        currentList = list.id
+                        try sink.restoreList(list)
+                    }
+                    if segment.items > 0 { try sink.restoreRows(segment.rows, in: currentList) }
+                }
+            })
+            guard let event else { continue }
+            switch event {
             case .list(let list):
                 currentList = list.id
                 try sink.restoreList(list)

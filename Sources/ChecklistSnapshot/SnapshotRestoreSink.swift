@@ -23,6 +23,14 @@ public protocol SnapshotRestoreSink {
     func restoreIdempotency(_ client: SnapshotIdempotency) throws
     /// The trailer was read and checked: the content is complete.
     func restoreEnd(_ trailer: SnapshotTrailer) throws
+    /// How this sink's rows are built on a reader's worker threads, for a
+    /// reader made with it (`SnapshotReader(path:limits:inflateThreads:rowBuilding:)`),
+    /// or nil (the default): rows then come one by one.
+    var rowBuilding: SnapshotRowBuilding? { get }
+    /// The next rows of list `list`, appended at the end, as the sink's
+    /// `rowBuilding` built them (its builder's `Rows`): in place of as many
+    /// `restoreItem` calls, in the same order. The default throws.
+    func restoreRows(_ rows: any Sendable, in list: ListID) throws
 }
 
 extension SnapshotRestoreSink {
@@ -32,4 +40,8 @@ extension SnapshotRestoreSink {
     }
     public func restoreIdempotency(_ client: SnapshotIdempotency) throws {}
     public func restoreEnd(_ trailer: SnapshotTrailer) throws {}
+    public var rowBuilding: SnapshotRowBuilding? { nil }
+    public func restoreRows(_ rows: any Sendable, in list: ListID) throws {
+        throw PersistenceError(.misuse, "rows built on a worker for a sink without row building")
+    }
 }

@@ -158,3 +158,73 @@ struct ItemLocator: Sendable {
         return (true, page.live == 0)
     }
 }
+
+// MARK: Whole leaves
+
+extension ItemLocator {
+    /// Maps every id of `ids` to `leaf` when none of them is mapped yet (and
+    /// none repeats); returns whether it did: nothing changes otherwise. A
+    /// run of ids (a restored leaf) costs one lookup per page.
+    mutating func insertAllIfAbsent(_ ids: LeafIDs, leaf: Int) -> Bool {
+        guard ids.isRun, let first = ids.first else {
+            for (n, id) in ids.enumerated() where !insertIfAbsent(id, leaf: leaf) {
+                for earlier in ids.prefix(n) { remove(earlier) }
+                return false
+            }
+            return true
+        }
+        precondition(leaf >= 0 && leaf < Int(Self.absent), "leaf number out of range")
+        let end = first &+ UInt64(ids.count)
+        guard end > first else { return false }
+        var id = first
+        while id < end {
+            let pageEnd = Self.pageEnd(of: id, before: end)
+            if let page = pages[id >> Self.pageShift] {
+                for low in (id & Self.lowMask)...((pageEnd &- 1) & Self.lowMask) where Self.holds(low: low, page) { return false }
+            }
+            id = pageEnd
+        }
+        id = first
+        let value = UInt32(leaf)
+        while id < end {
+            let key = id >> Self.pageShift
+            let pageEnd = Self.pageEnd(of: id, before: end)
+            let n = Int(pageEnd &- id)
+            // One lookup per page; the page is changed in place.
+            Self.fill(low: Int(id & Self.lowMask), count: n, value: value, in: &pages[key, default: Page()])
+            id = pageEnd
+        }
+        count += ids.count
+        return true
+    }
+
+    /// Maps lows `low ..< low + count` (all absent) to `value`.
+    private static func fill(low: Int, count n: Int, value: UInt32, in page: inout Page) {
+        if page.dense.isEmpty && page.live + n > sparseMax {
+            var dense = [UInt32](repeating: absent, count: pageSize)
+            for e in page.sparse { dense[Int(e >> 32)] = UInt32(truncatingIfNeeded: e) }
+            page.dense = dense
+            page.sparse = []
+        }
+        if page.dense.isEmpty {
+            for one in low..<(low + n) { page.sparse.append(UInt64(one) << 32 | UInt64(value)) }
+        } else {
+            page.dense.withUnsafeMutableBufferPointer { slots in
+                for i in low..<(low + n) { slots[i] = value }
+            }
+        }
+        page.live += n
+    }
+
+    /// The end of `id`'s page, or `end` if that comes first.
+    private static func pageEnd(of id: UInt64, before end: UInt64) -> UInt64 {
+        let next = (id >> pageShift &+ 1) << pageShift
+        return next == 0 || next > end ? end : next
+    }
+
+    private static var lowMask: UInt64 { UInt64(pageSize - 1) }
+
+    private static func holds(low: UInt64, _ page: Page) -> Bool {
+        page.dense.isEmpty ? page.sparse.contains { $0 >> 32 == low } : page.dense[Int(low)] != absent
+    }
+}

@@ -50,6 +50,17 @@ struct LeafIDs: RandomAccessCollection, Sendable {
         return Int(id &- first)
     }
 
+    /// The first slot whose id is not in `range`, if any: O(1) for a run.
+    func firstIndexOutside(_ range: Range<UInt64>) -> Int? {
+        guard spelled.isEmpty else { return spelled.firstIndex { !range.contains($0) } }
+        guard runCount > 0 else { return nil }
+        if !range.contains(first) { return 0 }
+        let last = first &+ UInt64(runCount - 1)
+        if last >= first, range.contains(last) { return nil }
+        // The run leaves the range (or wraps) past its end.
+        return Int(range.upperBound &- first)
+    }
+
     mutating func reserveCapacity(_ n: Int) {
         if !spelled.isEmpty { spelled.reserveCapacity(n) }
     }

@@ -12,21 +12,19 @@ import ChecklistModel
 /// children, the last of each level fewer: the shape an appended tree has,
 /// which `RowTree.invariantViolation()` accepts.
 struct RowTreeBuilder: Sendable {
-    private var tree: RowTree
-    /// The leaf being filled; its text bytes collect in `arena` first.
-    private var leaf = RowLeaf()
-    private var arena: [UInt8] = []
+    var tree: RowTree
+    /// The leaf being filled (it gets number `tree.leaves.count`).
+    var filler: LeafFiller
     private(set) var finished = false
 
     init(shape: RowTreeShape) {
         tree = RowTree(leafCapacity: shape.leafCapacity, innerCapacity: shape.innerCapacity)
         tree.leaves = []
-        arena.reserveCapacity(shape.leafCapacity * 64)
-        startLeaf()
+        filler = LeafFiller(capacity: shape.leafCapacity)
     }
 
     /// Rows appended so far.
-    var count: Int { tree.count + leaf.count }
+    var count: Int { tree.count + filler.count }
 
     /// Whether a row with `id` was appended.
     func contains(_ id: ItemID) -> Bool { tree.locator.leaf(of: id.rawValue) != nil }
@@ -36,20 +34,8 @@ struct RowTreeBuilder: Sendable {
     mutating func append(_ row: ImportedItems.View) -> Bool {
         precondition(!finished, "RowTreeBuilder: append after finish")
         guard tree.locator.insertIfAbsent(row.id.rawValue, leaf: tree.leaves.count) else { return false }
-        var f: UInt8 = 0
-        if row.checked { f |= ItemFlags.checked.rawValue; leaf.checkedCount += 1 }
-        if row.remind { f |= ItemFlags.remind.rawValue }
-        let slot = leaf.ids.count
-        if row.due != nil { f |= ItemFlags.hasDue.rawValue }
-        if row.price != nil { f |= ItemFlags.hasPrice.rawValue }
-        Self.append(row.due, to: &leaf.dues, at: slot, capacity: tree.leafCapacity)
-        Self.append(row.price, to: &leaf.prices, at: slot, capacity: tree.leafCapacity)
-        leaf.ids.append(row.id.rawValue)
-        leaf.flags.append(f)
-        arena.append(contentsOf: row.text)
-        precondition(arena.count <= Int(UInt32.max), "RowLeaf: text arena over 4 GiB")
-        leaf.textEnds.append(UInt32(arena.count))
-        if leaf.ids.count == tree.leafCapacity { flushLeaf() }
+        filler.append(row)
+        if filler.isFull { flushLeaf() }
         return true
     }
 
@@ -63,8 +49,8 @@ struct RowTreeBuilder: Sendable {
     mutating func finish() {
         guard !finished else { return }
         finished = true
-        if leaf.count > 0 || tree.leaves.isEmpty { flushLeaf() }
-        arena = []
+        if filler.count > 0 || tree.leaves.isEmpty { flushLeaf() }
+        filler.release()
         for l in 0..<(tree.leaves.count - 1) { tree.leaves[l].next = l + 1 }
         // Level by level: (node, rows, checked) of the level below.
         var level = tree.leaves.indices.map { (node: $0, rows: tree.leaves[$0].count, checked: tree.leaves[$0].checkedCount) }
@@ -106,36 +92,15 @@ struct RowTreeBuilder: Sendable {
 
     // MARK: Leaves
 
-    private mutating func startLeaf() {
-        leaf = RowLeaf()
-        leaf.ids.reserveCapacity(tree.leafCapacity)
-        leaf.flags.reserveCapacity(tree.leafCapacity)
-        leaf.textEnds.reserveCapacity(tree.leafCapacity)
+    /// Moves the filled leaf into the tree, its arena copied at its exact size.
+    mutating func flushLeaf() {
+        add(filler.take())
     }
 
-    /// Moves the filled leaf into the tree, its arena copied at its exact size.
-    private mutating func flushLeaf() {
-        leaf.arena = [UInt8](unsafeUninitializedCapacity: arena.count) { buffer, initialized in
-            _ = buffer.initialize(fromContentsOf: arena)
-            initialized = arena.count
-        }
-        arena.removeAll(keepingCapacity: true)
+    /// Adds a finished leaf (its ids already in the locator) at the end.
+    mutating func add(_ leaf: RowLeaf) {
         tree.count += leaf.count
         tree.checkedCount += leaf.checkedCount
         tree.leaves.append(leaf)
-        startLeaf()
-    }
-
-    /// Appends to an optional column (empty while no row of the leaf has a
-    /// value), making it when the first value comes at `slot`.
-    private static func append(_ value: Int64?, to column: inout [Int64], at slot: Int, capacity: Int) {
-        if column.isEmpty {
-            guard let value else { return }
-            column.reserveCapacity(capacity)
-            column.append(contentsOf: repeatElement(0, count: slot))
-            column.append(value)
-        } else {
-            column.append(value ?? 0)
-        }
     }
 }

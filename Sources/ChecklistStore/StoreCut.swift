@@ -87,14 +87,36 @@ public struct ListRestorer: ~Copyable {
     /// Appends the list's next row, its text lent (copied into the list),
     /// with the checks of `append(_: Item)`.
     public mutating func append(_ row: ImportedItems.View) throws(ChecklistError) {
-        guard row.id.rawValue != 0, row.id < list.nextItemID else {
-            throw .badField("id", "item id \(row.id) is not below the list's next item id \(list.nextItemID)")
-        }
+        guard row.id.rawValue != 0, row.id < list.nextItemID else { throw idOutOfRange(row.id) }
         if let key = row.clientKey {
             try keys.checkFree(key, for: row.id, in: list.summary.id)
         }
         guard builder.append(row) else { throw .badField("id", "item id \(row.id) appears twice") }
         if let key = row.clientKey { keys.set(key, for: row.id) }
+    }
+
+    /// Appends a batch of the list's next rows, with the checks (and the
+    /// errors, for the same first bad row) of appending them one by one.
+    public mutating func append(_ batch: RowBatch) throws(ChecklistError) {
+        let next = list.nextItemID.rawValue
+        // The first row whose id is out of range: the rows before it go in.
+        var limit = batch.count
+        var base = 0
+        for leaf in batch.leaves {
+            if let slot = leaf.ids.firstIndexOutside(1..<max(next, 1)) {
+                limit = base + slot
+                break
+            }
+            base += leaf.count
+        }
+        if let dup = builder.append(batch, limit: limit) {
+            throw .badField("id", "item id \(batch.id(at: dup)) appears twice")
+        }
+        if limit < batch.count { throw idOutOfRange(batch.id(at: limit)) }
+    }
+
+    private func idOutOfRange(_ id: ItemID) -> ChecklistError {
+        .badField("id", "item id \(id) is not below the list's next item id \(list.nextItemID)")
     }
 
     /// Rows appended so far.

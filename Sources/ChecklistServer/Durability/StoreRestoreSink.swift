@@ -52,6 +52,20 @@ package final class StoreRestoreSink: SnapshotRestoreSink {
         try current!.append(row)  // in place: no move of the restorer per row
     }
 
+    /// The store's leaves are built on the snapshot reader's workers.
+    package var rowBuilding: SnapshotRowBuilding? {
+        let prototype = RowBatchBuilder(for: store)
+        return SnapshotRowBuilding { StoreRowBuilder(batch: prototype) }
+    }
+
+    package func restoreRows(_ rows: any Sendable, in list: ListID) throws {
+        guard let batch = rows as? RowBatch else {
+            throw ChecklistError.badField("rows", "rows of type \(type(of: rows)), not the store's")
+        }
+        guard current != nil else { throw ChecklistError.badField("item", "an item came before any list") }
+        try current!.append(batch)
+    }
+
     package func restoreIdempotency(_ client: SnapshotIdempotency) throws {
         // Independent of the list being built: an extension record may come
         // anywhere, even between a list's items.
@@ -68,4 +82,11 @@ package final class StoreRestoreSink: SnapshotRestoreSink {
             try store.finishRestore(restorer)
         }
     }
+}
+
+/// The store's leaves as a snapshot reader's workers build them.
+private struct StoreRowBuilder: SnapshotRowBuilder {
+    var batch: RowBatchBuilder
+    mutating func append(_ row: ImportedItems.View) -> Bool { batch.append(row) }
+    mutating func take() -> RowBatch { batch.take() }
 }
