@@ -120,7 +120,8 @@ public final class PostgresStorage: ServerStorage {
         let rebasedAnswers = RebasedAnswers()
         self.rebasedAnswers = rebasedAnswers
         let node = UInt64.random(in: 1...UInt64.max)
-        let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters)
+        let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters,
+                                    committedRevision: { [view] in view.revision(of: $0) })
         self.upkeep = upkeep
         if let cache {
             let listCache = ListCache(store: store, configuration: cache, committed: committed)
