@@ -41,7 +41,7 @@ import Testing
             (nil, nil, [.toggle(.id(ItemID(1)))]),
             (nil, key, [.insert(tempRef: 5, position: .after(.id(ItemID(2))), fields: ItemFields(text: "mine"))]),
             (nil, nil, [.setText(.id(ItemID(3)), "gone")]),
-            (6, nil, [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "conditional"))]),
+            (5, nil, [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "conditional"))]),
         ]
         for (base, key, ops) in mineOps {
             _ = try mine.patch(in: ns, list: list, baseRevision: base, ops: ops, idempotencyKey: key)

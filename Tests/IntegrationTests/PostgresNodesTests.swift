@@ -12,10 +12,10 @@ import Testing
        .timeLimit(.minutes(10)))
 struct PostgresNodesTests {
     /// Starts `count` nodes on one fresh database.
-    static func nodes(_ count: Int) throws -> [TestServer] {
-        let first = try TestServer.start(store: .postgres)
+    static func nodes(_ count: Int, _ arguments: [String] = []) throws -> [TestServer] {
+        let first = try TestServer.start(arguments, store: .postgres)
         var nodes = [first]
-        for _ in 1..<count { nodes.append(try TestServer.start(store: .postgres, postgres: first.postgres)) }
+        for _ in 1..<count { nodes.append(try TestServer.start(arguments, store: .postgres, postgres: first.postgres)) }
         return nodes
     }
 

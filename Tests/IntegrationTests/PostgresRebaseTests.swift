@@ -20,7 +20,7 @@ struct PostgresRebaseTests {
     /// ids, each insert is there once, each toggle flipped once.
     @Test(arguments: [2, 3])
     func unconditionalPatchesThroughEveryNodeAllSucceed(nodeCount: Int) async throws {
-        let nodes = try PostgresNodesTests.nodes(nodeCount)
+        let nodes = try PostgresNodesTests.nodes(nodeCount, ["--log-level", "debug"])
         defer { nodes.forEach { $0.stop() } }
         let setup = try await nodes[0].connect()
         let list = try await setup.createList(name: "Rebased", icon: "Inbox")
@@ -77,6 +77,9 @@ struct PostgresRebaseTests {
             #expect(summary.uncheckedCount == UInt64(items.count - (toggles % 2)))
             await client.close()
         }
+        // The writers did collide: commits were rebased, not failed.
+        #expect(nodes.contains { $0.process.standardError.contains("event=postgres_rebased") })
+        #expect(!nodes.contains { $0.process.standardError.contains("event=postgres_conflict") })
     }
 
     /// Conditional patches from every node, each against the revision its
