@@ -115,8 +115,13 @@ extension Store {
     /// it holds; from the first call on, created lists take only reserved
     /// ids (`UNAVAILABLE` when none is left), and changes creating lists
     /// with ids below the store's counter are taken (another node's block).
+    /// The store's counter moves past the block, so an import never picks
+    /// an id of it.
     public func addListIDs(_ ids: Range<UInt64>) {
-        locked { state in state.listIDBlocks = (state.listIDBlocks ?? []) + [ids] }
+        locked { state in
+            state.listIDBlocks = (state.listIDBlocks ?? []) + [ids]
+            state.nextListID = max(state.nextListID, ids.upperBound)
+        }
     }
 
     /// How many reserved list ids are left (nil: ids are not reserved).
