@@ -32,6 +32,10 @@ struct ListCatchUp {
     /// when the changes are not all there (trimmed, imported) or do not fit.
     func follow(_ list: ListID, database: PostgresStore) throws -> Outcome {
         let known = view.revision(of: list) ?? 0
+        // Commits of the node's own in flight: nothing is read (it could not
+        // be replayed); its committer catches the list up when it commits them
+        // (`BatchRebase`), or a later round does once they settled.
+        if known > 0, let cached = store.cachedRevision(of: list), cached > known, store.isResident(list) { return .deferred }
         let changes = try database.changes(of: list, after: known, limit: Self.batch)
         guard let first = changes.first else {
             let stored = try database.list(list)?.summary.revision
