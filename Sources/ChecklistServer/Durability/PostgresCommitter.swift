@@ -238,7 +238,9 @@ private struct CommitLoop {
                     return attempt.commits
                 }
             } catch is AlreadyStored {
-                // Stored by the earlier attempt: committed below.
+                // Stored by the earlier attempt (committed unflushed): durable
+                // once flushed, then committed below.
+                try database.connection.flushCommits()
             } catch {
                 batch = attempt
                 throw error
