@@ -108,7 +108,7 @@ private struct FollowLoop {
             nextReconcile = monotonicNanoseconds() + PostgresFollower.reconcileInterval
         }
         for list in pending.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            switch try catchUp.follow(list, database: database) {
+            switch try catchUp.follow(list, database: database, noticed: pending[list] ?? 0) {
             case .caughtUp: pending[list] = nil
             case .more, .deferred: break
             }
