@@ -42,7 +42,7 @@ struct PostgresNodesTests {
     }
 
     /// Writers on every node insert into one list (a patch whose commit lost
-    /// to another node's closes the connection unanswered: the writer
+    /// to another node's is rebased; should one fail anyway, the writer
     /// reconnects and sends it again). Afterwards every node holds the same
     /// list: every patch once, unique item ids, counts matching the rows,
     /// revisions contiguous in the change feed, and every subscriber (one
