@@ -11,7 +11,7 @@ enum Statements {
         "UPDATE checklist_settings SET value = value + $1 WHERE name = 'next_list_id' RETURNING value")
 
     static let raiseNextListID = PostgresStatement(name: "ckl_raise_next_list_id", sql:
-        "UPDATE checklist_settings SET value = greatest(value, $1) WHERE name = 'next_list_id'")
+        "UPDATE checklist_settings SET value = $1 WHERE name = 'next_list_id' AND value < $1")
 
     /// Columns 0-10 as `PostgresStore.record` reads them.
     static let listsInNamespace = PostgresStatement(name: "ckl_lists_in_namespace", sql: """
@@ -77,6 +77,21 @@ enum Statements {
 
     static let revisions = PostgresStatement(name: "ckl_revisions", sql:
         "SELECT id, revision FROM lists WHERE id = ANY($1::int8[])")
+
+    /// Locks the rows of the lists a commit changes, in id order (so two
+    /// nodes locking overlapping sets never deadlock), and returns their
+    /// revisions: the other nodes' commits of those lists wait from here
+    /// until this transaction ends.
+    static let lockLists = PostgresStatement(name: "ckl_lock_lists", sql:
+        "SELECT id, revision FROM lists WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE")
+
+    /// The stored changes of several lists, each after its own revision:
+    /// list id, then the change's body; by list, then revision.
+    static let changesAfterEach = PostgresStatement(name: "ckl_changes_after_each", sql: """
+        SELECT c.list_id, c.body FROM unnest($1::int8[], $2::int8[]) AS k(list_id, after)
+        JOIN changes c ON c.list_id = k.list_id AND c.revision > k.after
+        ORDER BY c.list_id, c.revision
+        """)
 
     static let insertChanges = PostgresStatement(name: "ckl_insert_changes", sql: """
         INSERT INTO changes (list_id, revision, namespace, kind, body)

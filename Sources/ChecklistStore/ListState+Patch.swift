@@ -10,6 +10,9 @@ extension ListState {
     struct BatchOutcome {
         var applied: [AppliedOperation] = []
         var assignments: [PatchResult.Assignment] = []
+        /// What takes the batch back (kept while its commit may still be
+        /// rebased: `PendingPatches`).
+        var undo = UndoLog()
     }
 
     /// Resolves and applies `ops` all or nothing: when an operation fails,
@@ -18,15 +21,14 @@ extension ListState {
         var outcome = BatchOutcome()
         outcome.applied.reserveCapacity(ops.count)
         var temps: [UInt64: ItemID] = [:]
-        var undo = UndoLog()
         do throws(ChecklistError) {
             for op in ops {
                 let resolved = try resolve(op, temps: &temps, outcome: &outcome, limits: limits)
-                try apply(resolved, undo: &undo)
+                try apply(resolved, undo: &outcome.undo)
                 outcome.applied.append(resolved)
             }
         } catch {
-            rollBack(undo)
+            rollBack(outcome.undo)
             throw error
         }
         return outcome

@@ -56,6 +56,7 @@ extension Store {
             guard shouldReplace(state.lists[id]?.revision) else { return false }
             if let index = state.lists.index(forKey: id) { _ = state.remove(at: index) }
             if let replacement { state.add(replacement) }
+            state.pending?.settle(id, through: nil)
             underLock()
             return true
         }

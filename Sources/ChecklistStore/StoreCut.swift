@@ -11,6 +11,8 @@ public struct StoreCut: Sendable {
     let idempotency: IdempotencyWindow
     /// The store's next list id at the cut.
     public let nextListID: ListID
+    /// The patches of each list not settled at the cut (`PendingPatches`).
+    var pending: [ListID: [PendingPatches.Entry]] = [:]
 
     /// The store's memory of answered idempotency keys at the cut: exactly
     /// the keys of the patches the cut's lists hold (and those forgotten
@@ -127,5 +129,26 @@ public struct ListRestorer: ~Copyable {
         builder.finish()
         return ListState(id: summary.id, namespace: list.namespace, name: summary.name, icon: summary.icon,
                          revision: summary.revision, nextItemID: list.nextItemID.rawValue, rows: builder.result, keys: keys)
+    }
+}
+
+extension StoreCut {
+    /// The cut with list `id` as it was at `revision`, its patches after
+    /// that taken back (on a copy: the store is untouched): what a database
+    /// holds for the list while the node's commits after `revision` are in
+    /// flight (and may still be rebased). Itself when the list is at
+    /// `revision`; nil when it is not held with its rows, or what lies
+    /// after `revision` is not all pending patches.
+    public func rolledBack(_ id: ListID, to revision: Revision) -> StoreCut? {
+        guard var list = lists[id], list.unloaded == nil, list.revision >= revision else { return nil }
+        guard list.revision > revision else { return self }
+        let after = (pending[id] ?? []).filter { $0.revision > revision }
+        guard after.first?.revision == revision + 1, after.last?.revision == list.revision,
+              after.count == Int(list.revision - revision) else { return nil }
+        for entry in after.reversed() { list.rollBack(entry.undo) }
+        list.revision = revision
+        var rolled = lists
+        rolled[id] = list
+        return StoreCut(lists: rolled, listIDs: listIDs, idempotency: idempotency, nextListID: nextListID)
     }
 }

@@ -37,7 +37,7 @@ extension StoreState {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
             try Validation.text(icon, field: "icon", limits: limits)
-            return try apply(Change(namespace: ns, list: ListID(nextListID), revision: 1,
+            return try apply(Change(namespace: ns, list: ListID(try takeListID()), revision: 1,
                                     kind: .listCreated(name: name, icon: icon)))
 
         case .updateList(let id, let name, let icon):
@@ -66,6 +66,8 @@ extension StoreState {
             let change = Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied),
                                 idempotencyKey: key)
             idempotency.record(change)
+            pending?.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, baseRevision: baseRevision,
+                                                     key: key, undo: outcome.undo))
             return Commit(change: change, summary: lists.values[index].summary, assignments: outcome.assignments)
 
         case .replay(let change):
@@ -84,7 +86,9 @@ extension StoreState {
             guard change.revision == 1 else {
                 throw ChecklistError(.conflict, "list \(id) is created at revision \(change.revision), not 1")
             }
-            guard id.rawValue != 0, id.rawValue >= nextListID, lists[id] == nil else {
+            // With reserved blocks the database keeps ids unique across nodes, and
+            // another node's block may lie below this node's counter.
+            guard id.rawValue != 0, id.rawValue >= nextListID || listIDBlocks != nil, lists[id] == nil else {
                 throw ChecklistError(.conflict, "list id \(id) is already taken")
             }
             let list = ListState(id: id, namespace: change.namespace, name: name, icon: icon, revision: 1,
@@ -116,5 +120,25 @@ extension StoreState {
         }
         lists.values[index].revision = change.revision
         return Commit(change: change, summary: lists.values[index].summary)
+    }
+}
+
+extension StoreState {
+    /// The id a created list gets: the next of the reserved blocks when
+    /// there are any, else `nextListID`.
+    ///
+    /// - Throws: `UNAVAILABLE` when the reserved ids ran out (a new block
+    ///   is on its way).
+    mutating func takeListID() throws(ChecklistError) -> UInt64 {
+        guard var blocks = listIDBlocks else { return nextListID }
+        while let first = blocks.first, first.isEmpty || lists[ListID(first.lowerBound)] != nil {
+            if first.isEmpty { blocks.removeFirst() } else { blocks[0] = (first.lowerBound + 1)..<first.upperBound }
+        }
+        listIDBlocks = blocks
+        guard let first = blocks.first else {
+            throw ChecklistError(.unavailable, "this node has no list ids reserved at the moment; try again")
+        }
+        listIDBlocks![0] = (first.lowerBound + 1)..<first.upperBound
+        return first.lowerBound
     }
 }

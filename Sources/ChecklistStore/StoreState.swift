@@ -16,6 +16,13 @@ struct StoreState: ~Copyable {
     var listIDs: [Namespace: [ListID]] = [:]
     /// Answers of patches that carried an idempotency key.
     var idempotency = IdempotencyWindow()
+    /// The patches whose commits may still be rebased, when the storage
+    /// keeps them (`Store.keepPendingPatches`).
+    var pending: PendingPatches?
+    /// The list ids reserved for this node's creations, oldest block first,
+    /// when a database hands them out (`Store.addListIDs`); nil: created
+    /// lists take `nextListID`.
+    var listIDBlocks: [Range<UInt64>]?
 
     init(treeShape: RowTreeShape) {
         self.treeShape = treeShape

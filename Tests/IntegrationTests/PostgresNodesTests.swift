@@ -12,10 +12,10 @@ import Testing
        .timeLimit(.minutes(10)))
 struct PostgresNodesTests {
     /// Starts `count` nodes on one fresh database.
-    static func nodes(_ count: Int) throws -> [TestServer] {
-        let first = try TestServer.start(store: .postgres)
+    static func nodes(_ count: Int, _ arguments: [String] = []) throws -> [TestServer] {
+        let first = try TestServer.start(arguments, store: .postgres)
         var nodes = [first]
-        for _ in 1..<count { nodes.append(try TestServer.start(store: .postgres, postgres: first.postgres)) }
+        for _ in 1..<count { nodes.append(try TestServer.start(arguments, store: .postgres, postgres: first.postgres)) }
         return nodes
     }
 
@@ -55,7 +55,7 @@ struct PostgresNodesTests {
     }
 
     /// Writers on every node insert into one list (a patch whose commit lost
-    /// to another node's closes the connection unanswered: the writer
+    /// to another node's is rebased; should one fail anyway, the writer
     /// reconnects and sends it again). Afterwards every node holds the same
     /// list: every patch once, unique item ids, counts matching the rows,
     /// revisions contiguous in the change feed, and every subscriber (one

@@ -50,7 +50,8 @@ struct DurabilityBarrier {
         // newest one failed (on PostgreSQL, lost to another node's), the
         // original was committed apart from it.
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
-            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last))
+            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
+                                                from: (logBefore ?? 0) + 1))
         }
     }
 
@@ -87,6 +88,12 @@ struct DurabilityBarrier {
             let error = Self.unavailable(answering: answer)
             added += error.count - answer.count
             return error
+        }, rewrite: { barrier, answer in
+            guard barrier.from <= barrier.lsn, let rewritten = Self.rebased(answer, in: barrier.from...barrier.lsn, storage) else {
+                return nil
+            }
+            added += rewritten.count - answer.count
+            return rewritten
         }) { connection.write($0) }
         return (held.waitingFor, added)
     }
@@ -101,6 +108,41 @@ struct DurabilityBarrier {
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
         encoder.append(ErrorMessage(outcomeUnknown), requestID: requestID, to: &w)
+        return w.bytes
+    }
+
+    /// The frame that replaces `answer` (one frame) when it is a PATCH_OK
+    /// whose commit, in `positions`, was rebased onto another node's
+    /// (`ServerStorage.rebasedAnswer`): the new PATCH_OK, or the ERROR the
+    /// patch met on top, under the same request id.
+    static func rebased(_ answer: UnsafeRawBufferPointer, in positions: ClosedRange<UInt64>,
+                        _ storage: any ServerStorage) -> [UInt8]? {
+        guard answer.count > FrameHeader.size, answer[4] == MessageType.patchOK.rawValue else { return nil }
+        var requestID: UInt32 = 0
+        for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
+        let body = UnsafeRawBufferPointer(rebasing: answer[FrameHeader.size...])
+        let decoded: PatchOK?
+        if FrameFlags(rawValue: answer[5]).contains(.compressed) {
+            decoded = (try? Zlib.decompress(body, limit: 1 << 24))?.withUnsafeBytes { bytes in
+                var r = WireReader(bytes)
+                return try? PatchOK.decode(from: &r)
+            }
+        } else {
+            var r = WireReader(body)
+            decoded = try? PatchOK.decode(from: &r)
+        }
+        guard let original = decoded,
+              let replacement = storage.rebasedAnswer(in: positions, list: original.list, revision: original.revision) else {
+            return nil
+        }
+        var w = WireWriter()
+        var encoder = FrameEncoder(compress: false)
+        switch replacement {
+        case .patched(let revision, let ids):
+            encoder.append(PatchOK(list: original.list, revision: revision, ids: ids), requestID: requestID, to: &w)
+        case .refused(let error):
+            encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
+        }
         return w.bytes
     }
 

@@ -14,6 +14,9 @@ struct HeldAnswers {
         var start: Int
         var end: Int
         var lsn: UInt64
+        /// The first position the request may have committed at (the
+        /// answer's own commit lies in `from...lsn`).
+        var from: UInt64 = 0
     }
 
     private var bytes: [UInt8] = []
@@ -32,14 +35,16 @@ struct HeldAnswers {
     mutating func append(_ output: UnsafeRawBufferPointer, barriers outputBarriers: [Barrier]) {
         let base = bytes.count
         bytes.append(contentsOf: output)
-        for b in outputBarriers { barriers.append(Barrier(start: base + b.start, end: base + b.end, lsn: b.lsn)) }
+        for b in outputBarriers { barriers.append(Barrier(start: base + b.start, end: base + b.end, lsn: b.lsn, from: b.from)) }
     }
 
     /// Removes and hands to `send` the leading bytes whose barriers are
     /// durable by `state`; an answer whose commit failed is handed to
-    /// `replace` (its bytes), and what that returns is sent in its place.
-    /// With no barrier left, everything goes.
+    /// `replace` (its bytes), and what that returns is sent in its place;
+    /// a durable answer is handed to `rewrite`, and what that returns (if
+    /// anything) is sent in its place. With no barrier left, everything goes.
     mutating func release(_ state: (UInt64) -> CommitState, replace: (UnsafeRawBufferPointer) -> [UInt8],
+                          rewrite: (Barrier, UnsafeRawBufferPointer) -> [UInt8]? = { _, _ in nil },
                           _ send: (UnsafeRawBufferPointer) -> Void) {
         var sent = 0
         var releasable = 0
@@ -49,6 +54,11 @@ struct HeldAnswers {
                 switch state(b.lsn) {
                 case .pending: break
                 case .durable:
+                    if let rewritten = rewrite(b, UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])) {
+                        if b.start > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<b.start])) }
+                        rewritten.withUnsafeBytes { send($0) }
+                        sent = b.end
+                    }
                     releasable = b.end
                     passed += 1
                     continue

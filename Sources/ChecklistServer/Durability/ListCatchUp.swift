@@ -30,8 +30,18 @@ struct ListCatchUp {
     /// Replays the changes after the node's committed revision of `list`,
     /// when the cache holds nothing of its own on top; reloads the list
     /// when the changes are not all there (trimmed, imported) or do not fit.
-    func follow(_ list: ListID, database: PostgresStore) throws -> Outcome {
+    ///
+    /// - Parameter noticed: the revision a commit notice announced (0:
+    ///   none); when the node knows that one committed already (its
+    ///   committer caught the list up rebasing a commit of its own), nothing
+    ///   is read.
+    func follow(_ list: ListID, database: PostgresStore, noticed: Revision = 0) throws -> Outcome {
         let known = view.revision(of: list) ?? 0
+        if noticed > 0, known >= noticed { return .caughtUp }
+        // Commits of the node's own in flight: nothing is read (it could not
+        // be replayed); its committer catches the list up when it commits them
+        // (`BatchRebase`), or a later round does once they settled.
+        if known > 0, let cached = store.cachedRevision(of: list), cached > known, store.isResident(list) { return .deferred }
         let changes = try database.changes(of: list, after: known, limit: Self.batch)
         guard let first = changes.first else {
             let stored = try database.list(list)?.summary.revision

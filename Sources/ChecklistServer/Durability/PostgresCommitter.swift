@@ -31,8 +31,13 @@ final class PostgresCommitter: Sendable {
     /// (`enqueue` runs under it, and the committer takes the batch inside
     /// `Store.withExportedLists`), never the other way round.
     private let queue = ConditionLock(Queue())
-    fileprivate let store: Store
+    let store: Store
     private let waiters: DurabilityWaiters
+    /// The answers of rebased patches, for the connections holding them.
+    let rebasedAnswers: RebasedAnswers
+    /// List ids reserved per block (`Store.addListIDs`); a new block is
+    /// reserved after a batch that left fewer than half of one.
+    static let listIDBlock = 100
     private let log = Mutex<ServerLog?>(nil)
     private let connected = Atomic<Bool>(true)
     private let thread = Mutex<NativeThread?>(nil)
@@ -42,14 +47,15 @@ final class PostgresCommitter: Sendable {
     let node: UInt64
     /// Told, after each transaction, the revisions the database holds for
     /// the lists it touched (the list cache) and its number of changes (the upkeep).
-    fileprivate let onCommitted: @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void
+    let onCommitted: @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void
 
     /// - Parameter statementTimeout: the connection's `statement_timeout`:
     ///   a stuck statement fails the batch (kept and tried again).
     init(conninfo: String, statementTimeout: Duration?, store: Store, view: CommittedView, node: UInt64,
-         waiters: DurabilityWaiters, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
+         waiters: DurabilityWaiters, rebasedAnswers: RebasedAnswers, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
+        self.rebasedAnswers = rebasedAnswers
         self.view = view
         self.node = node
         self.onCommitted = onCommitted
@@ -129,6 +135,23 @@ final class PostgresCommitter: Sendable {
         }
     }
 
+    /// Replaces, in the queue, the changes of `list`'s patches that a
+    /// rebase applied again (`outcomes`, by the revision they had); returns
+    /// each one's position with its old revision. Under the store's lock.
+    func rewriteQueued(_ list: ListID, _ outcomes: [(revision: Revision, outcome: RebasedPatch)]) -> [(UInt64, Revision, RebasedPatch)] {
+        let byRevision = Dictionary(outcomes.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+        return queue.withLock { state in
+            var rewritten: [(UInt64, Revision, RebasedPatch)] = []
+            for i in state.commits.indices {
+                guard state.commits[i].changes.count == 1, let change = state.commits[i].changes.first, change.list == list,
+                      let outcome = byRevision[change.revision] else { continue }
+                state.commits[i].changes = BatchRebase.changes(of: outcome)
+                rewritten.append((state.commits[i].position, change.revision, outcome))
+            }
+            return rewritten
+        }
+    }
+
     fileprivate var storeForCatchUp: ListCatchUp { ListCatchUp(store: store, view: view) }
 
     /// What a change gets while the database is unreachable.
@@ -143,7 +166,7 @@ final class PostgresCommitter: Sendable {
     }
 
     /// Runs `body` with the server's log, once `startUpkeep` gave it.
-    fileprivate func withLog(_ body: (ServerLog) -> Void) {
+    func withLog(_ body: (ServerLog) -> Void) {
         if let current = log.withLock({ $0 }) { body(current) }
     }
 
@@ -202,7 +225,27 @@ private struct CommitLoop {
             }
             let unfit = batch.unfit
             guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
-            try database!.commit(batch.commits)
+            let database = database!
+            let rebase = BatchRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
+            var attempt = batch
+            do {
+                try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
+                    let stale = BatchRebase.stale(attempt, locked: locked)
+                    guard !stale.isEmpty else { return attempt.commits }
+                    // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
+                    if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
+                    try rebase.rebase(&attempt, stale: stale, locked: locked)
+                    return attempt.commits
+                }
+            } catch is AlreadyStored {
+                // Stored by the earlier attempt (committed unflushed): durable
+                // once flushed, then committed below.
+                try database.connection.flushCommits()
+            } catch {
+                batch = attempt
+                throw error
+            }
+            batch = attempt
             committed(batch, committer)
             return true
         } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
@@ -227,6 +270,7 @@ private struct CommitLoop {
     /// other nodes told, in a transaction of its own that writes nothing.
     private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
+        committer.store.settlePending(batch.revisionsAfter)
         committer.onCommitted(batch.revisionsAfter, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
@@ -243,6 +287,15 @@ private struct CommitLoop {
                 }
             }
         }
+        reserveListIDs(committer)
+    }
+
+    /// Reserves a new block of list ids when fewer than half a block are
+    /// left (a failure is tried again after the next batch).
+    private func reserveListIDs(_ committer: PostgresCommitter) {
+        guard let database, let left = committer.store.listIDsLeft, left < PostgresCommitter.listIDBlock / 2,
+              let first = try? database.reserveListIDs(PostgresCommitter.listIDBlock) else { return }
+        committer.store.addListIDs(first.rawValue..<first.rawValue + UInt64(PostgresCommitter.listIDBlock))
     }
 
     /// The database is not at the batch's base revisions (or a keyed
@@ -251,7 +304,7 @@ private struct CommitLoop {
     /// revisions), or another node committed to those lists first: their
     /// commits are dropped, the lists reloaded, and the rest committed.
     private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
-        if batch.retried, (try? isStored(batch)) == true {
+        if batch.retried, (try? isStored(batch, in: database!)) == true {
             committed(batch, committer)
             return true
         }
@@ -271,10 +324,10 @@ private struct CommitLoop {
     /// Whether every commit of `batch` is in the database as it is: an
     /// earlier attempt committed and only its answer was lost. (The same
     /// revisions alone prove nothing: another node may have reached them.)
-    private func isStored(_ batch: PostgresBatch) throws -> Bool {
+    private func isStored(_ batch: PostgresBatch, in database: PostgresStore) throws -> Bool {
         for commit in batch.commits {
             guard let last = commit.changes.last else { continue }
-            let stored = try database!.changes(of: commit.list, after: last.revision - 1, limit: 1)
+            let stored = try database.changes(of: commit.list, after: last.revision - 1, limit: 1)
             guard stored == [last] else { return false }
         }
         return true
@@ -327,3 +380,6 @@ private struct CommitLoop {
         failedThrough = position
     }
 }
+
+/// A retried batch turned out stored by its earlier attempt.
+private struct AlreadyStored: Error {}

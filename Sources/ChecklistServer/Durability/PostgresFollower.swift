@@ -126,7 +126,9 @@ private struct FollowLoop {
         }
         let lists = Set(announced.keys).union(differing).sorted { $0.rawValue < $1.rawValue }
         for list in lists {
-            switch try catchUp.follow(list, database: database) {
+            // A list found differing is read whatever a notice announced.
+            let noticed = differing.contains(list) ? 0 : announced[list] ?? 0
+            switch try catchUp.follow(list, database: database, noticed: noticed) {
             case .caughtUp:
                 announced[list] = nil
                 differing.remove(list)

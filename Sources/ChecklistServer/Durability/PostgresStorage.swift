@@ -49,6 +49,8 @@ public final class PostgresStorage: ServerStorage {
     private let follower: PostgresFollower
     /// What is committed per list; live sync publishes only that.
     private let view: CommittedView
+    /// The answers of patches rebased onto other nodes' commits.
+    private let rebasedAnswers: RebasedAnswers
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
@@ -78,6 +80,7 @@ public final class PostgresStorage: ServerStorage {
         store.restoreIdempotency(try database.idempotencyMemory())
         var replayed = 0
         var committed: [ListID: Revision] = [:]
+        var everHeld = false
         let lists: Int
         if cache != nil {
             let stored = try database.allLists()
@@ -87,6 +90,13 @@ public final class PostgresStorage: ServerStorage {
             }
             store.restoreNextListID(try database.nextListID())
             lists = stored.count
+            everHeld = store.nextListID > ListID(1)
+            // Creations take ids from blocks reserved for this node: two
+            // nodes creating lists at once never pick the same id.
+            let first = try database.reserveListIDs(PostgresCommitter.listIDBlock)
+            store.addListIDs(first.rawValue..<first.rawValue + UInt64(PostgresCommitter.listIDBlock))
+            // Lost commits of patches are applied again on top (`BatchRebase`).
+            store.keepPendingPatches()
         } else {
             let sink = StoreRestoreSink(store: store, holdingNextListID: true)
             let reports = try database.loadAll(into: sink, retained: onReplayed) { change in
@@ -97,17 +107,21 @@ public final class PostgresStorage: ServerStorage {
             sink.releaseNextListID()
             store.exportLists(in: nil) { list, _ in committed[list.summary.id] = list.summary.revision }
             lists = reports.count
+            everHeld = store.nextListID > ListID(1)
         }
         let totals = store.totals()
         load = LoadReport(lists: lists, items: UInt64(totals.items), changesReplayed: replayed,
                           schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started,
-                          everHeldLists: store.nextListID > ListID(1))
+                          everHeldLists: everHeld)
         let waiters = DurabilityWaiters()
         self.waiters = waiters
         let view = CommittedView(committed)
         self.view = view
+        let rebasedAnswers = RebasedAnswers()
+        self.rebasedAnswers = rebasedAnswers
         let node = UInt64.random(in: 1...UInt64.max)
-        let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters)
+        let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters,
+                                    committedRevision: { [view] in view.revision(of: $0) })
         self.upkeep = upkeep
         if let cache {
             let listCache = ListCache(store: store, configuration: cache, committed: committed)
@@ -126,7 +140,8 @@ public final class PostgresStorage: ServerStorage {
             upkeep.committed(changeCount)
         }
         committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
-                                          view: view, node: node, waiters: waiters, onCommitted: reportCommitted)
+                                          view: view, node: node, waiters: waiters, rebasedAnswers: rebasedAnswers,
+                                          onCommitted: reportCommitted)
         do {
             let catchUp = ListCatchUp(store: store, view: view) { [listCache] revisions in listCache?.committed(revisions) }
             follower = try PostgresFollower(conninfo: conninfo, node: node, catchUp: catchUp)
@@ -165,6 +180,10 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public func cancelNotification(waiter: UInt64) { waiters.cancel(waiter: waiter) }
+
+    public func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? {
+        rebasedAnswers.take(in: positions, list: list, revision: revision)
+    }
 
     /// Logs `event=postgres_loaded` and starts the upkeep thread
     /// (`event=postgres_checkpoint`, `event=postgres_trimmed`); the committer

@@ -32,9 +32,13 @@ final class PostgresUpkeep: Sendable {
     private let settings: PostgresSettings
     private let store: Store
     private let waiters: DurabilityWaiters
+    /// The revision the node knows committed of a list (`CommittedView`).
+    private let committedRevision: @Sendable (ListID) -> Revision?
     private let thread = Mutex<NativeThread?>(nil)
 
-    init(conninfo: String, settings: PostgresSettings, store: Store, waiters: DurabilityWaiters) {
+    init(conninfo: String, settings: PostgresSettings, store: Store, waiters: DurabilityWaiters,
+         committedRevision: @escaping @Sendable (ListID) -> Revision? = { _ in nil }) {
+        self.committedRevision = committedRevision
         self.conninfo = conninfo
         self.settings = settings
         self.store = store
@@ -117,10 +121,19 @@ final class PostgresUpkeep: Sendable {
         for id in named {
             if state.withLock({ $0.stopping }) { return (0, 0) }
             let started = monotonicNanoseconds()
-            // The cut and the newest position in one instant of the store:
-            // the cut holds exactly the commits up to `position`.
-            let (cached, position) = store.cut { lastPosition() }
-            guard waitUntilCommitted(position) else { continue }
+            // The cut, the newest position and the committed revision in one
+            // instant of the store: the cut holds exactly the commits up to
+            // `position`. Its list taken back to the committed revision is
+            // what the database holds; otherwise wait for the commits in
+            // flight (a patch of them may still be rebased onto another
+            // node's commit: then the cut is not what was committed).
+            let (whole, (position, committed)) = store.cut { (lastPosition(), committedRevision(id)) }
+            var cached = whole
+            if let committed, let rolled = whole.rolledBack(id, to: committed) {
+                cached = rolled
+            } else {
+                guard waitUntilCommitted(position) else { continue }
+            }
             // A list the cache holds summary-only (or not at all) is read from
             // the database into a store of its own: what is stored is committed.
             let cut = cached.holdsRows(of: id) ? cached : try Self.loadAlone(id, database, limits: store.limits)

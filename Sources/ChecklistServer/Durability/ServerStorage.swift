@@ -94,11 +94,21 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// The cache of lists when the storage keeps rows elsewhere and loads
     /// them on first use (PostgreSQL); nil when every list is in memory.
     var listCache: ListCache? { get }
+
+    /// The answer that replaces a held PATCH_OK of `list` at `revision`
+    /// whose commit, at a position in `positions`, lost to another node's
+    /// and was rebased (PostgreSQL with several nodes); nil when it was
+    /// committed as it was. Taken once; asked only once `positions` are
+    /// durable. Never blocks.
+    func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer?
 }
 
 extension ServerStorage {
     /// Every list is in memory.
     public var listCache: ListCache? { nil }
+
+    /// Never: only a storage shared by several nodes rebases commits.
+    public func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? { nil }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).

@@ -1,0 +1,111 @@
+import ChecklistModel
+import ChecklistPostgres
+import ChecklistStore
+
+/// The committer's step inside a commit's transaction, once the rows of
+/// the batch's lists are locked (docs/POSTGRES.md, "Several nodes"): each
+/// list another node committed since the batch was made is caught up with
+/// those changes (read after the node's committed revision, never the
+/// whole list) and the node's patches of it in flight, in the batch and
+/// queued after it, are applied again on top (`Store.rebase`). Their held
+/// answers are replaced by what the rebased apply gave (`RebasedAnswers`).
+struct BatchRebase {
+    let committer: PostgresCommitter
+    let database: PostgresStore
+    let answers: RebasedAnswers
+
+    /// The lists of `batch` that existed before it (so the transaction
+    /// locks them), in the order of their first commit.
+    static func lockable(_ batch: PostgresBatch) -> [ListID] {
+        var seen = Set<ListID>()
+        var lists: [ListID] = []
+        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 { lists.append(commit.list) }
+        return lists
+    }
+
+    /// Each list of `batch` whose base is not the locked revision, with its base.
+    static func stale(_ batch: PostgresBatch, locked: [ListID: Revision]) -> [ListID: Revision] {
+        var seen = Set<ListID>()
+        var stale: [ListID: Revision] = [:]
+        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 {
+            if locked[commit.list] != commit.baseRevision { stale[commit.list] = commit.baseRevision }
+        }
+        return stale
+    }
+
+    /// Rebases every list of `stale` (list: the base the batch has) onto
+    /// the changes stored after it, and remakes `batch` on top.
+    ///
+    /// - Throws: `STALE_REVISION` naming the lists that cannot be rebased
+    ///   (the other node's changes are not all stored any more, the node has
+    ///   other kinds of changes of the list in flight, or a change did not
+    ///   fit): the caller drops their commits and reloads them. The lists
+    ///   rebased before stay rebased, and `batch` is remade for them.
+    func rebase(_ batch: inout PostgresBatch, stale: [ListID: Revision], locked: [ListID: Revision]) throws {
+        let stored = try database.changes(after: stale)
+        var refused: [ListID] = []
+        for (list, base) in stale.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let foreign = stored[list] ?? []
+            guard Self.follows(foreign, base: base, to: locked[list]),
+                  let split = batch.commits.last(where: { $0.list == list })?.changes.last?.revision,
+                  (try? rebase(list, base: base, foreign: foreign, split: split, &batch)) == true else {
+                refused.append(list)
+                continue
+            }
+        }
+        let retried = batch.retried
+        batch = PostgresBatch(batch.queued, after: batch.after, committed: committer.view.all)
+        batch.retried = retried
+        guard refused.isEmpty else {
+            throw PostgresError(.staleRevision, "lists committed by another node that cannot be rebased", lists: refused)
+        }
+    }
+
+    /// Whether `foreign` are exactly the changes from `base + 1` to the
+    /// locked revision (nil: the list is gone, the last one its deletion).
+    static func follows(_ foreign: [Change], base: Revision, to locked: Revision?) -> Bool {
+        guard let last = foreign.last else { return false }
+        for (i, change) in foreign.enumerated() where change.revision != base + 1 + Revision(i) { return false }
+        if let locked { return last.revision == locked }
+        if case .listDeleted = last.kind { return true }
+        return false
+    }
+
+    /// Rebases one list; false when the store cannot (nothing changed).
+    private func rebase(_ list: ListID, base: Revision, foreign: [Change], split: Revision,
+                        _ batch: inout PostgresBatch) throws -> Bool {
+        var queuedOutcomes: [(UInt64, Revision, RebasedPatch)] = []
+        let rebased = try committer.store.rebase(list, committed: base, onto: foreign, split: split) { rebase in
+            committer.view.advance(foreign)
+            queuedOutcomes = committer.rewriteQueued(list, rebase.patches)
+        }
+        guard let rebased else { return false }
+        for (position, revision, outcome) in queuedOutcomes { record(outcome, position: position, list: list, revision: revision) }
+        let outcomes = Dictionary(rebased.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+        for i in batch.queued.indices {
+            guard batch.queued[i].changes.count == 1, let change = batch.queued[i].changes.first, change.list == list,
+                  let outcome = outcomes[change.revision] else { continue }
+            batch.queued[i].changes = Self.changes(of: outcome)
+            record(outcome, position: batch.queued[i].position, list: list, revision: change.revision)
+        }
+        if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
+        committer.onCommitted([(list, committer.view.revision(of: list))], 0)
+        committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,
+                                                          "patches": rebased.patches.count]) }
+        return true
+    }
+
+    /// The changes a rebased patch commits: its new one, or none.
+    static func changes(of outcome: RebasedPatch) -> [Change] {
+        if case .applied(let change, _) = outcome { return [change] }
+        return []
+    }
+
+    private func record(_ outcome: RebasedPatch, position: UInt64, list: ListID, revision: Revision) {
+        let answer: RebasedAnswer = switch outcome {
+        case .applied(_, let result), .repeated(let result): .patched(revision: result.revision, ids: result.ids)
+        case .refused(let error): .refused(error)
+        }
+        answers.record(answer, position: position, list: list, revision: revision)
+    }
+}
