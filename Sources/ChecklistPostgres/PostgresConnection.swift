@@ -129,25 +129,9 @@ public final class PostgresConnection {
         /// same batch on a new connection (`LinkTimeouts`). Unless the
         /// server's configuration sets `idle_in_transaction_session_timeout`.
         case commit
-        /// As `commit`, but its COMMIT does not wait for the WAL flush
-        /// (`synchronous_commit = off` for this transaction only): its row
-        /// locks are released before the fsync, so another node's commit
-        /// of the same lists waiting on them goes on at once. Durable only
-        /// after a later `flushCommits()` on the same connection returned.
-        case commitUnflushed
         /// REPEATABLE READ, READ ONLY: one snapshot for every statement, for
         /// loads that read a checkpoint and the changes after it.
         case readOnlySnapshot
-    }
-
-    /// Waits until every transaction this connection committed before is
-    /// durable (the WAL flushed past it): a transaction that takes a
-    /// transaction id and commits synchronously flushes the WAL up to its
-    /// own commit record, which lies after theirs. One round trip; its
-    /// fsync is shared with every other backend's waiting at that moment
-    /// (PostgreSQL's group commit), other nodes' included.
-    public func flushCommits() throws(PostgresError) {
-        try executeScript("BEGIN; SELECT pg_current_xact_id(); COMMIT")
     }
 
     /// Runs `body` in a transaction: BEGIN, then COMMIT if `body` returns,
@@ -160,9 +144,6 @@ public final class PostgresConnection {
             // One round trip: PQexec sends both statements at once.
             try executeScript("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '20s'")
         case .commit: try executeScript("BEGIN")
-        case .commitUnflushed where limitsAbandonedCommits:
-            try executeScript("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '20s'; SET LOCAL synchronous_commit = off")
-        case .commitUnflushed: try executeScript("BEGIN; SET LOCAL synchronous_commit = off")
         case .readOnlySnapshot: try executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
         let value: R

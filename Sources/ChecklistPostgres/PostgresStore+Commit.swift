@@ -38,13 +38,8 @@ extension PostgresStore {
     ///
     /// - Throws: what `prepare` throws (the transaction is rolled back), or
     ///   as `commit(_:)`.
-    ///
-    /// The transaction commits without waiting for its WAL flush
-    /// (`TransactionMode.commitUnflushed`): it is visible, and its row locks
-    /// are released, before it is durable; it is durable once this returns,
-    /// after a flush (`flushCommits`) outside the locks.
     public func commit(locking lists: [ListID], prepare: (_ revisions: [ListID: Revision]) throws -> [ListCommit]) throws {
-        try connection.transaction(.commitUnflushed) {
+        try connection.transaction(.commit) {
             var revisions: [ListID: Revision] = [:]
             if !lists.isEmpty {
                 let ids = try lists.map { id throws(PostgresError) -> Int64? in try PostgresValue.exactInt64(id.rawValue, "list id") }
@@ -55,7 +50,6 @@ extension PostgresStore {
             guard !commits.isEmpty else { return }
             try write(commits, afterStatement: {})
         }
-        try connection.flushCommits()
     }
 
     /// The stored changes of each list after its revision in `after`, per

@@ -238,9 +238,7 @@ private struct CommitLoop {
                     return attempt.commits
                 }
             } catch is AlreadyStored {
-                // Stored by the earlier attempt (committed unflushed): durable
-                // once flushed, then committed below.
-                try database.connection.flushCommits()
+                // Stored by the earlier attempt: committed below.
             } catch {
                 batch = attempt
                 throw error
