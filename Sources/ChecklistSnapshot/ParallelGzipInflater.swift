@@ -33,6 +33,11 @@ protocol InflatedSource: AnyObject {
 extension GzipInflater: InflatedSource {
     var checksummedBytes: UInt64 { 0 }
     func contentCRC(upTo offset: UInt64) -> UInt32? { offset == 0 ? 0 : nil }
+}
+
+extension InflatedSource {
+    /// A source whose workers decode nothing (one stream, or the IMPORT
+    /// stream's inflate workers) offers no decoded stretch.
     func takeDecodedStretch(_ accept: (any Sendable, Int) throws -> Bool) throws -> Int? { nil }
 }
 
