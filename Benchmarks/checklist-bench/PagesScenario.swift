@@ -10,7 +10,7 @@ import Synchronization
 /// connections, each a closed loop of GET_PAGE requests.
 enum PagesScenario {
     static let options: Set<String> = ["items", "connections", "page", "pattern", "seconds", "text-bytes",
-                                       "server", "postgres", "filter", "decode", "compression", "json"]
+                                       "server", "postgres", "filter", "decode", "compression", "executor", "json"]
 
     enum Pattern: String {
         /// Each connection reads on from its own start, wrapping at the end.
@@ -38,6 +38,10 @@ enum PagesScenario {
         /// `--compression on` (default): the connections announce COMPRESSION;
         /// `off`: they do not, as `load --compression off` (the thin client) does.
         let compression: Bool
+        /// `--executor reader` (default): the fetching tasks prefer
+        /// `ChecklistConnection.readerExecutor`, so an answer resumes its task
+        /// on the thread that read it; `pool`: they run on the cooperative pool.
+        let onReader: Bool
 
         init(_ args: BenchArguments) throws {
             try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -60,6 +64,11 @@ enum PagesScenario {
             case "on": compression = true
             case "off": compression = false
             default: throw BenchArguments.UsageError(description: "--compression is on or off")
+            }
+            switch args.string("executor") ?? "reader" {
+            case "reader": onReader = true
+            case "pool": onReader = false
+            default: throw BenchArguments.UsageError(description: "--executor is reader or pool")
             }
         }
     }
@@ -89,9 +98,10 @@ enum PagesScenario {
     private static func fetchPages(of list: ListID, total: Int, on clients: [ChecklistConnection],
                                    _ settings: Settings) async throws -> LatencyHistogram {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(settings.seconds * 1000)))
+        let executor = settings.onReader ? ChecklistConnection.readerExecutor : nil
         return try await withThrowingTaskGroup(of: LatencyHistogram.self) { group in
             for (n, client) in clients.enumerated() {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var offsets = PageOffsets(settings, total: total, client: n)
                     var histogram = LatencyHistogram()
                     while ContinuousClock.now < deadline {
@@ -166,6 +176,7 @@ enum PagesScenario {
         report.add("pattern", settings.pattern.rawValue)
         report.add("decode", settings.decodeItems ? "items" : "rows")
         report.add("compression", settings.compression ? "on" : "off")
+        report.add("executor", settings.onReader ? "reader" : "pool")
         report.add("items", settings.items)
         report.add("connections", settings.connections)
         report.add("pageSize", settings.pageSize)

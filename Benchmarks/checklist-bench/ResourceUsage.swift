@@ -47,36 +47,48 @@ enum ResourceUsage {
 /// CPU time this process (the benchmark tool itself, not the server) has
 /// used, so that every scenario can say what one request cost the tool: a
 /// tool near one core per connection thread measures itself, not the server.
+/// It also counts the tool's context switches: on a busy machine every
+/// thread wake-up per request adds a wait for a core.
 struct ToolCPU {
-    /// User plus system CPU time of this process so far (getrusage
-    /// RUSAGE_SELF, every thread), in nanoseconds.
-    static func nanos() -> UInt64 {
+    /// The tool's usage so far (getrusage RUSAGE_SELF, every thread): user
+    /// plus system CPU time in nanoseconds, and context switches (voluntary
+    /// plus involuntary).
+    static func sample() -> (nanos: UInt64, switches: UInt64) {
         var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return (0, 0) }
         func ns(_ t: timeval) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_usec) * 1000 }
-        return ns(usage.ru_utime) + ns(usage.ru_stime)
+        return (ns(usage.ru_utime) + ns(usage.ru_stime), UInt64(usage.ru_nvcsw + usage.ru_nivcsw))
     }
 
-    private let startNanos: UInt64
-    private var endNanos: UInt64?
+    private let start: (nanos: UInt64, switches: UInt64)
+    private var end: (nanos: UInt64, switches: UInt64)?
 
     /// Starts counting now (at the beginning of the measured part).
-    init() { startNanos = Self.nanos() }
+    init() { start = Self.sample() }
 
     /// Stops counting now (at the end of the measured part).
-    mutating func stop() { endNanos = Self.nanos() }
+    mutating func stop() { end = Self.sample() }
 
     /// Microseconds of tool CPU per request over the measured part (until
     /// `stop()`, or now), or 0 without requests.
     func microsPerRequest(_ requests: Int) -> Double {
         guard requests > 0 else { return 0 }
-        return Double((endNanos ?? Self.nanos()) - startNanos) / 1000 / Double(requests)
+        return Double((end ?? Self.sample()).nanos - start.nanos) / 1000 / Double(requests)
+    }
+
+    /// The tool's context switches per request over the measured part, or 0
+    /// without requests.
+    func switchesPerRequest(_ requests: Int) -> Double {
+        guard requests > 0 else { return 0 }
+        return Double((end ?? Self.sample()).switches - start.switches) / Double(requests)
     }
 }
 
 extension BenchReport {
-    /// Adds `toolCpuUsPerRequest`: the tool's own CPU time per request.
+    /// Adds `toolCpuUsPerRequest` and `toolSwitchesPerRequest`: the tool's
+    /// own CPU time and context switches per request.
     mutating func addToolCPU(_ cpu: ToolCPU, requests: Int) {
         add("toolCpuUsPerRequest", cpu.microsPerRequest(requests))
+        add("toolSwitchesPerRequest", cpu.switchesPerRequest(requests))
     }
 }

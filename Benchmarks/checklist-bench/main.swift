@@ -8,7 +8,7 @@ scenarios:
   codec     encode/decode PAGE frames in memory   [--rows 100] [--text-bytes 40] [--iterations 20000]
   pages     page-fetch throughput and latency     [--items 1000000] [--connections 50] [--page 100]
             [--pattern sequential|random|deep|head] [--seconds 10] [--filter all|checked|unchecked]
-            [--decode rows|items] [--compression on|off]; tool CPU per page
+            [--decode rows|items] [--compression on|off] [--executor reader|pool]; tool CPU per page
   scroll    a table view scrolling a huge list    [--items 1000000] [--viewport 20] [--fps 120]
             [--rows-per-second 10000] [--seconds 10] [--mode scroll|scrub] [--page 100] [--prefetch-pages 4]
   load      many connections, a mix of requests   [--connections 50] [--seconds 10] [--rate R]

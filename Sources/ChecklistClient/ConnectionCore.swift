@@ -73,7 +73,7 @@ final class ConnectionCore: Sendable {
         }
         let bytes = frame.bytes
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: AnswerContinuation) in
+            try await withUnsafeThrowingContinuation { (continuation: AnswerContinuation) in
                 switch state.withLock({ $0.table.register(id, continuation) }) {
                 case .write: write(bytes)
                 case .fail(let error): continuation.resume(throwing: error)
@@ -101,7 +101,7 @@ final class ConnectionCore: Sendable {
         }
         let bytes = frames.bytes
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: BatchContinuation) in
+            try await withUnsafeThrowingContinuation { (continuation: BatchContinuation) in
                 switch state.withLock({ $0.table.registerBatch(key, continuation) }) {
                 case .write: write(bytes)
                 case .fail(let error): continuation.resume(throwing: error)

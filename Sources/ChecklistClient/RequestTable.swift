@@ -1,8 +1,13 @@
 import ChecklistModel
 import ChecklistWire
 
-typealias AnswerContinuation = CheckedContinuation<ServerMessage, any Error>
-typealias BatchContinuation = CheckedContinuation<[ServerMessage], any Error>
+// Unsafe continuations: a checked one allocates a canary per request. Each
+// is resumed exactly once because only whoever removes it from the
+// `RequestTable` (under the connection's lock) resumes it, and
+// `ConnectionCore` resumes one itself only when `register` refused to
+// store it.
+typealias AnswerContinuation = UnsafeContinuation<ServerMessage, any Error>
+typealias BatchContinuation = UnsafeContinuation<[ServerMessage], any Error>
 
 /// Receives the raw answer to a request sent with `ConnectionCore.send(_:onAnswer:)`
 /// on the reader thread: the frame's header and body (valid only during the

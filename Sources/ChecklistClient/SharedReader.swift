@@ -24,6 +24,10 @@ import Synchronization
 /// sockets stay blocking for the writers (reads pass `MSG_DONTWAIT`).
 /// Handlers called from here (raw answers, pushes) must not block: they
 /// already must not block the reader thread.
+///
+/// The thread is also a `TaskExecutor` (`SharedReader+Executor`): a task
+/// that prefers it runs here between reads, so an answer resumes its waiting
+/// task on this thread, with no hop to the cooperative pool.
 final class SharedReader: Sendable {
     /// The process's reader, started on first use; nil when epoll or the
     /// thread cannot be set up (connections then get a thread each).
@@ -44,15 +48,35 @@ final class SharedReader: Sendable {
     /// The connections being read, by the token their epoll registration carries.
     private let connections = Mutex<[UInt64: Reading]>([:])
     private let nextToken = Atomic<UInt64>(1)
+    /// The epoll token of `wakeFD` (connection tokens start at 1).
+    private static let wakeToken: UInt64 = 0
+    /// An eventfd that wakes the thread out of `epoll_wait` when a job is
+    /// enqueued from another thread.
+    let wakeFD: Int32
+    /// The jobs of tasks that prefer this thread as their executor.
+    let jobs = Mutex(JobQueue())
+    /// The thread's `pthread_t` once it runs (0 before): `enqueue` on the
+    /// thread itself needs no wake-up.
+    let threadID = Atomic<UInt>(0)
 
     private init?() {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { return nil }
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = Self.wakeToken
+        guard wakeFD >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
+            if wakeFD >= 0 { close(wakeFD) }
+            close(epoll)
+            return nil
+        }
         do throws(ThreadStartError) {
             try NativeThread.start(name: Self.threadName, blockedSignals: []) { [self] in
                 run()
             }.detach()
         } catch {
+            close(wakeFD)
             close(epoll)
             return nil
         }
@@ -73,19 +97,29 @@ final class SharedReader: Sendable {
         }
     }
 
-    /// The thread's body: wait, then give every ready connection one read.
+    /// The thread's body: wait, give every ready connection one read, then
+    /// run the jobs its answers (or other threads) enqueued.
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         let capacity = 128
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
+        var running: [UnownedJob] = []
+        var jobsLeft = false
         while true {
-            let n = epoll_wait(epoll, events, Int32(capacity), -1)
+            // With jobs still queued, only look for what is ready now.
+            let n = epoll_wait(epoll, events, Int32(capacity), jobsLeft ? 0 : -1)
             if n < 0 {
                 precondition(errno == EINTR, "epoll_wait failed: errno \(errno)")
                 continue
             }
             for i in 0..<Int(n) {
                 let token = events[i].data.u64
+                if token == Self.wakeToken {
+                    var count: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &count, 8)
+                    continue
+                }
                 guard let reading = connections.withLock({ $0[token] }) else { continue }
                 if let reason = read(reading) {
                     // Removed before `finishReading` closes the descriptor.
@@ -95,6 +129,7 @@ final class SharedReader: Sendable {
                     reading.core.finishReading(reason)
                 }
             }
+            jobsLeft = runJobs(&running)
         }
     }
 

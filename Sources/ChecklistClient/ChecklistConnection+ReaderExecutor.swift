@@ -1,0 +1,26 @@
+extension ChecklistConnection {
+    /// The thread that reads every plaintext connection of the process, as
+    /// a `TaskExecutor`, or nil if it could not be started (connections
+    /// then have a reader thread each).
+    ///
+    /// A task that prefers it runs on that thread between reads, so the
+    /// answer to each request resumes the task where it was read, without
+    /// waking a thread of the cooperative pool. For request loops on many
+    /// connections (a load generator, a page prefetcher) this halves the
+    /// thread wake-ups per answer:
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(ChecklistConnection.readerExecutor) {
+    ///     let page = try await connection.pageBytes(list, limit: 100)
+    ///     ...
+    /// }
+    /// ```
+    ///
+    /// Everything run there delays the reading of every connection: keep
+    /// the work between requests short and never block (no blocking calls,
+    /// no long computation, no request large enough that the socket cannot
+    /// take it at once: writing it would block the reader). Actor-isolated
+    /// code still runs on its actor. nil is a valid preference (no
+    /// preference), so the value can be passed on as it is.
+    public static var readerExecutor: (any TaskExecutor)? { SharedReader.shared }
+}
