@@ -100,9 +100,6 @@ extension NetworkLabSuites {
             #expect(a.process.waitForStandardError(containing: "event=postgres_reconnected", after: logOffset, timeout: .seconds(60)))
             let caughtUpOnA = await pushesA.read(list, through: final)
             #expect(caughtUpOnA, "A's subscriber after the link came back")
-            let expected = Array(1...final)
-            #expect(pushesA.revisions == expected, "A's subscriber: every change once, in order")
-            #expect(pushesB.revisions == expected, "B's subscriber: every change once, in order")
 
             // The keyed patch retried on A gets B's answer (a retry that loses
             // to the stored answer closes its connection unanswered: try again).
@@ -115,18 +112,30 @@ extension NetworkLabSuites {
             #expect(retried?.revision == answeredByB.revision, "\(a.process.standardError.suffix(1500))")
             #expect(retried?.ids == answeredByB.ids)
 
+            // The patch of unknown outcome is either dropped or, kept by A,
+            // committed (rebased on B's) once the link is back. A write through
+            // A commits after it, so its revision is where both nodes settle.
+            let settled = try await clientA.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "a-after"))]).revision
+            #expect(settled == final + 1 || settled == final + 2, "A's write after the cut at \(settled), B's last at \(final)")
+            let settledOnA = await pushesA.read(list, through: settled)
+            let settledOnB = await pushesB.read(list, through: settled)
+            #expect(settledOnA && settledOnB, "both subscribers reach \(settled)")
+            let expected = Array(1...settled)
+            #expect(pushesA.revisions == expected, "A's subscriber: every change once, in order")
+            #expect(pushesB.revisions == expected, "B's subscriber: every change once, in order")
+
             // A holds what B holds: the same revision and rows.
             let rowsA = try await clientA.page(list, limit: 1000)
             let rowsB = try await clientB.page(list, limit: 1000)
-            #expect(rowsA.revision == final && rowsB.revision == final, "A at \(rowsA.revision), B at \(rowsB.revision)")
+            #expect(rowsA.revision == settled && rowsB.revision == settled, "A at \(rowsA.revision), B at \(rowsB.revision)")
             #expect(rowsA.items == rowsB.items, "A's rows are B's")
             let texts = rowsB.items.map(\.text)
-            for text in before + during + ["keyed"] { #expect(texts.count { $0 == text } == 1, "\(text) stored \(texts.count { $0 == text }) times") }
-            #expect(texts.count { $0 == "a-cut-unknown" } <= 1)
+            for text in before + during + ["keyed", "a-after"] { #expect(texts.count { $0 == text } == 1, "\(text) stored \(texts.count { $0 == text }) times") }
+            #expect(texts.count { $0 == "a-cut-unknown" } == Int(settled - final - 1), "a-cut-unknown is stored exactly when it took a revision")
             #expect(!texts.contains("a-cut-refused"), "a refused patch was applied")
             let summaryA = try await clientA.lists().first { $0.id == list }
             let summaryB = try await clientB.lists().first { $0.id == list }
-            #expect(summaryA?.revision == final && summaryA == summaryB, "LIST_LISTS: A \(String(describing: summaryA)), B \(String(describing: summaryB))")
+            #expect(summaryA?.revision == settled && summaryA == summaryB, "LIST_LISTS: A \(String(describing: summaryA)), B \(String(describing: summaryB))")
 
             await clientA.close()
             await clientB.close()
