@@ -7,65 +7,26 @@ import ChecklistThreads
 /// itself when no worker has started it yet by the time it needs it, so a
 /// stream never waits behind another stream's queued pieces.
 public final class InflateWorkers: Sendable {
-    private struct State {
-        /// Queued pieces, oldest first: at most a few per stream.
-        var queue: [InflatePiece] = []
-        var threads: [NativeThread] = []
-        var closed = false
-    }
+    private let pool: WorkerPool
 
     /// Threads inflating pieces, at most.
-    public let threadCount: Int
-    private let lock = ConditionLock(State())
+    public var threadCount: Int { pool.threadCount }
 
     /// `threads` workers (at least 1), started when the first piece comes.
     public init(threads: Int) {
-        threadCount = max(1, threads)
+        pool = WorkerPool(threads: threads, name: "checklist-import-inflate")
     }
 
     /// Queues `piece` for the next free worker; false (the reader then runs
     /// it) once `shutdown()` was called.
     @discardableResult
     func submit(_ piece: InflatePiece) -> Bool {
-        let queued = lock.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.queue.append(piece)
-            if state.threads.isEmpty {
-                for n in 0..<threadCount {
-                    state.threads.append(NativeThread.spawn(name: "checklist-import-inflate-\(n)") { [self] in work() })
-                }
-            }
-            return true
-        }
-        if queued { lock.signal(.work) }
-        return queued
+        pool.submit { piece.runIfPending() }
     }
 
     /// Stops the workers (pieces still queued are left to their readers)
     /// and joins them. Never from a worker.
-    public func shutdown() {
-        let threads = lock.withLock { state -> [NativeThread] in
-            state.closed = true
-            state.queue = []
-            defer { state.threads = [] }
-            return state.threads
-        }
-        lock.broadcast(.work)
-        for thread in threads { thread.join() }
-    }
-
-    private func work() {
-        while let piece = next() {
-            piece.runIfPending()
-        }
-    }
-
-    private func next() -> InflatePiece? {
-        lock.withLock(waitingOn: .work, until: { $0.closed || !$0.queue.isEmpty }) { state, _ -> InflatePiece? in
-            guard !state.closed else { return nil }
-            return state.queue.removeFirst()
-        }
-    }
+    public func shutdown() { pool.shutdown() }
 }
 
 /// One stretch of a streamed snapshot's compressed bytes to inflate on a

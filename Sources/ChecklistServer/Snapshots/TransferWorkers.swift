@@ -13,69 +13,25 @@ import ChecklistThreads
 /// has at most one job queued or running, so the queue holds at most one
 /// job per connection.
 final class TransferWorkers: Sendable {
-    typealias Job = @Sendable () -> Void
+    typealias Job = WorkerPool.Job
 
-    private struct State {
-        var jobs: [Job] = []
-        var threads: [NativeThread] = []
-        var closed = false
-    }
+    private let pool: WorkerPool
 
     /// Threads working on jobs, at most.
-    let threadCount: Int
-    private let lock = ConditionLock(State())
+    var threadCount: Int { pool.threadCount }
 
     init(threads: Int) {
-        threadCount = max(1, threads)
+        pool = WorkerPool(threads: threads, name: "checklist-xfer")
     }
 
     /// Queues `job` for the next free worker. Returns false, and drops
     /// `job`, once `shutdown()` has been called.
     @discardableResult
-    func submit(_ job: @escaping Job) -> Bool {
-        let queued = lock.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.jobs.append(job)
-            if state.threads.isEmpty {
-                for n in 0..<threadCount {
-                    state.threads.append(NativeThread.spawn(name: "checklist-xfer-\(n)") { [self] in work() })
-                }
-            }
-            return true
-        }
-        if queued { lock.signal(.work) }
-        return queued
-    }
+    func submit(_ job: @escaping Job) -> Bool { pool.submit(job) }
 
     /// Stops taking jobs, drops those still queued, waits for the running
     /// ones to return and joins the threads. Call it once the event loops
     /// have stopped (a job's answer can then no longer be delivered), never
     /// from a worker.
-    func shutdown() {
-        let (threads, dropped) = lock.withLock { state -> ([NativeThread], [Job]) in
-            state.closed = true
-            defer {
-                state.threads = []
-                state.jobs = []
-            }
-            return (state.threads, state.jobs)
-        }
-        lock.broadcast(.work)
-        _ = dropped  // released here, outside the lock
-        for thread in threads { thread.join() }
-    }
-
-    /// A worker thread: runs jobs until shut down.
-    private func work() {
-        while let job = nextJob() {
-            job()
-        }
-    }
-
-    private func nextJob() -> Job? {
-        lock.withLock(waitingOn: .work, until: { $0.closed || !$0.jobs.isEmpty }) { state, _ -> Job? in
-            guard !state.closed else { return nil }
-            return state.jobs.removeFirst()
-        }
-    }
+    func shutdown() { pool.shutdown() }
 }
