@@ -45,7 +45,7 @@ func unusedLoopbackPort() throws -> UInt16 {
 /// Everything a `ChecklistSync` subscription and its `onReconnect` report,
 /// read by a task of its own, for a test to wait on.
 final class FailoverLog: Sendable {
-    private let state = Mutex(State())
+    private let state = AwaitedState(State())
 
     struct State {
         var events: [ChangeEvent] = []
@@ -70,12 +70,8 @@ final class FailoverLog: Sendable {
     }
 
     /// Waits until `condition` holds for the log; false after `timeout`.
-    func wait(timeout: Duration = .seconds(30), until condition: (State) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !state.withLock({ condition($0) }) {
-            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return false }
-        }
-        return true
+    func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (State) -> Bool) async -> Bool {
+        await state.wait(timeout: timeout, until: condition)
     }
 
     func waitForChange(_ revision: Revision) async -> Bool {

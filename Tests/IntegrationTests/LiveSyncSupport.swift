@@ -105,7 +105,7 @@ final class AnswerCuttingProxy: Sendable {
     private let listenFD: Int32
     private let upstreamPort: UInt16
     private let holdAnswer: Bool
-    private let state = Mutex(State())
+    private let state = AwaitedState(State())
 
     private struct State {
         var armed = true
@@ -135,11 +135,7 @@ final class AnswerCuttingProxy: Sendable {
 
     /// Waits until a connection was cut (or its answer held); false after `timeout`.
     func waitForCut(timeout: Duration = .seconds(20)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while cuts == 0 {
-            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return false }
-        }
-        return true
+        await state.wait(timeout: timeout) { $0.cuts > 0 }
     }
 
     /// Cuts every connection open now (both directions), like a network failure.

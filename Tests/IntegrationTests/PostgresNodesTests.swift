@@ -25,6 +25,12 @@ struct PostgresNodesTests {
     /// SUBSCRIBED answer gives, then each CHANGE push of `list`. At the
     /// deadline the connection is closed, which ends the pushes.
     static func waitFor(_ list: ListID, at revision: Revision, on node: TestServer) async throws -> Bool {
+        try await waitFor([list: revision], on: node)
+    }
+
+    /// The same for several lists at once: true once every list of
+    /// `targets` reached its revision on `node`.
+    static func waitFor(_ targets: [ListID: Revision], on node: TestServer) async throws -> Bool {
         let client = try await node.connect(name: "waiter")
         let deadline = Task {
             try await Task.sleep(for: .seconds(30))
@@ -36,10 +42,13 @@ struct PostgresNodesTests {
         }
         let pushes = client.livePushes()
         let answer = try await client.subscribe([], allLists: true)
-        if answer.entries.first(where: { $0.list == list })?.revision == revision { return true }
+        var waiting = targets
+        for entry in answer.entries where waiting[entry.list] == entry.revision { waiting[entry.list] = nil }
+        if waiting.isEmpty { return true }
         for await push in pushes {
             guard case .change(let change) = push else { return false }  // dropped: too far behind to tell
-            if change.list == list && change.revision == revision { return true }
+            if waiting[change.list] == change.revision { waiting[change.list] = nil }
+            if waiting.isEmpty { return true }
         }
         return false
     }

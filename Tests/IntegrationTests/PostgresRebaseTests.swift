@@ -158,15 +158,11 @@ struct PostgresRebaseTests {
         }
         #expect(created.count == 4 * perWriter)
         #expect(Set(created.map(\.id)).count == created.count, "two creations got the same id")
+        let createdAt = Dictionary(uniqueKeysWithValues: created.map { ($0.id, $0.revision) })
         for node in nodes {
+            #expect(try await PostgresNodesTests.waitFor(createdAt, on: node), "every created list reaches the node")
             let client = try await node.connect()
-            let deadline = ContinuousClock.now + .seconds(30)
-            var listed: [ListSummary] = []
-            while ContinuousClock.now < deadline {
-                listed = try await client.lists()
-                if listed.count == created.count { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            let listed = try await client.lists()
             #expect(Set(listed.map(\.id)) == Set(created.map(\.id)))
             #expect(Set(listed.map(\.name)) == Set(created.map(\.name)))
             await client.close()
