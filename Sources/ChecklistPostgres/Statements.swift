@@ -87,10 +87,15 @@ enum Statements {
 
     /// The stored changes of several lists, each after its own revision:
     /// list id, then the change's body; by list, then revision.
+    /// Each list's changes are read through the primary key by a LATERAL
+    /// subquery that `OFFSET 0` keeps from being flattened: as a plain join
+    /// the planner hashes the whole `changes` table (a sequential scan
+    /// that grows with the history, inside the committer's lock window).
     static let changesAfterEach = PostgresStatement(name: "ckl_changes_after_each", sql: """
-        SELECT c.list_id, c.body FROM unnest($1::int8[], $2::int8[]) AS k(list_id, after)
-        JOIN changes c ON c.list_id = k.list_id AND c.revision > k.after
-        ORDER BY c.list_id, c.revision
+        SELECT k.list_id, c.body FROM unnest($1::int8[], $2::int8[]) AS k(list_id, after)
+        CROSS JOIN LATERAL (SELECT c.revision, c.body FROM changes c
+                            WHERE c.list_id = k.list_id AND c.revision > k.after ORDER BY c.revision OFFSET 0) c
+        ORDER BY k.list_id, c.revision
         """)
 
     static let insertChanges = PostgresStatement(name: "ckl_insert_changes", sql: """
