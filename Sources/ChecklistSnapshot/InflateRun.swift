@@ -44,6 +44,10 @@ final class InflateStream: @unchecked Sendable {
     /// most `cap` bytes. The output of the zlib call that fails is dropped,
     /// as `GzipInflater` drops it: calls make at most `callBytes` each, as
     /// a decoder asks for them.
+    ///
+    /// The block's CRC-32 comes from the one zlib keeps of each member's
+    /// output (`adler`, to check the member's trailer): a member begun in
+    /// an earlier run counts from where that run left it.
     func run(_ input: UnsafeRawBufferPointer, cap: Int) -> Outcome {
         var outcome = Outcome(block: InflatedBlock(capacity: min(cap, max(64 << 10, input.count * 4))), consumed: 0)
         guard ready else {
@@ -56,13 +60,43 @@ final class InflateStream: @unchecked Sendable {
             z.pointee.next_out = nil
             z.pointee.avail_out = 0
         }
+        // The output of the member being inflated: where it starts in the
+        // block, and its CRC before this run (0 for a member begun here).
+        var part = (start: 0, crcBefore: memberOpen ? UInt32(truncatingIfNeeded: z.pointee.adler) : 0)
+        inflate(input, cap: cap, into: &outcome) { block in
+            block.appendCRC(memberCRC(since: part.crcBefore, bytes: block.count - part.start), bytes: block.count - part.start)
+            part = (block.count, 0)
+        }
+        if outcome.failure != nil {
+            // zlib's CRC counts the output dropped: take it from the bytes.
+            outcome.block.recomputeCRC()
+        } else if outcome.block.count > part.start {
+            outcome.block.appendCRC(memberCRC(since: part.crcBefore, bytes: outcome.block.count - part.start),
+                                    bytes: outcome.block.count - part.start)
+        }
+        return outcome
+    }
+
+    /// The CRC-32 of the last `bytes` of the open member's output, from
+    /// zlib's CRC of all of it and `crcBefore`, the CRC of the output before
+    /// them (CRC-32 is linear: crc(A B) = crc(A) shifted by |B| xor crc(B)).
+    private func memberCRC(since crcBefore: UInt32, bytes: Int) -> UInt32 {
+        let all = UInt32(truncatingIfNeeded: z.pointee.adler)
+        guard crcBefore != 0 else { return all }
+        return all ^ UInt32(truncatingIfNeeded: crc32_combine(uLong(crcBefore), 0, off_t(bytes)))
+    }
+
+    /// The loop of `run`; `memberEnded` is given the block as each
+    /// member's output in it is complete.
+    private func inflate(_ input: UnsafeRawBufferPointer, cap: Int, into outcome: inout Outcome,
+                         memberEnded: (InflatedBlock) -> Void) {
         let step = 256 << 10
         let callBytes = 64 << 10
         var outputFull = false
         while outcome.consumed < input.count || outputFull {
             guard outcome.block.reserve(step, limit: cap) || outcome.block.reserve(1, limit: cap) else {
                 outcome.capped = true
-                break
+                return
             }
             if !memberOpen {
                 if membersStarted > 0 { inflateReset(z) }
@@ -85,22 +119,22 @@ final class InflateStream: @unchecked Sendable {
                 memberOpen = false
                 outcome.block.added(produced)
                 outputFull = false
+                memberEnded(outcome.block)
             case Z_OK, Z_BUF_ERROR:
                 outcome.block.added(produced)
                 outputFull = z.pointee.avail_out == 0
                 if consumed == 0 && produced == 0 && !outputFull {
                     outcome.failure = (.corruptSnapshot, "not a valid gzip stream: inflate makes no progress")
-                    return outcome
+                    return
                 }
             case Z_MEM_ERROR:
                 outcome.failure = (.io, "zlib inflate is out of memory")
-                return outcome
+                return
             default:
                 let message = z.pointee.msg.map { String(cString: $0) } ?? "code \(rc)"
                 outcome.failure = (.corruptSnapshot, "not a valid gzip stream: \(message)")
-                return outcome
+                return
             }
         }
-        return outcome
     }
 }

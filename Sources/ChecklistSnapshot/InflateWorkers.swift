@@ -50,14 +50,21 @@ final class InflatePiece: Sendable {
     let stream: InflateStream
     let continues: Bool
     let cap: Int
+    /// Decodes the records of the content from byte `decodeFrom` on, where
+    /// a record is thought to start (nil: none is known).
+    let decoder: StretchDecoder?
+    let decodeFrom: Int?
     private let lock = ConditionLock(State.pending)
 
-    init(bytes: [UInt8], range: Range<Int>, stream: InflateStream, continues: Bool, cap: Int) {
+    init(bytes: [UInt8], range: Range<Int>, stream: InflateStream, continues: Bool, cap: Int,
+         decoder: StretchDecoder? = nil, decodeFrom: Int? = nil) {
         self.bytes = bytes
         self.range = range
         self.stream = stream
         self.continues = continues
         self.cap = cap
+        self.decoder = decoder
+        self.decodeFrom = decodeFrom
     }
 
     /// Runs the piece unless another thread claimed it.
@@ -69,6 +76,7 @@ final class InflatePiece: Sendable {
         }
         guard claimed else { return }
         let outcome = bytes.withUnsafeBytes { raw in stream.run(UnsafeRawBufferPointer(rebasing: raw[range]), cap: cap) }
+        if let decoder, let decodeFrom, outcome.failure == nil { outcome.block.decode(from: decodeFrom, with: decoder) }
         lock.withLock { $0 = .done(outcome) }
         lock.broadcast(.progress)
     }

@@ -20,14 +20,13 @@ protocol InflatedSource: AnyObject {
     /// up to `checksummedBytes` and no more than `maxLookBack` bytes before
     /// `totalOut` (or exactly `checksummedBytes`); nil otherwise.
     func contentCRC(upTo offset: UInt64) -> UInt32?
-    /// At a stretch boundary (every byte handed out so far was taken),
-    /// offers the next stretch's worker-side result (`decodeStretch` of
-    /// `ParallelGzipInflater`) to `accept`, with the stretch's uncompressed
-    /// size (`totalIn` counts the stretch already). When `accept` takes it, the stretch's bytes
-    /// count as handed out and its size is returned; otherwise (no result,
-    /// not at a boundary, refused) nil, and `inflate` hands the bytes out
-    /// as usual.
-    func takeDecodedStretch(_ accept: (any Sendable, _ bytes: Int) throws -> Bool) throws -> Int?
+    /// Where every byte handed out so far was taken, offers the records
+    /// a worker decoded that come next (`StretchDecoder`), if any, to
+    /// `accept` (`totalIn` counts their compressed bytes already). When
+    /// `accept` takes them, their bytes (`DecodedStretch.bytes`) count as
+    /// handed out and their number is returned; otherwise (nothing decoded
+    /// there, refused) nil, and `inflate` hands the bytes out as usual.
+    func takeDecodedStretch(_ accept: (DecodedStretch) throws -> Bool) throws -> Int?
 }
 
 extension GzipInflater: InflatedSource {
@@ -36,9 +35,9 @@ extension GzipInflater: InflatedSource {
 }
 
 extension InflatedSource {
-    /// A source whose workers decode nothing (one stream, or the IMPORT
-    /// stream's inflate workers) offers no decoded stretch.
-    func takeDecodedStretch(_ accept: (any Sendable, Int) throws -> Bool) throws -> Int? { nil }
+    /// A source whose workers decode nothing (one stream) offers no
+    /// decoded records.
+    func takeDecodedStretch(_ accept: (DecodedStretch) throws -> Bool) throws -> Int? { nil }
 }
 
 /// Inflates a snapshot file written by parallel compression (one gzip
@@ -60,13 +59,11 @@ extension InflatedSource {
 ///   apply as it goes): memory stays bounded.
 /// - The workers also give each stretch's CRC-32 (combined from the CRCs
 ///   zlib takes of its members anyway), so the content checksum
-///   (the trailer's) costs the reading thread nothing for those bytes: the
-///   last stretches handed out, at least `maxLookBack` bytes of them, stay
-///   in memory, so the CRC up to any offset in them (the trailer's start)
-///   can be finished from their bytes (`contentCRC(upTo:)`).
-/// - Optionally a worker also decodes the stretch it inflated
-///   (`decodeStretch`), and the reader may take that result instead of the
-///   bytes (`takeDecodedStretch`).
+///   (the trailer's) costs the reading thread nothing for those bytes
+///   (`InflatedContentChecksum`).
+/// - Optionally a worker also decodes the records of the stretch it
+///   inflated (`decodeStretch`), and the reader may take those instead of
+///   their bytes (`takeDecodedStretch`).
 final class ParallelGzipInflater: InflatedSource {
     /// ID1 ID2 CM=8 FLG=0 MTIME=0: how every member `GzipDeflater` writes begins.
     static let memberStart: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]
@@ -78,8 +75,7 @@ final class ParallelGzipInflater: InflatedSource {
     private let pool: InflatePool?
     /// The next stretch to hand out.
     private var nextStretch = 0
-    private var current: InflatedBlock?
-    private var currentOffset = 0
+    private var cursor = InflatedBlockCursor()
     private var parallelIn: UInt64 = 0
     private var parallelOut: UInt64 = 0
     /// The stream that takes over after a failed stretch (or for all of a
@@ -87,22 +83,16 @@ final class ParallelGzipInflater: InflatedSource {
     private var serial: GzipInflater?
     private var serialStart = 0
     private var serialNext = 0
-    /// The CRC-32 of every byte of the stretches taken so far.
-    private var takenCRC: UInt32 = 0
-    /// The last stretches taken, with their start and the CRC before them,
-    /// oldest first: together at least `maxLookBack` bytes beyond the oldest.
-    private var recent: [(start: UInt64, crcBefore: UInt32, block: InflatedBlock)] = []
-    /// How far back from `totalOut` `contentCRC(upTo:)` answers.
-    let maxLookBack: Int
+    /// The CRC-32 of the stretches taken so far.
+    private var checksum: InflatedContentChecksum
 
     /// Maps `path`; `threads` workers (1 or less reads it as one stream).
     /// `maxLookBack`: how many bytes before the last one handed out
     /// `contentCRC(upTo:)` must still answer for (the reader's window).
     /// `decodeStretch`: run by the worker on each stretch it inflated
     /// cleanly; its result is offered by `takeDecodedStretch`.
-    init(path: String, threads: Int, maxLookBack: Int = 0,
-         decodeStretch: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)? = nil) throws(PersistenceError) {
-        self.maxLookBack = maxLookBack
+    init(path: String, threads: Int, maxLookBack: Int = 0, decodeStretch: StretchDecoder? = nil) throws(PersistenceError) {
+        checksum = InflatedContentChecksum(maxLookBack: maxLookBack)
         file = try MappedFile(path: path)
         let starts = file.withBytes { Self.memberStarts(in: $0) }
         if starts.count < 2 || starts.first != 0 || threads < 2 {
@@ -131,34 +121,25 @@ final class ParallelGzipInflater: InflatedSource {
                  fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step {
         while true {
             if let serial { return try inflateSerially(serial, into: output, fail: fail) }
-            if let current, currentOffset < current.count {
-                let n = min(output.count, current.count - currentOffset)
-                output.baseAddress!.copyMemory(from: current.base + currentOffset, byteCount: n)
-                currentOffset += n
+            let n = cursor.copy(into: output)
+            if n > 0 {
                 parallelOut += UInt64(n)
                 return .produced(n)
             }
-            current = nil
             guard nextStretch < stretches.count else { return .end }
-            if let block = try takeStretch() {
-                current = block
-                currentOffset = 0
-            }
+            if let block = try takeStretch() { cursor.start(block) }
         }
     }
 
-    func takeDecodedStretch(_ accept: (any Sendable, Int) throws -> Bool) throws -> Int? {
-        guard serial == nil, pool != nil, nextStretch < stretches.count else { return nil }
-        if let current, currentOffset < current.count { return nil }
-        current = nil
-        guard let block = try takeStretch() else { return nil }
-        if let decoded = block.takeDecoded(), try accept(decoded, block.count) {
-            parallelOut += UInt64(block.count)
-            return block.count
+    func takeDecodedStretch(_ accept: (DecodedStretch) throws -> Bool) throws -> Int? {
+        guard serial == nil, pool != nil else { return nil }
+        if cursor.isExhausted {
+            guard nextStretch < stretches.count, let block = try takeStretch() else { return nil }
+            cursor.start(block)
         }
-        current = block
-        currentOffset = 0
-        return nil
+        guard let n = try cursor.takeDecoded(accept) else { return nil }
+        parallelOut += UInt64(n)
+        return n
     }
 
     /// Takes the next stretch from the pool, or (it did not inflate
@@ -170,36 +151,16 @@ final class ParallelGzipInflater: InflatedSource {
             try startSerial(at: stretches[nextStretch].lowerBound)
             return nil
         }
-        remember(block)
+        checksum.add(block)
         parallelIn += UInt64(stretches[nextStretch].count)
         nextStretch += 1
         return block
     }
 
     /// Bytes of the stretches taken: every byte before the serial stream's.
-    var checksummedBytes: UInt64 {
-        guard let last = recent.last else { return 0 }
-        return last.start + UInt64(last.block.count)
-    }
+    var checksummedBytes: UInt64 { checksum.bytes }
 
-    func contentCRC(upTo offset: UInt64) -> UInt32? {
-        if offset == checksummedBytes { return takenCRC }
-        guard let k = recent.lastIndex(where: { $0.start <= offset }) else { return offset == 0 ? 0 : nil }
-        let entry = recent[k]
-        guard offset - entry.start <= UInt64(entry.block.count) else { return nil }
-        return CRC32.update(entry.crcBefore, UnsafeRawBufferPointer(start: entry.block.base, count: Int(offset - entry.start)))
-    }
-
-    /// Adds a taken stretch to the checksum, and keeps it while it is among
-    /// the last `maxLookBack` bytes.
-    private func remember(_ block: InflatedBlock) {
-        let start = checksummedBytes
-        recent.append((start, takenCRC, block))
-        takenCRC = UInt32(truncatingIfNeeded: crc32_combine(uLong(takenCRC), uLong(block.crc), off_t(block.count)))
-        // Drop the oldest while the others reach back far enough from this
-        // one's start (no byte of it was handed out yet).
-        while recent.count > 1, start - recent[1].start >= UInt64(maxLookBack) { recent.removeFirst() }
-    }
+    func contentCRC(upTo offset: UInt64) -> UInt32? { checksum.crc(upTo: offset) }
 
     private func startSerial(at offset: Int) throws(PersistenceError) {
         serial = try GzipInflater()
@@ -242,72 +203,6 @@ struct SharedBytes: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
 }
 
-/// The inflated content of one stretch, in memory it owns. Handed from the
-/// worker that fills it to the reader under the pool's lock, and touched by
-/// one thread at a time: that hand-over is what makes it safe to send.
-final class InflatedBlock: @unchecked Sendable {
-    private(set) var base: UnsafeMutableRawPointer
-    private(set) var count = 0
-    private var capacity: Int
-    /// The CRC-32 of the content, once the worker finished it.
-    private(set) var crc: UInt32 = 0
-    /// What the worker's `decodeStretch` made of the content, if anything.
-    private var decoded: (any Sendable)?
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 4096)
-        base = .allocate(byteCount: self.capacity, alignment: 16)
-    }
-
-    deinit { base.deallocate() }
-
-    /// Room for at least `extra` more bytes; false beyond `limit` in all.
-    func reserve(_ extra: Int, limit: Int) -> Bool {
-        guard count + extra > capacity else { return true }
-        guard count + extra <= limit else { return false }
-        let grown = min(limit, max(count + extra, capacity * 2))
-        let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
-        bigger.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = bigger
-        capacity = grown
-        return true
-    }
-
-    var free: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base + count, count: capacity - count) }
-
-    func added(_ n: Int) { count += n }
-
-    /// Sets what the worker decoded (before the block is handed over).
-    func setDecoded(_ result: (any Sendable)?) { decoded = result }
-
-    /// Hands out what the worker decoded, keeping no reference to it (a
-    /// sink may keep it, e.g. as a list's storage, without sharing it).
-    func takeDecoded() -> (any Sendable)? {
-        defer { decoded = nil }
-        return decoded
-    }
-
-    /// Adds a whole member's content (the last `bytes` added) to the CRC,
-    /// given the member's own CRC-32 (zlib takes it to check the member's
-    /// gzip trailer, so it costs nothing more).
-    func memberEnded(crc memberCRC: UInt32, bytes: Int) {
-        crc = UInt32(truncatingIfNeeded: crc32_combine(uLong(crc), uLong(memberCRC), off_t(bytes)))
-    }
-
-    /// Gives back most of the room a small content did not use, once it is
-    /// complete: the reader may keep many small blocks
-    /// (`ParallelGzipInflater.maxLookBack`).
-    func finish() {
-        guard count <= capacity / 4 else { return }
-        let exact = UnsafeMutableRawPointer.allocate(byteCount: max(count, 16), alignment: 16)
-        exact.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = exact
-        capacity = max(count, 16)
-    }
-}
-
 /// Worker threads inflating stretches of a mapped file, `ahead` at most
 /// before the reader takes them.
 final class InflatePool: Sendable {
@@ -323,7 +218,7 @@ final class InflatePool: Sendable {
     private let threads: [NativeThread]
 
     init(bytes: SharedBytes, stretches: [Range<Int>], threads count: Int, ahead: Int, maxBytes: Int,
-         decode: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)? = nil) {
+         decode: StretchDecoder? = nil) {
         let lock = ConditionLock(State())
         self.lock = lock
         threads = (0..<count).map { n in
@@ -356,7 +251,7 @@ final class InflatePool: Sendable {
     }
 
     private static func work(lock: ConditionLock<State>, bytes: SharedBytes, stretches: [Range<Int>], ahead: Int, maxBytes: Int,
-                             decode: (@Sendable (UnsafeRawBufferPointer) -> (any Sendable)?)?) {
+                             decode: StretchDecoder?) {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let ready = czlib_inflateInit2(stream, 31) == Z_OK
@@ -375,9 +270,7 @@ final class InflatePool: Sendable {
             }
             guard let index else { return }
             let block = ready ? inflate(stretches[index], of: bytes.bytes, stream: stream, maxBytes: maxBytes) : nil
-            if let block, let decode {
-                block.setDecoded(decode(UnsafeRawBufferPointer(start: block.base, count: block.count)))
-            }
+            if let block, let decode { block.decode(from: 0, with: decode) }
             lock.withLock { $0.results[index] = .some(block) }
             lock.broadcast(.progress)
         }
@@ -414,7 +307,7 @@ final class InflatePool: Sendable {
             switch rc {
             case Z_STREAM_END:
                 // For a gzip stream, `adler` is the member's CRC-32.
-                block.memberEnded(crc: UInt32(truncatingIfNeeded: stream.pointee.adler), bytes: block.count - memberStart)
+                block.appendCRC(UInt32(truncatingIfNeeded: stream.pointee.adler), bytes: block.count - memberStart)
                 memberStart = block.count
                 if position == stretch.upperBound {
                     block.finish()

@@ -24,6 +24,17 @@
 /// - The whole chunk is inflated before the decoder asks for more input:
 ///   every DATA answer reports what its bytes let the server find, as with
 ///   one stream.
+/// - Each piece's CRC-32 comes from the ones zlib keeps of its members
+///   (`InflateStream.run`), so the reader checksums no content itself
+///   (`InflatedContentChecksum`).
+/// - With a `decoder` (a sink's `SnapshotRowBuilding`), a worker also
+///   decodes the records of its piece from where one starts: a piece that
+///   starts a member (this project's writer ends its blocks after a whole
+///   record), or the chunk's first piece past the rest of the record the
+///   last chunk left open (`recordBoundary`, asked when the chunk comes).
+///   The reader takes those records whole where its window is empty there
+///   (`takeDecodedStretch`, checked by `SnapshotDecoder`), else reads
+///   their bytes as usual.
 ///
 /// Used by one thread at a time (the import's), feeding chunks with `feed`
 /// when the decoder says `.needInput`.
@@ -47,8 +58,14 @@ public final class ParallelStreamInflater: InflatedSource {
     private var cuts: [Int] = []
     private var pieces: [InflatePiece] = []
     private var taken = 0
-    private var current: InflatedBlock?
-    private var currentOffset = 0
+    private var cursor = InflatedBlockCursor()
+    private var checksum: InflatedContentChecksum
+    private let decoder: StretchDecoder?
+    /// Where the first record starts in the content of the next chunk fed
+    /// (`SnapshotDecoder.bytesToRecordBoundary`), nil if not known.
+    var recordBoundary: (() -> Int?)?
+    /// Where the first piece of the chunk being inflated decodes from.
+    private var firstDecodeFrom: Int?
     /// The error met by the last piece taken, reported once its content
     /// was handed out.
     private var failure: (code: PersistenceError.Code, message: String)?
@@ -58,10 +75,16 @@ public final class ParallelStreamInflater: InflatedSource {
     private(set) var totalOut: UInt64 = 0
 
     /// A stream whose members `workers` inflate (nil: all on the reader's
-    /// thread, one piece per chunk).
-    init(workers: InflateWorkers?, maxPieceBytes: Int = ParallelStreamInflater.defaultMaxPieceBytes) {
+    /// thread, one piece per chunk). `maxLookBack`: how many bytes before
+    /// the last one handed out `contentCRC(upTo:)` must still answer for
+    /// (the decoder's window). `decoder`: decodes the records of each piece
+    /// on the worker inflating it.
+    init(workers: InflateWorkers?, maxPieceBytes: Int = ParallelStreamInflater.defaultMaxPieceBytes,
+         maxLookBack: Int = 0, decoder: StretchDecoder? = nil) {
         self.workers = workers
         self.maxPieceBytes = maxPieceBytes
+        self.decoder = decoder
+        checksum = InflatedContentChecksum(maxLookBack: maxLookBack)
         // At most 8 pieces ahead: at most 9 pieces' content held per stream.
         ahead = min(8, (workers?.threadCount ?? 0) + 1)
     }
@@ -73,10 +96,10 @@ public final class ParallelStreamInflater: InflatedSource {
     /// Gives the next chunk of compressed bytes; only once the decoder asked
     /// for input (every piece of the last chunk was taken).
     public func feed(_ bytes: [UInt8]) {
-        precondition(taken == pieces.count && current.map { currentOffset == $0.count } ?? true,
-                     "ParallelStreamInflater: fed before the last chunk was inflated")
+        precondition(taken == pieces.count && cursor.isExhausted, "ParallelStreamInflater: fed before the last chunk was inflated")
         guard !bytes.isEmpty else { return }
         sawInput = true
+        firstDecodeFrom = decoder == nil ? nil : recordBoundary?()
         chunk = bytes
         cuts = workers == nil ? [0] : Self.cuts(in: bytes)
         pieces = []
@@ -87,20 +110,17 @@ public final class ParallelStreamInflater: InflatedSource {
     /// Says that no more input will come.
     public func endInput() { inputEnded = true }
 
-    var checksummedBytes: UInt64 { 0 }
-    func contentCRC(upTo offset: UInt64) -> UInt32? { offset == 0 ? 0 : nil }
+    var checksummedBytes: UInt64 { checksum.bytes }
+    func contentCRC(upTo offset: UInt64) -> UInt32? { checksum.crc(upTo: offset) }
 
     func inflate(into output: UnsafeMutableRawBufferPointer,
                  fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step {
         while true {
-            if let current, currentOffset < current.count {
-                let n = min(output.count, current.count - currentOffset)
-                output.baseAddress!.copyMemory(from: current.base + currentOffset, byteCount: n)
-                currentOffset += n
+            let n = cursor.copy(into: output)
+            if n > 0 {
                 totalOut += UInt64(n)
                 return .produced(n)
             }
-            current = nil
             if let failure {
                 throw failure.code == .io ? PersistenceError(.io, failure.message) : fail(failure.code, failure.message)
             }
@@ -112,6 +132,16 @@ public final class ParallelStreamInflater: InflatedSource {
             }
             takePiece()
         }
+    }
+
+    func takeDecodedStretch(_ accept: (DecodedStretch) throws -> Bool) throws -> Int? {
+        if cursor.isExhausted {
+            guard failure == nil, taken < pieces.count else { return nil }
+            takePiece()
+        }
+        guard let n = try cursor.takeDecoded(accept) else { return nil }
+        totalOut += UInt64(n)
+        return n
     }
 
     /// Takes the next piece's content, or drops the guesses from it on.
@@ -128,8 +158,8 @@ public final class ParallelStreamInflater: InflatedSource {
         let outcome = piece.outcome()
         carry = piece.stream
         totalIn += UInt64(outcome.consumed)
-        current = outcome.block
-        currentOffset = 0
+        cursor.start(outcome.block)
+        checksum.add(outcome.block)
         if let error = outcome.failure {
             failure = error
             dropPieces(from: taken)
@@ -147,9 +177,12 @@ public final class ParallelStreamInflater: InflatedSource {
             let range = cuts[k]..<(k + 1 < cuts.count ? cuts[k + 1] : chunk.count)
             // The first piece goes on on the last chunk's stream (a member
             // that ended there makes it start the next one, as one stream does).
+            // Every later piece is a guess that a member, and so a record,
+            // starts there.
             let continues = k == 0
             let piece = InflatePiece(bytes: chunk, range: range, stream: continues ? carry : InflateStream(),
-                                     continues: continues, cap: maxPieceBytes)
+                                     continues: continues, cap: maxPieceBytes,
+                                     decoder: decoder, decodeFrom: continues ? firstDecodeFrom : 0)
             pieces.append(piece)
             if let workers, cuts.count > 1 { workers.submit(piece) }
         }

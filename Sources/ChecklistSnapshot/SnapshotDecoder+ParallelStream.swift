@@ -6,9 +6,18 @@ extension SnapshotDecoder {
     /// decoder's own `feed` takes nothing), whose members `workers` inflate.
     /// It decodes exactly what `init(name:limits:)` decodes from the same
     /// bytes, with the same errors, found in the same chunk.
-    public static func streamed(name: String, limits: SnapshotLimits = .default,
-                                workers: InflateWorkers?) -> (decoder: SnapshotDecoder, input: ParallelStreamInflater) {
-        let input = ParallelStreamInflater(workers: workers)
-        return (SnapshotDecoder(name: name, limits: limits, source: input), input)
+    ///
+    /// With `rowBuilding` (a sink's, `SnapshotRestoreSink.rowBuilding`)
+    /// the workers also decode the records of what they inflated and build
+    /// the rows, which `restore(into:)` then hands to the sink's
+    /// `restoreRows`.
+    public static func streamed(name: String, limits: SnapshotLimits = .default, workers: InflateWorkers?,
+                                rowBuilding: SnapshotRowBuilding? = nil) -> (decoder: SnapshotDecoder, input: ParallelStreamInflater) {
+        let input = ParallelStreamInflater(workers: workers, maxLookBack: windowBytes(limits),
+                                           decoder: rowBuilding?.decoder(limits: limits))
+        let decoder = SnapshotDecoder(name: name, limits: limits, source: input)
+        // The inflater does not keep the decoder: the decoder holds it.
+        input.recordBoundary = { [weak decoder] in decoder?.bytesToRecordBoundary }
+        return (decoder, input)
     }
 }

@@ -123,6 +123,22 @@ public final class SnapshotDecoder {
     /// The list the last LIST record named: the one items belong to.
     private(set) var currentList: ListID?
 
+    /// How many of the next uncompressed bytes complete the record the
+    /// window holds the start of (0 when the window is empty between two
+    /// records), or nil when that is not known (the record's length is not
+    /// in yet, or the records have not begun): where the next content's
+    /// first record starts.
+    var bytesToRecordBoundary: Int? {
+        guard phase == .records else { return nil }
+        let available = end - start
+        if available == 0 { return 0 }
+        guard available >= 2 else { return nil }
+        var r = WireReader(UnsafeRawBufferPointer(rebasing: window[(start + 1)..<end]))
+        guard let length = try? r.readVarint("length"), length <= UInt64(limits.maxRecordBytes) else { return nil }
+        let total = 1 + r.index + Int(length)
+        return total > available ? total - available : nil
+    }
+
     /// Decodes the next record, or says what is needed.
     public func next() throws(PersistenceError) -> Event {
         // Without a stretch handler `step` always has an event.
@@ -203,8 +219,8 @@ public final class SnapshotDecoder {
         compact()
         var took = false
         do {
-            while let n = try source.takeDecodedStretch({ (result, bytes) throws(PersistenceError) in
-                guard let stretch = result as? DecodedStretch, admits(stretch, bytes: bytes) else { return false }
+            while let n = try source.takeDecodedStretch({ (stretch) throws(PersistenceError) in
+                guard admits(stretch, bytes: stretch.bytes) else { return false }
                 try handler(stretch)
                 for segment in stretch.segments {
                     if let list = segment.list {

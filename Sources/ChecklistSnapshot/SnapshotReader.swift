@@ -29,11 +29,8 @@ public final class SnapshotReader {
     public convenience init(path: String, limits: SnapshotLimits = .default,
                             inflateThreads: Int = SnapshotReader.defaultInflateThreads,
                             rowBuilding: SnapshotRowBuilding? = nil) throws(PersistenceError) {
-        let decode = rowBuilding.map { building in
-            { @Sendable (bytes: UnsafeRawBufferPointer) -> (any Sendable)? in building.decode(bytes, limits) }
-        }
-        let source = try ParallelGzipInflater(path: path, threads: inflateThreads,
-                                              maxLookBack: SnapshotDecoder.windowBytes(limits), decodeStretch: decode)
+        let source = try ParallelGzipInflater(path: path, threads: inflateThreads, maxLookBack: SnapshotDecoder.windowBytes(limits),
+                                              decodeStretch: rowBuilding?.decoder(limits: limits))
         try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(PersistenceError) in 0 }
     }
 
@@ -95,42 +92,13 @@ public final class SnapshotReader {
     /// `restoreItem`, in the same order.
     public func readAll(into sink: some SnapshotRestoreSink) throws -> SnapshotTrailer {
         try sink.restoreHeader(header)
-        var currentList = ListID(0)
-        reading: while true {
-            // The decoder only hands out items after their list. The list
-            // is captured as a constant: a captured variable would be
-            // checked for exclusive access on every row.
-            let list = currentList
-            let event = try decoder.next(lendingItems: { row in try sink.restoreItem(row, in: list) }, takingStretches: { stretch in
-                for segment in stretch.segments {
-                    if let list = segment.list {
-                        currentList = list.id
-                        try sink.restoreList(list)
-                    }
-                    if segment.items > 0 { try sink.restoreRows(segment.rows, in: currentList) }
-                }
-            })
-            guard let event else { continue }
-            switch event {
-            case .list(let list):
-                currentList = list.id
-                try sink.restoreList(list)
-            case .item(let item):
-                try sink.restoreItem(item, in: currentList)
-            case .idempotency(let client):
-                try sink.restoreIdempotency(client)
-            case .end(let trailer):
+        while true {
+            if let trailer = try decoder.restore(into: sink) {
                 self.trailer = trailer
-                break reading
-            case .needInput:
-                try decoder.fillInput(input)
-            case .header:
-                throw PersistenceError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
+                return trailer
             }
+            try decoder.fillInput(input)
         }
-        guard let trailer else { throw PersistenceError(.misuse, "no trailer after the last record", file: decoder.name) }
-        try sink.restoreEnd(trailer)
-        return trailer
     }
 
     /// Compressed bytes read so far (for progress).

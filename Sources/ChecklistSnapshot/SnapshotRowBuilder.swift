@@ -14,12 +14,15 @@ public protocol SnapshotRowBuilder: Sendable {
     mutating func take() -> Rows
 }
 
+/// Decodes the records at the start of some inflated content on a
+/// worker (`DecodedStretch.decode`); nil when there is none it takes.
+typealias StretchDecoder = @Sendable (UnsafeRawBufferPointer) -> DecodedStretch?
+
 /// How a sink's rows are built on the reader's workers: what a
 /// `SnapshotRestoreSink` offers through `rowBuilding`.
 public struct SnapshotRowBuilding: Sendable {
-    /// Decodes one stretch of content on a worker; nil when it does not
-    /// decode cleanly on its own.
-    let decode: @Sendable (UnsafeRawBufferPointer, SnapshotLimits) -> DecodedStretch?
+    /// Decodes the records at the start of some content on a worker.
+    private let decode: @Sendable (UnsafeRawBufferPointer, SnapshotLimits) -> DecodedStretch?
 
     /// Each worker makes its builders with `make`.
     public init<Builder: SnapshotRowBuilder>(_ make: @escaping @Sendable () -> Builder) {
@@ -27,5 +30,10 @@ public struct SnapshotRowBuilding: Sendable {
             var builder = make()
             return DecodedStretch.decode(bytes, limits: limits, builder: &builder)
         }
+    }
+
+    /// The workers' decoder for a snapshot read within `limits`.
+    func decoder(limits: SnapshotLimits) -> StretchDecoder {
+        { [decode] bytes in decode(bytes, limits) }
     }
 }

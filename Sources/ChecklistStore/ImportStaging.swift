@@ -132,6 +132,23 @@ public struct ImportStaging: Sendable {
         itemCount += 1
     }
 
+    /// Appends a batch of the current list's next rows (built off this
+    /// thread, `RowBatchBuilder`), with the checks, and the error for the
+    /// same first bad row, of appending them one by one.
+    public mutating func append(_ batch: RowBatch) throws(ChecklistError) {
+        guard let last = lists.indices.last else { throw .badField("id", "an item came before any list") }
+        let next = lists[last].header.nextItemID.rawValue
+        // The rows before the first one a check refuses go in whole; that
+        // row (or the first repeated id) is then appended alone, which
+        // throws its error.
+        let limit = batch.firstRow(idOutside: 1..<max(next, 1), textLongerThan: limits.map { Int($0.maxTextBytes) }) ?? batch.count
+        let appended = lists[last].builder.append(batch, limit: limit) ?? limit
+        itemCount += appended
+        guard appended < batch.count else { return }
+        try batch.withRow(at: appended) { (row) throws(ChecklistError) in try append(row) }
+        preconditionFailure("ImportStaging: row \(appended) of a batch was refused, then taken alone")
+    }
+
     private static func what(_ header: ListHeader, _ row: ImportedItems.View) -> String {
         "list \(header.sourceID) of the import, item \(row.id)"
     }

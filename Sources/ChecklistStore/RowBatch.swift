@@ -17,12 +17,44 @@ public struct RowBatch: Sendable {
 
     /// The id of row `index`.
     func id(at index: Int) -> ItemID {
+        withRow(at: index) { $0.id }
+    }
+
+    /// Lends row `index` as a view (its text valid during the call).
+    func withRow<T, E: Error>(at index: Int, _ body: (ImportedItems.View) throws(E) -> T) throws(E) -> T {
         var index = index
         for leaf in leaves {
-            if index < leaf.count { return ItemID(leaf.ids[index]) }
+            if index < leaf.count {
+                let result: Result<T, E> = leaf.withView(index) { row in Result { () throws(E) in try body(row) } }
+                return try result.get()
+            }
             index -= leaf.count
         }
         preconditionFailure("RowBatch: row \(index) out of range")
+    }
+
+    /// The index of the first row whose id is not in `ids`, or whose text
+    /// is longer than `maxTextBytes` (when given), if any: the first row
+    /// the checks of a list being built would refuse before its id is
+    /// looked up.
+    func firstRow(idOutside ids: Range<UInt64>, textLongerThan maxTextBytes: Int? = nil) -> Int? {
+        var base = 0
+        for leaf in leaves {
+            var first = leaf.ids.firstIndexOutside(ids)
+            if let maxTextBytes {
+                var start = 0
+                for (slot, end) in leaf.textEnds.prefix(first ?? leaf.count).enumerated() {
+                    if Int(end) - start > maxTextBytes {
+                        first = slot
+                        break
+                    }
+                    start = Int(end)
+                }
+            }
+            if let first { return base + first }
+            base += leaf.count
+        }
+        return nil
     }
 }
 

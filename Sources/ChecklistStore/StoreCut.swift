@@ -100,17 +100,8 @@ public struct ListRestorer: ~Copyable {
     /// Appends a batch of the list's next rows, with the checks (and the
     /// errors, for the same first bad row) of appending them one by one.
     public mutating func append(_ batch: RowBatch) throws(ChecklistError) {
-        let next = list.nextItemID.rawValue
         // The first row whose id is out of range: the rows before it go in.
-        var limit = batch.count
-        var base = 0
-        for leaf in batch.leaves {
-            if let slot = leaf.ids.firstIndexOutside(1..<max(next, 1)) {
-                limit = base + slot
-                break
-            }
-            base += leaf.count
-        }
+        let limit = batch.firstRow(idOutside: 1..<max(list.nextItemID.rawValue, 1)) ?? batch.count
         if let dup = builder.append(batch, limit: limit) {
             throw .badField("id", "item id \(batch.id(at: dup)) appears twice")
         }

@@ -29,7 +29,8 @@ import Testing
         let decoder: SnapshotDecoder
         var input: ParallelStreamInflater?
         if let pieceBytes, parallel {
-            let source = ParallelStreamInflater(workers: workers, maxPieceBytes: pieceBytes)
+            let source = ParallelStreamInflater(workers: workers, maxPieceBytes: pieceBytes,
+                                                maxLookBack: SnapshotDecoder.windowBytes(limits))
             (decoder, input) = (SnapshotDecoder(name: "test", limits: limits, source: source), source)
         } else if parallel {
             (decoder, input) = SnapshotDecoder.streamed(name: "test", limits: limits, workers: workers)

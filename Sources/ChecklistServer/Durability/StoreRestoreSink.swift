@@ -53,10 +53,7 @@ package final class StoreRestoreSink: SnapshotRestoreSink {
     }
 
     /// The store's leaves are built on the snapshot reader's workers.
-    package var rowBuilding: SnapshotRowBuilding? {
-        let prototype = RowBatchBuilder(for: store)
-        return SnapshotRowBuilding { StoreRowBuilder(batch: prototype) }
-    }
+    package var rowBuilding: SnapshotRowBuilding? { .leaves(of: store) }
 
     package func restoreRows(_ rows: any Sendable, in list: ListID) throws {
         guard let batch = rows as? RowBatch else {
@@ -82,11 +79,4 @@ package final class StoreRestoreSink: SnapshotRestoreSink {
             try store.finishRestore(restorer)
         }
     }
-}
-
-/// The store's leaves as a snapshot reader's workers build them.
-private struct StoreRowBuilder: SnapshotRowBuilder {
-    var batch: RowBatchBuilder
-    mutating func append(_ row: ImportedItems.View) -> Bool { batch.append(row) }
-    mutating func take() -> RowBatch { batch.take() }
 }

@@ -6,12 +6,14 @@ import ChecklistWire
 /// One connection's running IMPORT: the snapshot arriving in DATA chunks
 /// is decoded as it comes (bounded: `SnapshotDecoder`) into an
 /// `ImportStaging`; END checks the trailer and applies everything at once
-/// (Protocol/SPEC.md section 6.17).
+/// (Protocol/SPEC.md section 6.17). With inflate workers, those also
+/// decode the records and build the rows' leaves, so this thread only
+/// checks and files them (`restoreRows`).
 ///
 /// Not thread-safe: used by one thread at a time, through the `Exclusive`
 /// that holds it: the connection's event loop, or the transfer worker
 /// working on a chunk (`TransferWorkers`).
-final class ImportStream {
+final class ImportStream: SnapshotRestoreSink {
     let mode: ImportMode
     private let namespace: Namespace
     private let decoder: SnapshotDecoder
@@ -32,7 +34,8 @@ final class ImportStream {
         self.namespace = namespace
         self.slot = slot
         if let inflaters {
-            (decoder, input) = SnapshotDecoder.streamed(name: Self.name, limits: limits, workers: inflaters)
+            (decoder, input) = SnapshotDecoder.streamed(name: Self.name, limits: limits, workers: inflaters,
+                                                        rowBuilding: .leaves(of: store))
         } else {
             do {
                 decoder = try SnapshotDecoder(name: Self.name, limits: limits)
@@ -92,25 +95,7 @@ final class ImportStream {
     /// (false) or reached the verified end (true).
     private func drain() throws(ChecklistError) -> Bool {
         do {
-            let item = { [self] (row: ImportedItems.View) throws in try staging.append(row) }
-            while true {
-                switch try decoder.next(lendingItems: item) {
-                case .header:
-                    continue
-                case .list(let list):
-                    try staging.beginList(ImportStaging.ListHeader(
-                        namespace: namespace, sourceID: list.id, name: list.name, icon: list.icon,
-                        revision: list.revision, nextItemID: list.nextItemID))
-                case .item(let item):
-                    try staging.append(item)
-                case .idempotency:
-                    continue  // the exporting server's memory of keys: not this server's
-                case .needInput:
-                    return false
-                case .end:
-                    return true
-                }
-            }
+            return try decoder.restore(into: self) != nil
         } catch let error as PersistenceError {
             throw Self.wireError(error)
         } catch let error as ChecklistError {
@@ -119,6 +104,34 @@ final class ImportStream {
             throw ChecklistError(.internalError, "\(error)")
         }
     }
+
+    // MARK: The decoder's records, staged
+
+    func restoreHeader(_ header: SnapshotHeader) throws {}
+
+    func restoreList(_ list: SnapshotList) throws {
+        try staging.beginList(ImportStaging.ListHeader(namespace: namespace, sourceID: list.id, name: list.name, icon: list.icon,
+                                                       revision: list.revision, nextItemID: list.nextItemID))
+    }
+
+    func restoreItem(_ item: Item, in list: ListID) throws {
+        try staging.append(item)
+    }
+
+    func restoreItem(_ row: ImportedItems.View, in list: ListID) throws {
+        try staging.append(row)
+    }
+
+    /// Rows built on the inflate workers (`SnapshotRowBuilding.leaves(of:)`).
+    func restoreRows(_ rows: any Sendable, in list: ListID) throws {
+        guard let batch = rows as? RowBatch else {
+            throw ChecklistError(.internalError, "rows of type \(type(of: rows)), not the store's")
+        }
+        try staging.append(batch)
+    }
+
+    /// The exporting server's memory of keys: not this server's.
+    func restoreIdempotency(_ client: SnapshotIdempotency) throws {}
 
     /// How a refused snapshot is reported on the wire: size bounds are
     /// `LIMIT_EXCEEDED data`, everything else `BAD_FIELD data`; the message
