@@ -131,9 +131,10 @@ struct Options {
                              chunks, off the event loops: at most N chunks are worked
                              on at once, the others wait their turn (default 2)
       --import-inflate-threads N
-                             threads that inflate the gzip members of IMPORT streams,
-                             shared by all imports (default one per core, at most 16;
-                             0 inflates each import as one stream)
+                             threads that inflate the gzip members of IMPORT streams
+                             and decode their records, shared by all imports (default
+                             one per core, at most 16; 0 inflates and decodes each
+                             import as one stream on its transfer thread)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.

@@ -20,10 +20,11 @@ public struct SnapshotTransferConfiguration: Sendable {
     /// event loops (`--transfer-threads`): at most this many chunks are
     /// worked on at once, server-wide; the others wait their turn.
     public var workerThreads: Int = 2
-    /// Threads that inflate the gzip members of IMPORT streams, shared by
-    /// every import (`--import-inflate-threads`; default one per core, at
-    /// most 16). 0 inflates each import as one stream on the thread that
-    /// decodes it.
+    /// Threads that inflate the gzip members of IMPORT streams, decode
+    /// their records and build the rows, shared by every import
+    /// (`--import-inflate-threads`; default one per core, at most 16). 0
+    /// inflates and decodes each import as one stream on the thread that
+    /// stages it.
     public var importInflateThreads: Int = min(16, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     public init() {}
