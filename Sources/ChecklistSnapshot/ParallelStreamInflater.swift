@@ -80,7 +80,7 @@ public final class ParallelStreamInflater: InflatedSource {
     /// (the decoder's window). `decoder`: decodes the records of each piece
     /// on the worker inflating it.
     init(workers: InflateWorkers?, maxPieceBytes: Int = ParallelStreamInflater.defaultMaxPieceBytes,
-         maxLookBack: Int = 0, decoder: StretchDecoder? = nil) {
+         maxLookBack: Int, decoder: StretchDecoder? = nil) {
         self.workers = workers
         self.maxPieceBytes = maxPieceBytes
         self.decoder = decoder
