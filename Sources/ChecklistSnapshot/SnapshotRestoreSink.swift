@@ -24,8 +24,9 @@ public protocol SnapshotRestoreSink {
     /// The trailer was read and checked: the content is complete.
     func restoreEnd(_ trailer: SnapshotTrailer) throws
     /// How this sink's rows are built on a reader's worker threads, for a
-    /// reader made with it (`SnapshotReader(path:limits:inflateThreads:rowBuilding:)`),
-    /// or nil (the default): rows then come one by one.
+    /// reader made with it (`SnapshotReader(path:limits:inflateThreads:rowBuilding:)`,
+    /// `SnapshotDecoder.streamed(name:limits:workers:rowBuilding:)`), or nil
+    /// (the default): rows then come one by one.
     var rowBuilding: SnapshotRowBuilding? { get }
     /// The next rows of list `list`, appended at the end, as the sink's
     /// `rowBuilding` built them (its builder's `Rows`): in place of as many
