@@ -177,6 +177,26 @@ public final class Connection {
         queueFlush()
     }
 
+    /// Appends `bytes` to the output buffer, without copying them when
+    /// nothing is pending: the connection then takes the array and hands its
+    /// own empty buffer back in `bytes` (with its capacity), so that a
+    /// handler that writes whole batches this way passes two buffers back
+    /// and forth, and neither is copied or grown again in steady use.
+    /// Otherwise the bytes are copied. Either way `bytes` comes back empty;
+    /// ignored (but emptied) unless `isOpen`.
+    public func write(taking bytes: inout [UInt8]) {
+        eventLoop.assertInEventLoop()
+        defer { bytes.removeAll(keepingCapacity: true) }
+        guard isOpen, !bytes.isEmpty else { return }
+        if output.isEmpty {
+            swap(&output, &bytes)
+            outputSent = 0
+        } else {
+            output.append(contentsOf: bytes)
+        }
+        queueFlush()
+    }
+
     /// Lets `body` append to the output buffer in place (e.g. encode a frame
     /// straight into it). Append only: bytes already in the buffer when
     /// `body` starts belong to earlier writes. If the connection is not open,
@@ -497,10 +517,17 @@ public final class Connection {
         }
     }
 
+    /// The largest output buffer kept once everything in it is sent: room
+    /// for a batch of pipelined answers (ten 100-row pages), so that busy
+    /// connections reuse their buffers; idle ones give them back at the
+    /// next tick.
+    static let keptOutputCapacity = 128 << 10
+
     func compactOutput() {
         if outputSent == output.count {
-            // Keep a small buffer for the next reply; return big ones.
-            if output.capacity > 16 << 10 { output = [] } else { output.removeAll(keepingCapacity: true) }
+            // Keep the buffer for the next replies (`write(taking:)` hands it
+            // back to the handler); return big ones.
+            if output.capacity > Self.keptOutputCapacity { output = [] } else { output.removeAll(keepingCapacity: true) }
             outputSent = 0
         } else if outputSent >= 64 << 10 && outputSent * 2 >= output.count {
             output.removeFirst(outputSent)
