@@ -1,6 +1,7 @@
 /// The fast check of a PAGE's rows of the load list: one pass over the
-/// body's bytes, no allocation, no call per field, each row's text compared
-/// 8 bytes at a time against the text it must have (`LoadPlan.itemText`).
+/// body's bytes, no allocation, no call per field, no store: each row's
+/// text is read in place (its digits parsed, its dots padding compared 8
+/// bytes at a time) against the text it must have (`LoadPlan.itemText`).
 ///
 /// It only ever says "all right" or "not sure": on false, the caller
 /// decodes the rows again field by field (`LoadConnection.checkPage`'s
@@ -8,11 +9,6 @@
 /// decode. So the answer checked is the same as before; only the common
 /// case (every row right) got cheap.
 enum LoadRowCheck {
-    /// "item " in UTF-8.
-    private static let prefix: (UInt8, UInt8, UInt8, UInt8, UInt8) = (105, 116, 101, 109, 32)
-    /// The longest decimal index (Int.max has 19 digits).
-    private static let maxDigits = 20
-
     /// Whether the first `count` rows in `rows` (a PAGE body after its
     /// header) are exactly rows `first ..< first + count` of the load list:
     /// ids `first + 1 ...` in order, no flag bits above the four defined,
@@ -22,62 +18,51 @@ enum LoadRowCheck {
     static func rowsAreRight(_ rows: UnsafeRawBufferPointer, first: Int, count: Int, textBytes: Int) -> Bool {
         guard count > 0 else { return true }
         guard first >= 0, let base = rows.baseAddress else { return false }
-        let width = max(textBytes, 5 + maxDigits)
-        return withUnsafeTemporaryAllocation(byteCount: width, alignment: 1) { scratch in
-            // The expected text, digits left out: "item " then dots.
-            let expected = scratch.baseAddress!
-            scratch.initializeMemory(as: UInt8.self, repeating: 46)  // "."
-            expected.storeBytes(of: prefix, as: (UInt8, UInt8, UInt8, UInt8, UInt8).self)
-            var reader = RawRowReader(next: base, end: base + rows.count)
-            for index in first ..< first + count {
-                guard let id = reader.varint(), id == UInt64(index + 1),
-                      let flags = reader.byte(), flags & 0xF0 == 0,
-                      let length = reader.varint(), let text = reader.take(Int(clamping: length)) else { return false }
-                let digits = writeDigits(of: index, at: expected + 5)
-                let want = max(5 + digits, textBytes)
-                let same = Int(length) == want && equal(text, expected, count: want)
-                (expected + 5).initializeMemory(as: UInt8.self, repeating: 46, count: digits)
-                guard same else { return false }
-                if flags & 4 != 0 { guard reader.varint() != nil else { return false } }  // due
-                if flags & 8 != 0 { guard reader.varint() != nil else { return false } }  // price
-            }
-            return true
-        }
-    }
-
-    /// Whether the `count` bytes at `a` and `b` are the same, 8 at a time
-    /// (a text is some tens of bytes: a call to `memcmp` costs more).
-    @inline(__always)
-    private static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
-        var i = 0
-        while i + 8 <= count {
-            guard a.loadUnaligned(fromByteOffset: i, as: UInt64.self) == b.loadUnaligned(fromByteOffset: i, as: UInt64.self) else {
-                return false
-            }
-            i += 8
-        }
-        while i < count {
-            guard a.load(fromByteOffset: i, as: UInt8.self) == b.load(fromByteOffset: i, as: UInt8.self) else { return false }
-            i += 1
+        var reader = RawRowReader(next: base, end: base + rows.count)
+        for index in first ..< first + count {
+            guard let id = reader.varint(), id == UInt64(index + 1),
+                  let flags = reader.byte(), flags & 0xF0 == 0,
+                  let length = reader.varint(), let text = reader.take(Int(clamping: length)),
+                  isItemText(text, count: Int(length), index: index, textBytes: textBytes) else { return false }
+            if flags & 4 != 0 { guard reader.varint() != nil else { return false } }  // due
+            if flags & 8 != 0 { guard reader.varint() != nil else { return false } }  // price
         }
         return true
     }
 
-    /// Writes `value`'s decimal digits at `out`; returns how many.
+    /// "item" as a little-endian load.
+    private static let item: UInt32 = 0x6D_65_74_69
+    /// Eight dots.
+    private static let dots: UInt64 = 0x2E2E_2E2E_2E2E_2E2E
+
+    /// `LoadConnection.isItemText` over raw memory: "item ", the decimal
+    /// `index` (no leading zero), then dots up to `textBytes` bytes.
     @inline(__always)
-    private static func writeDigits(of value: Int, at out: UnsafeMutableRawPointer) -> Int {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
+    private static func isItemText(_ text: UnsafeRawPointer, count: Int, index: Int, textBytes: Int) -> Bool {
+        guard count > 5 else { return false }
+        guard UInt32(littleEndian: text.loadUnaligned(as: UInt32.self)) == item,
+              text.load(fromByteOffset: 4, as: UInt8.self) == 32 else { return false }  // "item "
+        var value = 0
+        var end = 5
+        while end < count && end < 25 {
+            let digit = Int(text.load(fromByteOffset: end, as: UInt8.self)) &- 48
+            guard digit >= 0 && digit <= 9 else { break }
+            value = value &* 10 &+ digit
+            end &+= 1
         }
-        var v = value
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            out.storeBytes(of: UInt8(truncatingIfNeeded: 48 + v % 10), toByteOffset: i, as: UInt8.self)
-            v /= 10
+        guard end > 5, value == index, end == 6 || text.load(fromByteOffset: 5, as: UInt8.self) != 48,
+              count == max(end, textBytes) else { return false }
+        guard count &- end >= 8 else {
+            for i in end ..< count where text.load(fromByteOffset: i, as: UInt8.self) != 46 { return false }
+            return true
         }
-        return digits
+        // Whole words, the last one ending at the end (overlapping the one before).
+        var i = end
+        while i &+ 8 < count {
+            guard text.loadUnaligned(fromByteOffset: i, as: UInt64.self) == dots else { return false }
+            i &+= 8
+        }
+        return text.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self) == dots
     }
 }
 

@@ -42,34 +42,8 @@ public struct WireCursor {
     @inlinable public mutating func writeBytes(_ v: UnsafeRawBufferPointer) {
         writeVarint(UInt64(v.count))
         precondition(remaining >= v.count, "WireCursor: wrote past the reserved bytes")
-        if let base = v.baseAddress {
-            if v.count <= Self.inlineCopyLimit {
-                copyShort(from: base, count: v.count)
-            } else {
-                next.copyMemory(from: base, byteCount: v.count)
-            }
-        }
+        if let base = v.baseAddress { next.copyMemory(from: base, byteCount: v.count) }
         next += v.count
-    }
-
-    /// Runs of up to this many bytes are copied inline, 8 at a time: for
-    /// the short texts of list rows a call to `memmove` costs more than
-    /// the copy.
-    @usableFromInline static var inlineCopyLimit: Int { 64 }
-
-    /// Copies `count` (at most `inlineCopyLimit`) bytes from `source` to
-    /// `next`, without advancing it.
-    @inlinable @inline(__always)
-    func copyShort(from source: UnsafeRawPointer, count: Int) {
-        var i = 0
-        while i &+ 8 <= count {
-            next.storeBytes(of: source.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
-            i &+= 8
-        }
-        while i < count {
-            next.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self)
-            i &+= 1
-        }
     }
 }
 
