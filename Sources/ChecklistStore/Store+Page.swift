@@ -87,21 +87,14 @@ public struct PageRows: Sendable {
     /// without a filter): with a bound per row for the other fields, what
     /// an encoder reserves to write the page in one pass.
     public var textBytesBound: Int {
-        // The runs are read in place (a copy of one retains each column of its leaf).
-        runs.withUnsafeBufferPointer { runs in
-            var bound = 0
-            for i in runs.indices { bound += runs[i].textBytesBound(filter: filter) }
-            return bound
-        }
+        runs.reduce(0) { $0 + $1.textBytesBound(filter: filter) }
     }
 
     /// Visits the page's rows leaf by leaf, as columns (`RowColumns`): the
     /// fast path for an encoder that needs no client keys. The runs hold
     /// `header.count` rows in all, in order.
     public func forEachRun(_ visit: (RowColumns) -> Void) {
-        runs.withUnsafeBufferPointer { runs in
-            for i in runs.indices { runs[i].withColumns(filter: filter, visit) }
-        }
+        for run in runs { run.withColumns(filter: filter, visit) }
     }
 
     /// Visits the page's `header.count` rows in order. Each `RowView` lends
