@@ -303,6 +303,8 @@ final class LoadConnection {
 
     /// A page of the load list as it must be: `total` rows "item 0"... with
     /// ids 1... in order, `min(limit, total - offset)` of them from `offset`.
+    /// The rows are checked by `LoadRowCheck` in one pass; only when it
+    /// finds something off are they decoded again here to say what.
     private func checkPage(_ r: inout WireReader, _ request: Outstanding, _ plan: LoadPlan) throws(ChecklistError) -> String? {
         let h = try PageHeader.decode(from: &r)
         let expected = request.offset < plan.items ? min(plan.pageSize, plan.items - request.offset) : 0
@@ -314,6 +316,10 @@ final class LoadConnection {
             return "revision \(h.revision) after \(revisions[request.list])"
         }
         revisions[request.list] = h.revision
+        let rows = try r.readSlice("rows", count: r.remaining)
+        if LoadRowCheck.rowsAreRight(rows, first: request.offset, count: h.count, textBytes: plan.textBytes) { return nil }
+        // Something is off: decode field by field to say what (or throw).
+        r = WireReader(rows)
         for j in 0..<h.count {
             let index = request.offset + j
             let id = try r.readVarint("id")

@@ -35,8 +35,8 @@ extension Connection {
         switch result {
         case .bytes(let count):
             context.traffic.bytesIn.add(count)
-            lastInputAt = eventLoop.now
-            if case .lingering = state { return true }  // after our close: discarded
+            lastInput = eventLoop.sinceOrigin
+            if state == .lingering { return true }  // after our close: discarded
             do throws(TLSError) {
                 _ = try tls.session.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
             } catch {
@@ -46,7 +46,7 @@ extension Connection {
             advanceTLS(tls)
             return true
         case .endOfFile:
-            if case .lingering = state {
+            if state == .lingering {
                 abort()
                 return true
             }
@@ -131,7 +131,7 @@ extension Connection {
             }
             if sent.sent > 0 {
                 context.traffic.bytesOut.add(sent.sent)
-                outputWaitingSince = nil
+                outputWaiting = nil
             }
             waitingForWritable = sent.blocked
             if sent.blocked || outputSent == output.count || !tls.isEstablished || tls.session.closeSent { break }
@@ -150,7 +150,7 @@ extension Connection {
                 return false
             }
         }
-        if pendingOutputBytes > 0 && outputWaitingSince == nil { outputWaitingSince = eventLoop.now }
+        if pendingOutputBytes > 0 && outputWaiting == nil { outputWaiting = eventLoop.sinceOrigin }
         return true
     }
 

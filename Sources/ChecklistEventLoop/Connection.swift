@@ -42,19 +42,32 @@ public final class Connection {
     /// When the connection was accepted.
     public let connectedAt: ContinuousClock.Instant
     /// When bytes last arrived (event-batch precision); for idle timeouts.
-    public internal(set) var lastInputAt: ContinuousClock.Instant
+    public var lastInputAt: ContinuousClock.Instant { eventLoop.origin + lastInput }
     /// Since when pending output has been waiting without any of it being
     /// sent (it became pending, or a send last made progress); nil while
     /// nothing is pending. For timing out a peer that stopped reading.
-    public internal(set) var outputWaitingSince: ContinuousClock.Instant?
+    public var outputWaitingSince: ContinuousClock.Instant? { outputWaiting.map { eventLoop.origin + $0 } }
+    /// `lastInputAt` and `outputWaitingSince` as times since the loop's
+    /// origin (`EventLoop.sinceOrigin`): a `Duration` is two plain integers,
+    /// while each copy or test of a `ContinuousClock.Instant` (a resilient
+    /// type) goes through the runtime, and these are set per request.
+    var lastInput: Duration
+    var outputWaiting: Duration?
     /// Unconsumed input allowed before the connection is closed. Handlers set
     /// it from their maximum frame size.
-    public var maxInputBytes: Int
+    public var maxInputBytes: Int {
+        get { inputLimit }
+        set { inputLimit = newValue }
+    }
+    /// `maxInputBytes`, kept internal so that the compiler sees every access
+    /// (and proves them exclusive statically: it cannot for a public stored
+    /// property, which other modules may reach).
+    var inputLimit: Int
 
     package let fd: Int32
     package let limits: ConnectionLimits
     let context: ServerLoopContext
-    package var handler: (any ConnectionHandler)?
+    var handler: (any ConnectionHandler)?
     /// The TLS layer, on a TLS port.
     let tls: TLSTransport?
     /// The handler was told `connectionActive` (for TLS: the handshake is done).
@@ -67,15 +80,22 @@ public final class Connection {
 
     package enum State {
         case open
-        /// `close()` was called: flushing output, not reading.
-        case closing(deadline: ContinuousClock.Instant)
-        /// Output sent and our side shut down: discarding input until the peer closes.
-        case lingering(deadline: ContinuousClock.Instant)
+        /// `close()` was called: flushing output (until `stateDeadline`), not reading.
+        case closing
+        /// Output sent and our side shut down: discarding input until the
+        /// peer closes (or `stateDeadline` passes).
+        case lingering
         case closed
     }
+    /// Tested on every request: a plain enum (the deadlines are kept apart,
+    /// in `stateDeadline`).
     private(set) var state = State.open
+    /// When a `closing` or `lingering` connection is aborted.
+    private var stateDeadline: ContinuousClock.Instant
     /// The peer shut down its sending side.
-    public internal(set) var isInputClosed = false
+    public var isInputClosed: Bool { inputClosed }
+    /// `isInputClosed`, internal for the reason given at `inputLimit`.
+    var inputClosed = false
     /// Reading stopped because output is above the high-water mark.
     private var readPaused = false
     /// The last send was short: waiting for `EPOLLOUT`.
@@ -106,9 +126,10 @@ public final class Connection {
         self.isOverConnectionLimit = overLimit
         self.context = context
         self.limits = context.limits
-        self.maxInputBytes = context.limits.maxInputBytes
+        self.inputLimit = context.limits.maxInputBytes
         self.connectedAt = context.loop.now
-        self.lastInputAt = connectedAt
+        self.lastInput = context.loop.sinceOrigin
+        self.stateDeadline = connectedAt
         self.registeredInterest = EpollMask.input
     }
 
@@ -143,14 +164,12 @@ public final class Connection {
     /// for an awaited answer, `beginAwaitingAnswer`) and the peer has not
     /// reset the connection: writes are accepted.
     public var isOpen: Bool {
-        if case .open = state { return true }
-        return false
+        state == .open
     }
 
     /// The descriptor is closed.
     public var isClosed: Bool {
-        if case .closed = state { return true }
-        return false
+        state == .closed
     }
 
     /// A `Sendable` reference for other threads.
@@ -174,6 +193,26 @@ public final class Connection {
         eventLoop.assertInEventLoop()
         guard isOpen, !bytes.isEmpty else { return }
         output.append(contentsOf: bytes)
+        queueFlush()
+    }
+
+    /// Appends `bytes` to the output buffer, without copying them when
+    /// nothing is pending: the connection then takes the array and hands its
+    /// own empty buffer back in `bytes` (with its capacity), so that a
+    /// handler that writes whole batches this way passes two buffers back
+    /// and forth, and neither is copied or grown again in steady use.
+    /// Otherwise the bytes are copied. Either way `bytes` comes back empty;
+    /// ignored (but emptied) unless `isOpen`.
+    public func write(taking bytes: inout [UInt8]) {
+        eventLoop.assertInEventLoop()
+        defer { bytes.removeAll(keepingCapacity: true) }
+        guard isOpen, !bytes.isEmpty else { return }
+        if output.isEmpty {
+            swap(&output, &bytes)
+            outputSent = 0
+        } else {
+            output.append(contentsOf: bytes)
+        }
         queueFlush()
     }
 
@@ -222,11 +261,12 @@ public final class Connection {
         case .open where awaitedAnswers > 0:
             deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
         case .open:
-            state = .closing(deadline: deadline)
+            state = .closing
+            stateDeadline = deadline
             updateInterest()
             queueFlush()
-        case .closing(let current) where deadline < current:
-            state = .closing(deadline: deadline)
+        case .closing where deadline < stateDeadline:
+            stateDeadline = deadline
         default:
             break
         }
@@ -365,8 +405,8 @@ public final class Connection {
         switch result {
         case .bytes(let count)?:
             context.traffic.bytesIn.add(count)
-            lastInputAt = eventLoop.now
-            if case .lingering = state {
+            lastInput = eventLoop.sinceOrigin
+            if state == .lingering {
                 input.clear()
             } else {
                 deliverInput()
@@ -385,8 +425,8 @@ public final class Connection {
 
     /// The peer's stream ended (end of file; for TLS also close_notify).
     func inputDidEnd() {
-        isInputClosed = true
-        if case .lingering = state {
+        inputClosed = true
+        if state == .lingering {
             abort()
             return
         }
@@ -429,7 +469,7 @@ public final class Connection {
     }
 
     func queueFlush() {
-        if outputWaitingSince == nil && pendingOutputBytes > 0 { outputWaitingSince = eventLoop.now }
+        if outputWaiting == nil && pendingOutputBytes > 0 { outputWaiting = eventLoop.sinceOrigin }
         guard !flushQueued else { return }
         flushQueued = true
         eventLoop.scheduleFlush(self)
@@ -462,7 +502,7 @@ public final class Connection {
             case .success(.bytes(let count)):
                 outputSent += count
                 context.traffic.bytesOut.add(count)
-                outputWaitingSince = pendingOutputBytes > 0 ? eventLoop.now : nil
+                outputWaiting = pendingOutputBytes > 0 ? eventLoop.sinceOrigin : nil
             case .success(.wouldBlock):
                 break
             case .failure:
@@ -485,7 +525,7 @@ public final class Connection {
         } else if pendingOutputBytes <= limits.outputLowWaterMark {
             readPaused = false
         }
-        if case .closing = state, pendingOutputBytes == 0 {
+        if state == .closing, pendingOutputBytes == 0 {
             finishClosing()
             return
         }
@@ -497,10 +537,17 @@ public final class Connection {
         }
     }
 
+    /// The largest output buffer kept once everything in it is sent: room
+    /// for a batch of pipelined answers (ten 100-row pages), so that busy
+    /// connections reuse their buffers; idle ones give them back at the
+    /// next tick.
+    static let keptOutputCapacity = 128 << 10
+
     func compactOutput() {
         if outputSent == output.count {
-            // Keep a small buffer for the next reply; return big ones.
-            if output.capacity > 16 << 10 { output = [] } else { output.removeAll(keepingCapacity: true) }
+            // Keep the buffer for the next replies (`write(taking:)` hands it
+            // back to the handler); return big ones.
+            if output.capacity > Self.keptOutputCapacity { output = [] } else { output.removeAll(keepingCapacity: true) }
             outputSent = 0
         } else if outputSent >= 64 << 10 && outputSent * 2 >= output.count {
             output.removeFirst(outputSent)
@@ -523,15 +570,15 @@ public final class Connection {
             return
         }
         input.clear()
-        state = .lingering(deadline: eventLoop.now + limits.lingerTimeout)
+        state = .lingering
+        stateDeadline = eventLoop.now + limits.lingerTimeout
         updateInterest()
     }
 
     func updateInterest() {
         guard !isClosed else { return }
         var wanted: UInt32 = wantsInput ? EpollMask.input : 0
-        if waitingForWritable, case .open = state { wanted |= EpollMask.output }
-        if waitingForWritable, case .closing = state { wanted |= EpollMask.output }
+        if waitingForWritable, state == .open || state == .closing { wanted |= EpollMask.output }
         guard wanted != registeredInterest else { return }
         do throws(SocketError) {
             try eventLoop.reregister(fd, interest: wanted)
@@ -546,8 +593,8 @@ public final class Connection {
     /// Enforces close deadlines, tells the handler, and returns idle buffers.
     package func tick(now: ContinuousClock.Instant) {
         switch state {
-        case .closing(let deadline), .lingering(let deadline):
-            if now >= deadline { abort() }
+        case .closing, .lingering:
+            if now >= stateDeadline { abort() }
             return
         case .closed:
             return

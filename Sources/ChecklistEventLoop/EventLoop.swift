@@ -135,6 +135,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// timestamps that need no better than event-batch precision.
     package var now: ContinuousClock.Instant { loopState.now }
 
+    /// `now` as the time since `origin`: a plain `Duration`, cheap to keep
+    /// per connection and per request (see `Connection.lastInput`).
+    var sinceOrigin: Duration { loopState.sinceOrigin }
+
+    /// When the loop's clock starts (`sinceOrigin`).
+    package var origin: ContinuousClock.Instant { _state.origin }
+
     /// Registers `fd` with `interest`; events go to `handler`. Loop thread only.
     package func register(_ fd: Int32, interest: UInt32, handler: any Selectable) throws(SocketError) {
         let state = loopState
@@ -177,11 +184,11 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         let state = _state
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 256)
         defer { events.deallocate() }
-        state.now = .now
+        state.takeTime()
         var stopping = false
         while !stopping {
             let count = selector.wait(into: events, timeoutMilliseconds: state.millisecondsUntilNextTimer())
-            state.now = .now
+            state.takeTime()
             for i in 0..<count {
                 dispatch(events[i], state)
             }
@@ -265,5 +272,18 @@ package final class LoopState {
     package var dirty: [Connection] = []
     /// Reused task array, so draining the queue allocates nothing once warm.
     package var spareTasks: [@Sendable () -> Void] = []
-    package var now: ContinuousClock.Instant = .now
+    /// When this loop's clock starts: `sinceOrigin` counts from it.
+    package let origin: ContinuousClock.Instant = .now
+    /// The time taken after the last `epoll_wait` returned.
+    package private(set) var now: ContinuousClock.Instant
+    /// `now - origin`.
+    private(set) var sinceOrigin: Duration = .zero
+
+    init() { now = origin }
+
+    /// Takes the time (`now`, `sinceOrigin`): once per event batch.
+    func takeTime() {
+        now = .now
+        sinceOrigin = now - origin
+    }
 }

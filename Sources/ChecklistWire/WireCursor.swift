@@ -68,50 +68,48 @@ public enum WireSize {
 
 extension WireWriter {
     /// Appends exactly `count` bytes, all written by `body` through a
-    /// cursor over the reserved memory (the array grows once). `body` must
-    /// write exactly `count` bytes.
+    /// cursor over the reserved memory (the array grows at most once, and
+    /// the bytes are not zeroed first). `body` must write exactly `count` bytes.
     @inlinable
     public mutating func writeReserved(count: Int, _ body: (inout WireCursor) -> Void) {
-        let start = bytes.count
-        grow(by: count)
-        bytes.withUnsafeMutableBytes { raw in
-            var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
-            body(&cursor)
-            precondition(cursor.remaining == 0, "WireWriter.writeReserved: \(cursor.remaining) of \(count) bytes left unwritten")
-        }
+        let unwritten = writeUninitialized(atMost: count, body)
+        precondition(unwritten == 0, "WireWriter.writeReserved: \(unwritten) of \(count) bytes left unwritten")
     }
-}
 
-extension WireWriter {
     /// Appends what `body` writes through a cursor over `bound` reserved
-    /// bytes, then gives back the bytes it left unwritten: one pass for a
-    /// message whose exact size is only known once it is written (a PAGE),
-    /// when a bound is cheap. `body` must not write more than `bound` bytes.
+    /// bytes: one pass for a message whose exact size is only known once it
+    /// is written (a PAGE), when a bound is cheap. The reserved memory is
+    /// not zeroed, and only the bytes written become part of the array.
+    /// `body` must not write more than `bound` bytes.
     @inlinable
     public mutating func writeReserved(atMost bound: Int, _ body: (inout WireCursor) -> Void) {
-        let start = bytes.count
-        grow(by: bound)
-        let unwritten = bytes.withUnsafeMutableBytes { raw in
-            var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
-            body(&cursor)
-            return cursor.remaining
-        }
-        bytes.removeLast(unwritten)
+        _ = writeUninitialized(atMost: bound, body)
     }
 
-    /// Grows the array by `count` zeros, copied a chunk at a time (a
-    /// memcpy: appending `repeatElement(0, ...)` goes element by element).
+    /// Lets `body` write up to `bound` bytes into the array's spare capacity
+    /// (grown geometrically when short: steady reuse of one writer never
+    /// reallocates); the bytes it wrote are appended. Returns how many of
+    /// the `bound` it left unwritten.
     @inlinable
-    mutating func grow(by count: Int) {
-        bytes.reserveCapacity(bytes.count + count)
-        var left = count
-        while left > 0 {
-            let n = min(left, wireZeros.count)
-            bytes.append(contentsOf: wireZeros[..<n])
-            left -= n
+    mutating func writeUninitialized(atMost bound: Int, _ body: (inout WireCursor) -> Void) -> Int {
+        guard bound > 0 else {
+            // Nothing reserved: a cursor with no room (and a real address).
+            var none: UInt8 = 0
+            return withUnsafeMutableBytes(of: &none) { one in
+                var cursor = WireCursor(UnsafeMutableRawBufferPointer(rebasing: one[..<0]))
+                body(&cursor)
+                return 0
+            }
         }
+        var unwritten = 0
+        bytes.append(addingCapacity: bound) { span in
+            span.withUnsafeMutableBufferPointer { free, initialized in
+                var cursor = WireCursor(UnsafeMutableRawBufferPointer(free))
+                body(&cursor)
+                unwritten = cursor.remaining
+                initialized = free.count - unwritten  // UInt8 is trivial: written bytes are initialized
+            }
+        }
+        return unwritten
     }
 }
-
-/// Zeros to grow a `WireWriter` by in `writeReserved`.
-@usableFromInline let wireZeros = [UInt8](repeating: 0, count: 16 << 10)

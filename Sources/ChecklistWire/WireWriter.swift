@@ -11,9 +11,9 @@ public struct WireWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    @inlinable public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
 
-    public var count: Int { bytes.count }
+    @inlinable public var count: Int { bytes.count }
 
     @inlinable public mutating func writeU8(_ v: UInt8) { bytes.append(v) }
 

@@ -17,6 +17,22 @@ struct TCPServerTests {
         }
     }
 
+    /// `write(taking:)` takes the array when nothing is pending and copies
+    /// it behind pending output otherwise: the bytes go out in order, and
+    /// the caller gets an empty array back both times.
+    @Test func writeTakingKeepsOrder() throws {
+        try withLineServer { server, _ in
+            let client = try TestClient(port: server.boundPort)
+            // Alone (the first batch is taken), then behind an echo (copied).
+            try client.send("TAKE\n")
+            for expected in ["TAKEN 1", "TAKEN 2", "EMPTY true"] { #expect(try client.readLine() == expected) }
+            try client.send("before\nTAKE\nafter\n")
+            for expected in ["before", "TAKEN 1", "TAKEN 2", "EMPTY true", "after"] {
+                #expect(try client.readLine() == expected)
+            }
+        }
+    }
+
     @Test func concurrentClientsGetTheirOwnAnswers() throws {
         try withLineServer(threads: 2) { server, _ in
             let port = server.boundPort

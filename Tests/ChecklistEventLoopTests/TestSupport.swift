@@ -69,7 +69,7 @@ final class ServerEvents: Sendable {
 }
 
 /// A line protocol: each "\n"-terminated line is echoed, except the commands
-/// FLOOD, BIG, SUB, LATER (answered "LATE" by `ServerEvents.answerLater`, as
+/// FLOOD, BIG, TAKE (two answers through `write(taking:)`), SUB, LATER (answered "LATE" by `ServerEvents.answerLater`, as
 /// if made off the loop; lines after it wait) and CLOSE. Runs on the
 /// connection's loop only.
 final class LineHandler: ConnectionHandler {
@@ -108,6 +108,16 @@ final class LineHandler: ConnectionHandler {
                 // Through withOutputBuffer, to exercise it.
                 let big = payload("b", config.bigBytes)
                 connection.withOutputBuffer { $0.append(contentsOf: big) }
+            case "TAKE":
+                // Two batches through write(taking:): the first is taken
+                // (nothing pending), the second copied behind it; each
+                // comes back empty.
+                var batch = Array("TAKEN 1\n".utf8)
+                connection.write(taking: &batch)
+                let handedBack = batch.isEmpty
+                batch.append(contentsOf: "TAKEN 2\n".utf8)
+                connection.write(taking: &batch)
+                connection.write(Array("EMPTY \(handedBack && batch.isEmpty)\n".utf8))
             case "SUB":
                 events.subscribe(connection.handle)
                 connection.write(Array("OK\n".utf8))

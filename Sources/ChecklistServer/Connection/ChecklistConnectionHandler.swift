@@ -202,7 +202,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         let bytes = session.pendingAnswerBytes
         guard bytes > 0 else { return }
         var held = false
-        session.drainAnswers { held = durability.send($0, to: connection) }
+        session.drainAnswers { held = durability.send(&$0, to: connection) }
         if held { releaseHeld(connection) }
         pipeline.wrote(bytes: bytes, answers: count)
     }

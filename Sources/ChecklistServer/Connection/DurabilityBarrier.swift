@@ -56,15 +56,16 @@ struct DurabilityBarrier {
     }
 
     /// Sends `output` (the answers written since the last call) to
-    /// `connection` at once, or holds it when some must wait (or earlier
-    /// answers still do). Returns true when it held: then `release`.
-    mutating func send(_ output: UnsafeRawBufferPointer, to connection: Connection) -> Bool {
+    /// `connection` at once (handing it the array, `Connection.write(taking:)`),
+    /// or holds a copy when some must wait (or earlier answers still do).
+    /// Returns true when it held: then `release`.
+    mutating func send(_ output: inout [UInt8], to connection: Connection) -> Bool {
         guard barriers.isEmpty && held.isEmpty else {
-            held.append(output, barriers: barriers)
+            output.withUnsafeBytes { held.append($0, barriers: barriers) }
             barriers.removeAll(keepingCapacity: true)
             return true
         }
-        connection.write(output)
+        connection.write(taking: &output)
         return false
     }
 

@@ -58,10 +58,12 @@ struct AnswerWriter {
         output.bytes.append(contentsOf: frame)
     }
 
-    /// Hands the bytes written to `send`, then forgets them (keeping the buffer).
-    mutating func drain(_ send: (UnsafeRawBufferPointer) -> Void) {
+    /// Hands the bytes written to `send`, then forgets them. `send` may
+    /// take the array itself and leave another (empty) buffer in its place
+    /// (`Connection.write(taking:)`): the next answers are written there.
+    mutating func drain(_ send: (inout [UInt8]) -> Void) {
         guard output.count > 0 else { return }
-        output.bytes.withUnsafeBytes(send)
+        send(&output.bytes)
         output.reset()
     }
 

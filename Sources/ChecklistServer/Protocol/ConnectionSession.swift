@@ -122,8 +122,9 @@ struct ConnectionSession {
         return outcome(since: start)
     }
 
-    /// Hands the answers written so far to `send`, then forgets them.
-    mutating func drainAnswers(_ send: (UnsafeRawBufferPointer) -> Void) {
+    /// Hands the answers written so far to `send` (which may take the
+    /// array, `AnswerWriter.drain`), then forgets them.
+    mutating func drainAnswers(_ send: (inout [UInt8]) -> Void) {
         answers.drain(send)
     }
 
