@@ -228,15 +228,19 @@ private struct CommitLoop {
             let database = database!
             let rebase = BatchRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
             var attempt = batch
+            var notices = Notices.unsent
             do {
-                try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
-                    let stale = BatchRebase.stale(attempt, locked: locked)
-                    guard !stale.isEmpty else { return attempt.commits }
-                    // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
-                    if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
-                    try rebase.rebase(&attempt, stale: stale, locked: locked)
-                    return attempt.commits
+                let receipt = try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
+                    let stale = BatchRebase.stale(attempt, locked: locked.revisions)
+                    if !stale.isEmpty {
+                        // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
+                        if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
+                        try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
+                    }
+                    return CommitPlan(commits: attempt.commits,
+                                      notices: CommitNotice.payloads(node: committer.node, attempt.revisionsAfter))
                 }
+                notices = .sent(receipt.noticeError)
             } catch is AlreadyStored {
                 // Stored by the earlier attempt: committed below.
             } catch {
@@ -244,7 +248,7 @@ private struct CommitLoop {
                 throw error
             }
             batch = attempt
-            committed(batch, committer)
+            committed(batch, committer, notices)
             return true
         } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
             return settleStale(&batch, error, committer)
@@ -263,26 +267,41 @@ private struct CommitLoop {
         }
     }
 
+    /// Whether a committed batch's notices went out with its commit.
+    private enum Notices {
+        /// Sent after COMMIT in the commit's flight; the error if one failed.
+        case sent(PostgresError?)
+        /// Not sent (the batch turned out stored by an earlier attempt).
+        case unsent
+    }
+
     /// The batch committed: its changes are published (in the store's
-    /// lock, with the committed revisions), its answers released, and the
-    /// other nodes told, in a transaction of its own that writes nothing.
-    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
+    /// lock, with the committed revisions) and its answers released. The
+    /// other nodes were told in the commit's flight, in a transaction of its
+    /// own that writes nothing (or are told now, when `notices` is `unsent`).
+    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter, _ notices: Notices) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
         committer.store.settlePending(batch.revisionsAfter)
         committer.onCommitted(batch.revisionsAfter, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
-        do {
-            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
-                try database?.connection.notifyCommits(payload)
-            }
-        } catch {
-            // The others find the commit at their next reconciliation.
-            if database?.connection.isUsable != true {
-                database = nil
-                if committer.setConnected(false) {
-                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+        var noticeError: Error?
+        switch notices {
+        case .sent(let error): noticeError = error
+        case .unsent:
+            do {
+                for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
+                    try database?.connection.notifyCommits(payload)
                 }
+            } catch {
+                noticeError = error
+            }
+        }
+        // The others find the commit at their next reconciliation.
+        if let noticeError, database?.connection.isUsable != true {
+            database = nil
+            if committer.setConnected(false) {
+                committer.withLog { $0.error("postgres_lost", ["error": "\(noticeError)", "positions": "\(batch.positions)"]) }
             }
         }
         reserveListIDs(committer)
@@ -303,7 +322,7 @@ private struct CommitLoop {
     /// commits are dropped, the lists reloaded, and the rest committed.
     private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
         if batch.retried, (try? isStored(batch, in: database!)) == true {
-            committed(batch, committer)
+            committed(batch, committer, .unsent)
             return true
         }
         let lists = error.code == .staleRevision ? Set(error.lists)
