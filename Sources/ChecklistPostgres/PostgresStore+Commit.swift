@@ -16,30 +16,6 @@ public struct LockedLists: Sendable {
     }
 }
 
-/// What the `prepare` step of `PostgresStore.commit(locking:prepare:)`
-/// returns: the commits to write and the notices to send once they are
-/// committed.
-public struct CommitPlan {
-    public var commits: [ListCommit]
-    /// Payloads for `pg_notify` on the commit channel, sent right after
-    /// COMMIT in the same flight, outside the writing transaction
-    /// (docs/POSTGRES.md, "Why not NOTIFY in the commit's transaction").
-    public var notices: [String]
-
-    public init(commits: [ListCommit], notices: [String] = []) {
-        self.commits = commits
-        self.notices = notices
-    }
-}
-
-/// What a commit that succeeded reports besides.
-public struct CommitReceipt {
-    /// Why a notice sent after COMMIT failed (nil: all sent, or none). The
-    /// commit stands either way; the other nodes find it at their next
-    /// reconciliation.
-    public var noticeError: PostgresError?
-}
-
 extension PostgresStore {
     /// Commits `commits` in ONE transaction: every list's revision is
     /// checked against its base, rows and changes written, answers
@@ -62,7 +38,6 @@ extension PostgresStore {
     /// (tests break the connection there).
     func commit(_ commits: [ListCommit], betweenFlights: (() throws -> Void)?) throws {
         guard !commits.isEmpty else { return }
-        let plan = CommitPlan(commits: commits)
         let columns = try CommitColumns(commits)
         var flight = PostgresPipeline()
         connection.appendBegin(.commit, to: &flight)
@@ -76,7 +51,7 @@ extension PostgresStore {
             }
             flight = PostgresPipeline()
         }
-        try write(plan, columns, after: flight)
+        try write(columns, after: flight)
     }
 
     /// Commits in ONE transaction that first locks the rows of the lists
@@ -90,20 +65,18 @@ extension PostgresStore {
     /// against them pass the revision check.
     ///
     /// Round trips, whatever the batch's size: two (BEGIN, the lock and
-    /// the read in one flight; the writes, COMMIT and the plan's notices
-    /// in another), plus what `prepare` reads; one when `bases` is empty.
+    /// the read in one flight; the writes and COMMIT in another), plus
+    /// what `prepare` reads; one when `bases` is empty.
     ///
     /// - Throws: what `prepare` throws (the transaction is rolled back), or
-    ///   as `commit(_:)`. A notice that fails does not throw: the commit
-    ///   stands (`CommitReceipt.noticeError`).
-    @discardableResult
+    ///   as `commit(_:)`.
     public func commit(locking bases: [(list: ListID, base: Revision)],
-                       prepare: (_ locked: LockedLists) throws -> CommitPlan) throws -> CommitReceipt {
+                       prepare: (_ locked: LockedLists) throws -> [ListCommit]) throws {
         var flight = PostgresPipeline()
         connection.appendBegin(.commit, to: &flight)
         var locked = LockedLists()
         var begun = false
-        let plan: CommitPlan
+        let commits: [ListCommit]
         let columns: CommitColumns
         do {
             if !bases.isEmpty {
@@ -125,14 +98,14 @@ extension PostgresStore {
                 locked.changesAfterBases = try Self.changesByList(results[lock + 1])
                 flight = PostgresPipeline()
             }
-            plan = try prepare(locked)
-            columns = try CommitColumns(plan.commits)
+            commits = try prepare(locked)
+            columns = try CommitColumns(commits)
         } catch {
             if begun { connection.rollBackAfterFailure() }
             throw error
         }
-        guard begun || !plan.commits.isEmpty else { return CommitReceipt() }
-        return try write(plan, columns, after: flight)
+        guard begun || !commits.isEmpty else { return }
+        try write(columns, after: flight)
     }
 
     /// The stored changes of each list after its revision in `after`, per
@@ -159,10 +132,10 @@ extension PostgresStore {
     }
 
     /// Sends `start` (BEGIN when the transaction has not begun), the
-    /// statements of the commit, COMMIT and the plan's notices in one
-    /// flight. A revision check that fails, or any error before COMMIT,
-    /// aborts the rest: the transaction is rolled back and it throws.
-    private func write(_ plan: CommitPlan, _ columns: CommitColumns, after start: PostgresPipeline) throws -> CommitReceipt {
+    /// statements of the commit and COMMIT in one flight. A revision check
+    /// that fails, or any other error, aborts the rest: the transaction is
+    /// rolled back and it throws.
+    private func write(_ columns: CommitColumns, after start: PostgresPipeline) throws {
         var flight = start
         var checks: [(statement: Int, lists: CommitColumns.ListColumns, creates: Bool)] = []
         if columns.created.count > 0 {
@@ -194,13 +167,9 @@ extension PostgresStore {
         }
         let commit = flight.count
         flight.append("COMMIT")
-        // After COMMIT, before the flight's one sync point: a transaction
-        // of its own that writes nothing, run only when everything before
-        // it succeeded.
-        for notice in plan.notices { flight.append(Statements.notifyCommits, [.text(notice)]) }
 
         let results = try connection.run(flight)
-        if let failure = results.firstFailure, failure.index <= commit {
+        if let failure = results.firstFailure {
             connection.rollBackAfterFailure()
             if failure.error.sqlState == Statements.revisionCheckFailed,
                let check = checks.first(where: { $0.statement == failure.index }) {
@@ -211,7 +180,6 @@ extension PostgresStore {
         guard try results.result(commit).commandStatus == "COMMIT" else {
             throw PostgresError(.statementFailed, "COMMIT ended in a rollback")
         }
-        return CommitReceipt(noticeError: results.firstFailure?.error)
     }
 
     /// The `STALE_REVISION` of a revision check that failed (the

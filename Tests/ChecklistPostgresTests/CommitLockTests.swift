@@ -30,7 +30,7 @@ struct CommitLockTests {
                     nodeAPID.withLock { $0 = store.connection.backendPID }
                     try store.commit(locking: [(ListID(1), 1)]) { locked in
                         seen.withLock { $0 = locked }
-                        return CommitPlan(commits: [])
+                        return []
                     }
                 } catch {
                     failure.withLock { $0 = "\(error)" }
@@ -52,7 +52,7 @@ struct CommitLockTests {
                 if !waiting { usleep(5_000) }
             }
             #expect(waiting)
-            return CommitPlan(commits: [Fixture.rename(1, from: 1, to: "By B")])
+            return [Fixture.rename(1, from: 1, to: "By B")]
         }
         #expect(finished.wait(timeout: .now() + 30) == .success)
         #expect(failure.withLock { $0 } == nil)
@@ -68,11 +68,10 @@ struct CommitLockTests {
         try store.commit([Fixture.create(1), Fixture.create(2), Fixture.rename(2, from: 1, to: "Two"),
                           Fixture.rename(2, from: 2, to: "Three")])
         var seen: LockedLists?
-        let receipt = try store.commit(locking: [(ListID(1), 1), (ListID(2), 1), (ListID(3), 1)]) { locked in
+        try store.commit(locking: [(ListID(1), 1), (ListID(2), 1), (ListID(3), 1)]) { locked in
             seen = locked
-            return CommitPlan(commits: [Fixture.rename(1, from: 1, to: "One")], notices: ["test"])
+            return [Fixture.rename(1, from: 1, to: "One")]
         }
-        #expect(receipt.noticeError == nil)
         #expect(seen?.revisions == [ListID(1): 1, ListID(2): 3])
         #expect(seen?.changesAfterBases.keys.sorted { $0.rawValue < $1.rawValue } == [ListID(2)])
         #expect(seen?.changesAfterBases[ListID(2)]?.map(\.revision) == [2, 3])
@@ -87,8 +86,7 @@ struct CommitLockTests {
         try store.commit([Fixture.rename(2, from: 1, to: "Moved")])
         let error = #expect(throws: PostgresError.self) {
             try store.commit(locking: [(ListID(1), 1)]) { _ in
-                CommitPlan(commits: [Fixture.rename(1, from: 1, to: "Fine"), Fixture.rename(2, from: 1, to: "Stale")],
-                           notices: ["never sent"])
+                [Fixture.rename(1, from: 1, to: "Fine"), Fixture.rename(2, from: 1, to: "Stale")]
             }
         }
         #expect(error?.code == .staleRevision)

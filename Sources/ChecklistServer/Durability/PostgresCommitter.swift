@@ -228,19 +228,15 @@ private struct CommitLoop {
             let database = database!
             let rebase = BatchRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
             var attempt = batch
-            var notices = Notices.unsent
             do {
-                let receipt = try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
+                try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
                     let stale = BatchRebase.stale(attempt, locked: locked.revisions)
-                    if !stale.isEmpty {
-                        // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
-                        if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
-                        try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
-                    }
-                    return CommitPlan(commits: attempt.commits,
-                                      notices: CommitNotice.payloads(node: committer.node, attempt.revisionsAfter))
+                    guard !stale.isEmpty else { return attempt.commits }
+                    // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
+                    if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
+                    try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
+                    return attempt.commits
                 }
-                notices = .sent(receipt.noticeError)
             } catch is AlreadyStored {
                 // Stored by the earlier attempt: committed below.
             } catch {
@@ -248,7 +244,7 @@ private struct CommitLoop {
                 throw error
             }
             batch = attempt
-            committed(batch, committer, notices)
+            committed(batch, committer)
             return true
         } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
             return settleStale(&batch, error, committer)
@@ -267,41 +263,30 @@ private struct CommitLoop {
         }
     }
 
-    /// Whether a committed batch's notices went out with its commit.
-    private enum Notices {
-        /// Sent after COMMIT in the commit's flight; the error if one failed.
-        case sent(PostgresError?)
-        /// Not sent (the batch turned out stored by an earlier attempt).
-        case unsent
-    }
-
     /// The batch committed: its changes are published (in the store's
-    /// lock, with the committed revisions) and its answers released. The
-    /// other nodes were told in the commit's flight, in a transaction of its
-    /// own that writes nothing (or are told now, when `notices` is `unsent`).
-    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter, _ notices: Notices) {
+    /// lock, with the committed revisions), its answers released, and the
+    /// other nodes told, in a transaction of its own that writes nothing.
+    /// (Sent in the commit's flight right after COMMIT instead, the notice
+    /// woke the other nodes' followers before this node's answers left:
+    /// on two shared cores that cost more than the round trip it saved,
+    /// docs/POSTGRES.md, "Several nodes".)
+    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
         committer.store.settlePending(batch.revisionsAfter)
         committer.onCommitted(batch.revisionsAfter, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
-        var noticeError: Error?
-        switch notices {
-        case .sent(let error): noticeError = error
-        case .unsent:
-            do {
-                for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
-                    try database?.connection.notifyCommits(payload)
-                }
-            } catch {
-                noticeError = error
+        do {
+            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
+                try database?.connection.notifyCommits(payload)
             }
-        }
-        // The others find the commit at their next reconciliation.
-        if let noticeError, database?.connection.isUsable != true {
-            database = nil
-            if committer.setConnected(false) {
-                committer.withLog { $0.error("postgres_lost", ["error": "\(noticeError)", "positions": "\(batch.positions)"]) }
+        } catch {
+            // The others find the commit at their next reconciliation.
+            if database?.connection.isUsable != true {
+                database = nil
+                if committer.setConnected(false) {
+                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
+                }
             }
         }
         reserveListIDs(committer)
@@ -322,7 +307,7 @@ private struct CommitLoop {
     /// commits are dropped, the lists reloaded, and the rest committed.
     private mutating func settleStale(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
         if batch.retried, (try? isStored(batch, in: database!)) == true {
-            committed(batch, committer, .unsent)
+            committed(batch, committer)
             return true
         }
         let lists = error.code == .staleRevision ? Set(error.lists)
