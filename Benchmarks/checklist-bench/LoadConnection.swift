@@ -388,7 +388,8 @@ final class LoadConnection {
     /// Queues one request of the mix (sent at the next `flush`).
     func issue(startNanos: UInt64, plan: LoadPlan) {
         let kind = plan.mix.pick(rng.next())
-        let list = Int(rng.next() % UInt64(plan.lists.count))
+        let draw = rng.next()
+        let list = kind == .patch ? plan.writeList(slot: slot, draw: draw) : Int(draw % UInt64(plan.lists.count))
         let id = nextRequestID
         nextRequestID = nextRequestID == .max ? 2 : nextRequestID + 1
         var offset = 0

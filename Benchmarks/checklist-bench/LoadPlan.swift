@@ -57,6 +57,17 @@ struct LoadMix: Sendable, CustomStringConvertible {
     }
 }
 
+/// `--writes random|by-node`: which load lists a connection's PATCHes go to.
+enum LoadWrites: String, Sendable {
+    /// Any load list (every node writes every list: the worst case for
+    /// several nodes, whose commits of one list take turns).
+    case random
+    /// With `--nodes N`, a connection on node k writes only the load lists
+    /// whose index is k modulo N (users whose devices each write their own
+    /// lists); its reads stay random. With one node, as `random`.
+    case byNode = "by-node"
+}
+
 /// Everything the load threads need to know, fixed before they start.
 struct LoadPlan: Sendable {
     var address: SocketAddress
@@ -71,6 +82,8 @@ struct LoadPlan: Sendable {
     /// Requests per second over all connections (open loop); nil: closed loop.
     var rate: Double?
     var mix: LoadMix
+    /// Which load lists a connection's PATCHes go to.
+    var writes: LoadWrites = .random
     /// The load lists, each holding `items` rows "item 0", "item 1", ...
     /// with ids 1, 2, ... in that order.
     let lists: [ListID]
@@ -119,6 +132,18 @@ struct LoadPlan: Sendable {
     static func itemText(_ index: Int, textBytes: Int) -> String {
         let text = "item \(index)"
         return text.utf8.count >= textBytes ? text : text + String(repeating: ".", count: textBytes - text.utf8.count)
+    }
+
+    /// The index (in `lists`) of the load list a PATCH of connection `slot`
+    /// goes to, for a uniformly random `draw`: any list (`random`), or one
+    /// of those of the connection's node (`by-node`: index k, k + N, ...
+    /// on node k of N).
+    func writeList(slot: Int, draw: UInt64) -> Int {
+        let nodeCount = max(1, nodes.count)
+        guard writes == .byNode, nodeCount > 1 else { return Int(draw % UInt64(lists.count)) }
+        let node = slot % nodeCount
+        let owned = (lists.count - node + nodeCount - 1) / nodeCount
+        return node + nodeCount * Int(draw % UInt64(max(1, owned)))
     }
 
     /// The connections worker `index` drives: every `threads`-th one.

@@ -17,7 +17,7 @@ import Foundation
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
     static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
-                                       "threads", "seed", "server", "postgres", "nodes", "json", "compression", "offset", "text-bytes"]
+                                       "threads", "seed", "server", "postgres", "nodes", "json", "compression", "offset", "text-bytes", "writes"]
     static let maxConnections = 10_000
 
     /// The options of one run.
@@ -36,6 +36,7 @@ enum LoadScenario {
         /// nil: random offsets.
         let pageOffset: Int?
         let textBytes: Int
+        let writes: LoadWrites
 
         init(_ args: BenchArguments) throws {
             try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
@@ -64,6 +65,10 @@ enum LoadScenario {
             if let pageOffset, pageOffset >= items {
                 throw BenchArguments.UsageError(description: "--offset: \(pageOffset) is past the \(items) items")
             }
+            guard let writes = LoadWrites(rawValue: args.string("writes") ?? "random") else {
+                throw BenchArguments.UsageError(description: "--writes is random or by-node")
+            }
+            self.writes = writes
             textBytes = try args.int("text-bytes", default: 0)
             guard textBytes <= 4096 else { throw BenchArguments.UsageError(description: "--text-bytes: at most 4096") }
             if let list = args.string("server") {
@@ -127,6 +132,10 @@ enum LoadScenario {
                             maxFrameBytes: setup.serverLimits.maxFrameBytes, seed: settings.seed,
                             tls: try target.tls.map { try TLSContext(client: $0) }, serverName: setup.server.host)
         var spread = plan
+        spread.writes = settings.writes
+        if settings.writes == .byNode, target.nodeCount > settings.listCount {
+            throw BenchArguments.UsageError(description: "--writes by-node: --lists must be at least --nodes")
+        }
         if target.nodeCount > 1 {
             spread.nodes = try target.nodeAddresses.map { try SocketAddress(host: $0.host, port: $0.port) }
             try await target.waitForLists(lists, onEveryNode: true)
@@ -196,6 +205,7 @@ enum LoadScenario {
         report.add("pipeline", settings.pipeline)
         report.add("rate", settings.rate ?? 0)
         report.add("mix", settings.mix.description)
+        report.add("writes", settings.writes.rawValue)
         report.add("lists", settings.listCount)
         report.add("items", settings.items)
         report.add("pageSize", settings.pageSize)

@@ -14,7 +14,9 @@ scenarios:
   load      many connections, a mix of requests   [--connections 50] [--seconds 10] [--rate R]
             [--mix page=70,patch=20,lists=10] [--pipeline 1] [--lists 10] [--items 1000]
             [--page 50] [--threads N] [--seed 1] [--compression off|on] [--offset random|N]
-            [--text-bytes 0]; every answer checked; loopback only
+            [--text-bytes 0] [--writes random|by-node]; every answer checked; loopback only;
+            --writes by-node with --nodes N: a connection on node k PATCHes only the
+            load lists whose index is k mod N (reads stay random)
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
             [--chunk 1048576] [--window 4] [--server-threads N] [--import-inflate-threads N] [--probe lists|ping]
             [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of

@@ -13,10 +13,15 @@ import CPostgres
 /// ever assembled from data. Results come back in binary format.
 public final class PostgresConnection {
     let handle: OpaquePointer
-    private var prepared: Set<String> = []
+    /// The statements prepared on this connection (by name).
+    var prepared: Set<String> = []
     /// Whether `.commit` transactions limit their idle time: the server's
     /// configuration leaves `idle_in_transaction_session_timeout` at its default.
-    private var limitsAbandonedCommits = false
+    private(set) var limitsAbandonedCommits = false
+    /// Set when libpq would not leave pipeline mode after a flight (it
+    /// cannot happen when every answer was read): the connection can run
+    /// nothing more, so it reports itself lost.
+    var stuckInPipeline = false
 
     /// Connects with a libpq connection string (`host=... dbname=...`) or a
     /// `postgresql://` URI, and sets the client encoding to UTF8.
@@ -60,7 +65,7 @@ public final class PostgresConnection {
     public var backendPID: Int32 { PQbackendPID(handle) }
 
     /// False once the connection broke; it must then be replaced.
-    public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+    public var isUsable: Bool { !stuckInPipeline && PQstatus(handle) == CONNECTION_OK }
 
     /// Sets this session's `statement_timeout`: a statement running longer
     /// (waiting for a lock included) is cancelled by the server and fails
@@ -160,11 +165,40 @@ public final class PostgresConnection {
         return value
     }
 
+    /// Appends the BEGIN of a `mode` transaction to `pipeline`, as
+    /// `transaction` begins one (`.commit`: with its `SET LOCAL`, a
+    /// statement of its own since a pipeline takes no scripts).
+    func appendBegin(_ mode: TransactionMode, to pipeline: inout PostgresPipeline) {
+        switch mode {
+        case .readWrite: pipeline.append("BEGIN")
+        case .commit where limitsAbandonedCommits:
+            pipeline.append("BEGIN")
+            pipeline.append("SET LOCAL idle_in_transaction_session_timeout = '20s'")
+        case .commit: pipeline.append("BEGIN")
+        case .readOnlySnapshot: pipeline.append("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        }
+    }
+
+    /// Rolls back the transaction a failure left open (or failed), when
+    /// the connection still works; a lost connection ends it on the server.
+    func rollBackAfterFailure() {
+        if isUsable { try? executeScript("ROLLBACK") }
+    }
+
     /// Encodes the parameters into one buffer and calls `send` with
     /// libpq's parallel arrays, all in binary format.
     private func run(_ parameters: [PostgresValue],
                      _ send: (Int32, UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?,
                               UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        try check(Self.withEncoded(parameters, send))
+    }
+
+    /// Encodes `parameters` into one buffer and calls `body` with libpq's
+    /// parallel arrays (count, type OIDs, values, lengths, formats), all in
+    /// binary format. The pointers are valid only inside `body`.
+    static func withEncoded<R>(_ parameters: [PostgresValue],
+                               _ body: (Int32, UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?,
+                                        UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R) -> R {
         var buffer: [UInt8] = []
         var spans: [(offset: Int, count: Int)?] = []
         spans.reserveCapacity(parameters.count)
@@ -176,16 +210,15 @@ public final class PostgresConnection {
         let types = parameters.map(\.oid)
         let lengths = spans.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: parameters.count)
-        let result = buffer.withUnsafeBufferPointer { bytes in
+        return buffer.withUnsafeBufferPointer { bytes in
             let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             let values: [UnsafePointer<CChar>?] = spans.map { span in span.map { base + $0.offset } }
-            return send(Int32(parameters.count), types, values, lengths, formats)
+            return body(Int32(parameters.count), types, values, lengths, formats)
         }
-        return try check(result)
     }
 
     /// Turns a libpq result into a `PostgresResult`, or the error it holds.
-    private func check(_ raw: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+    func check(_ raw: OpaquePointer?) throws(PostgresError) -> PostgresResult {
         guard let raw else {
             throw PostgresError(isUsable ? .statementFailed : .connectionLost, Self.message(of: handle))
         }
@@ -208,7 +241,7 @@ public final class PostgresConnection {
         state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
     }
 
-    private static func message(of handle: OpaquePointer) -> String {
+    static func message(of handle: OpaquePointer) -> String {
         trimmed(PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown libpq error")
     }
 

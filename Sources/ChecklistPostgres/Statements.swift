@@ -41,35 +41,50 @@ enum Statements {
 
     // MARK: Commits
 
+    /// The SQLSTATE of a failed revision check (`updateLists`,
+    /// `insertLists`, `deleteLists`): 22012, division by zero. Plain SQL
+    /// cannot raise an error of its own, and a check that fails must be an
+    /// error, so that the rest of the commit's pipeline, its COMMIT
+    /// included, is not run. No other statement of a commit divides.
+    static let revisionCheckFailed = "22012"
+
     /// Lists the batch changes: each row only if its revision is still the
-    /// commit's base (the revision check); returns the ids that passed.
-    static let updateLists = PostgresStatement(name: "ckl_update_lists", sql: """
-        UPDATE lists AS l SET name = v.name, icon = v.icon, name_bytes = v.name_bytes, icon_bytes = v.icon_bytes,
-               item_count = v.item_count, unchecked_count = v.unchecked_count, revision = v.revision,
-               next_item_id = v.next_item_id, updated_at = now()
-        FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                    $8::int8[], $9::int8[], $10::int8[], $11::int8[])
-             AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id)
-        WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
-        RETURNING l.id
+    /// commit's base (the revision check). One row when every row passed;
+    /// fails with `revisionCheckFailed` otherwise (the division by zero is
+    /// the check: `count(*)` is not a constant, so the planner cannot fold it).
+    static let updateLists = PostgresStatement(name: "ckl_update_lists_checked", sql: """
+        WITH passed AS (
+            UPDATE lists AS l SET name = v.name, icon = v.icon, name_bytes = v.name_bytes, icon_bytes = v.icon_bytes,
+                   item_count = v.item_count, unchecked_count = v.unchecked_count, revision = v.revision,
+                   next_item_id = v.next_item_id, updated_at = now()
+            FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
+                        $8::int8[], $9::int8[], $10::int8[], $11::int8[])
+                 AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id)
+            WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
+            RETURNING l.id)
+        SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
         """)
 
-    /// Lists the batch creates; an id already taken is skipped (and missing
-    /// from what it returns).
-    static let insertLists = PostgresStatement(name: "ckl_insert_lists", sql: """
-        INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
-                           revision, next_item_id)
-        SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[],
-                             $7::int8[], $8::int8[], $9::int8[], $10::int8[])
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id
+    /// Lists the batch creates; an id already taken fails the statement
+    /// with `revisionCheckFailed`, as `updateLists` does.
+    static let insertLists = PostgresStatement(name: "ckl_insert_lists_checked", sql: """
+        WITH passed AS (
+            INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
+                               revision, next_item_id)
+            SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[],
+                                 $7::int8[], $8::int8[], $9::int8[], $10::int8[])
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id)
+        SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
         """)
 
-    /// Lists the batch deletes, with the same revision check.
-    static let deleteLists = PostgresStatement(name: "ckl_delete_lists", sql: """
-        DELETE FROM lists AS l USING unnest($1::int8[], $2::int8[], $3::text[]) AS v(id, base, namespace)
-        WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
-        RETURNING l.id
+    /// Lists the batch deletes, with the same revision check as `updateLists`.
+    static let deleteLists = PostgresStatement(name: "ckl_delete_lists_checked", sql: """
+        WITH passed AS (
+            DELETE FROM lists AS l USING unnest($1::int8[], $2::int8[], $3::text[]) AS v(id, base, namespace)
+            WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
+            RETURNING l.id)
+        SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
         """)
 
     static let dropHistory = PostgresStatement(name: "ckl_drop_history", sql:

@@ -15,11 +15,14 @@ struct BatchRebase {
     let answers: RebasedAnswers
 
     /// The lists of `batch` that existed before it (so the transaction
-    /// locks them), in the order of their first commit.
-    static func lockable(_ batch: PostgresBatch) -> [ListID] {
+    /// locks them), in the order of their first commit, each with the base
+    /// of that commit (the changes after it are read with the lock).
+    static func lockable(_ batch: PostgresBatch) -> [(list: ListID, base: Revision)] {
         var seen = Set<ListID>()
-        var lists: [ListID] = []
-        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 { lists.append(commit.list) }
+        var lists: [(list: ListID, base: Revision)] = []
+        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 {
+            lists.append((commit.list, commit.baseRevision))
+        }
         return lists
     }
 
@@ -34,15 +37,22 @@ struct BatchRebase {
     }
 
     /// Rebases every list of `stale` (list: the base the batch has) onto
-    /// the changes stored after it, and remakes `batch` on top.
+    /// the changes stored after it (`stored`, read with the lock; read
+    /// again for a list they do not bring to its locked revision), and
+    /// remakes `batch` on top.
     ///
     /// - Throws: `STALE_REVISION` naming the lists that cannot be rebased
     ///   (the other node's changes are not all stored any more, the node has
     ///   other kinds of changes of the list in flight, or a change did not
     ///   fit): the caller drops their commits and reloads them. The lists
     ///   rebased before stay rebased, and `batch` is remade for them.
-    func rebase(_ batch: inout PostgresBatch, stale: [ListID: Revision], locked: [ListID: Revision]) throws {
-        let stored = try database.changes(after: stale)
+    func rebase(_ batch: inout PostgresBatch, stale: [ListID: Revision], locked: [ListID: Revision],
+                stored read: [ListID: [Change]]) throws {
+        var stored = read
+        // The read came after the lock in the same flight, so it reaches the
+        // locked revisions; if it ever does not, read those lists again.
+        let short = stale.filter { list, base in !Self.follows(stored[list] ?? [], base: base, to: locked[list]) }
+        if !short.isEmpty { stored.merge(try database.changes(after: short)) { _, again in again } }
         var refused: [ListID] = []
         for (list, base) in stale.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let foreign = stored[list] ?? []

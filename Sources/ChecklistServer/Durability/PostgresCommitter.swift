@@ -230,11 +230,11 @@ private struct CommitLoop {
             var attempt = batch
             do {
                 try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
-                    let stale = BatchRebase.stale(attempt, locked: locked)
+                    let stale = BatchRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
                     // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
                     if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
-                    try rebase.rebase(&attempt, stale: stale, locked: locked)
+                    try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
                     return attempt.commits
                 }
             } catch is AlreadyStored {
@@ -266,6 +266,10 @@ private struct CommitLoop {
     /// The batch committed: its changes are published (in the store's
     /// lock, with the committed revisions), its answers released, and the
     /// other nodes told, in a transaction of its own that writes nothing.
+    /// (Sent in the commit's flight right after COMMIT instead, the notice
+    /// woke the other nodes' followers before this node's answers left:
+    /// on two shared cores that cost more than the round trip it saved,
+    /// docs/POSTGRES.md, "Several nodes".)
     private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
         committer.store.settlePending(batch.revisionsAfter)
