@@ -16,6 +16,7 @@ import Synchronization
 final class CommittedView: Sendable {
     private let revisions: Mutex<[ListID: Revision]>
     private let hub = Mutex<SubscriptionHub?>(nil)
+    private let moves = Atomic<UInt64>(0)
 
     init(_ revisions: [ListID: Revision]) {
         self.revisions = Mutex(revisions)
@@ -35,6 +36,11 @@ final class CommittedView: Sendable {
     /// A copy of every known revision (the committer's bases).
     var all: [ListID: Revision] { revisions.withLock { $0 } }
 
+    /// A count that grows with every `advance` and `reset`: a list held
+    /// back for the node's own commits in flight can only be followed once
+    /// it moved (the follower waits for that instead of asking every list).
+    var generation: UInt64 { moves.load(ordering: .acquiring) }
+
     /// Takes `changes` (consecutive per list, in commit order) as committed
     /// and published: each one is published and its list's revision set.
     /// Under the store's lock.
@@ -45,6 +51,7 @@ final class CommittedView: Sendable {
                 if case .listDeleted = change.kind { known[change.list] = nil } else { known[change.list] = change.revision }
             }
         }
+        moves.add(1, ordering: .releasing)
         if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
     }
 
@@ -54,5 +61,6 @@ final class CommittedView: Sendable {
     func reset(_ list: ListID, to revision: Revision?, publishing changes: [Change]) {
         if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
         revisions.withLock { $0[list] = revision }
+        moves.add(1, ordering: .releasing)
     }
 }

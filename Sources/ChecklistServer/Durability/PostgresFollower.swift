@@ -19,8 +19,13 @@ import Synchronization
 final class PostgresFollower: Sendable {
     /// How often every list's revision is compared with the database.
     static let reconcileInterval: UInt64 = 2_000_000_000
-    /// How soon a list deferred (the node's own commit of it in flight) is tried again.
+    /// How often the follower looks whether a list deferred (the node's own
+    /// commit of it in flight) can be followed: only once the committed view
+    /// moved (`CommittedView.generation`), or `deferredRetry` passed.
     static let retryMilliseconds: Int32 = 2
+    /// The longest a deferred list waits for the view to move before it is
+    /// asked again anyway.
+    static let deferredRetry: UInt64 = 50_000_000
 
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<NativeThread?>(nil)
@@ -62,6 +67,9 @@ private struct FollowLoop {
     /// read whatever the node knows.
     var differing: Set<ListID> = []
     var nextReconcile: UInt64 = 0
+    /// When every list left pending was deferred: the view's generation
+    /// before that pass, and when to ask again whatever happens.
+    var deferred: (generation: UInt64, retryAt: UInt64)?
     var backoff: UInt64 = 50_000_000
 
     init(conninfo: String, node: UInt64, catchUp: ListCatchUp) {
@@ -105,11 +113,13 @@ private struct FollowLoop {
         let untilReconcile = nextReconcile > now ? Int32(min((nextReconcile - now) / 1_000_000, 1000)) : 0
         let waiting = announced.isEmpty && differing.isEmpty
         let timeout = waiting ? untilReconcile : min(untilReconcile, PostgresFollower.retryMilliseconds)
+        var noticed = false
         for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
             guard let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
             for (list, revision) in notice.lists { announced[list] = max(announced[list] ?? 0, revision) }
+            noticed = true
         }
-        try catchUpPending(database)
+        if noticed || mayHaveMoved { try catchUpPending(database) }
         if monotonicNanoseconds() >= nextReconcile {
             try reconcile(database)
             nextReconcile = monotonicNanoseconds() + PostgresFollower.reconcileInterval
@@ -121,6 +131,11 @@ private struct FollowLoop {
     /// announced revision the node already holds (read with an earlier
     /// notice's changes) costs no query.
     private mutating func catchUpPending(_ database: PostgresStore) throws {
+        let generation = catchUp.view.generation
+        defer {
+            deferred = announced.isEmpty && differing.isEmpty ? nil
+                : (generation, monotonicNanoseconds() + PostgresFollower.deferredRetry)
+        }
         for (list, revision) in announced where !differing.contains(list) && revision > 0 {
             if let known = catchUp.view.revision(of: list), known >= revision { announced[list] = nil }
         }
@@ -135,6 +150,13 @@ private struct FollowLoop {
             case .more, .deferred: break
             }
         }
+    }
+
+    /// Whether a pass over the pending lists can do anything: none was
+    /// deferred, or the committed view moved since, or the retry is due.
+    private var mayHaveMoved: Bool {
+        guard let deferred else { return true }
+        return catchUp.view.generation != deferred.generation || monotonicNanoseconds() >= deferred.retryAt
     }
 
     /// Marks every list whose stored revision differs from what the node
