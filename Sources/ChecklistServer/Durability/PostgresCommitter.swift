@@ -188,7 +188,9 @@ private struct CommitLoop {
     }
 
     mutating func run(_ committer: PostgresCommitter) {
-        while committer.waitForWork() {
+        while true {
+            reconnectWhileRefusing(committer)
+            guard committer.waitForWork() else { return }
             guard var batch = committer.takeBatch() else { continue }
             var giveUpAt: UInt64?
             while !commit(&batch, committer) {
@@ -210,19 +212,38 @@ private struct CommitLoop {
         }
     }
 
+    /// A connection lost with no batch in hand (its commit notice failed)
+    /// leaves the store refusing changes, so nothing is queued that would
+    /// make `commit` connect again: connect here, with the backoff a failed
+    /// batch waits (50 ms doubling to 2 s, before each try), until it works
+    /// or the committer closes.
+    private mutating func reconnectWhileRefusing(_ committer: PostgresCommitter) {
+        guard !committer.isConnected else { return }
+        while !committer.isConnected && !committer.isClosing {
+            committer.pause(backoff)
+            backoff = min(backoff * 2, 2_000_000_000)
+            do { try connect(committer) } catch { database = nil }
+        }
+        backoff = 50_000_000
+    }
+
+    /// Opens the committer's connection; once the store refused changes,
+    /// lets it take them again and logs `event=postgres_reconnected`.
+    private mutating func connect(_ committer: PostgresCommitter) throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.setStatementTimeout(statementTimeout)
+        database = PostgresStore(connection: connection)
+        if committer.setConnected(true) {
+            let backoffMs = backoff / 1_000_000
+            committer.withLog { $0.info("postgres_reconnected", ["backoffMs": backoffMs]) }
+        }
+    }
+
     /// One attempt at `batch`; true once it committed (or can never commit).
     /// When commits of it are dropped (`drop`), `batch` becomes the rest.
     private mutating func commit(_ batch: inout PostgresBatch, _ committer: PostgresCommitter) -> Bool {
         do {
-            if database == nil {
-                let connection = try PostgresConnection(conninfo: conninfo)
-                try connection.setStatementTimeout(statementTimeout)
-                database = PostgresStore(connection: connection)
-                if committer.setConnected(true) {
-                    let backoffMs = backoff / 1_000_000
-                    committer.withLog { $0.info("postgres_reconnected", ["backoffMs": backoffMs]) }
-                }
-            }
+            if database == nil { try connect(committer) }
             let unfit = batch.unfit
             guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
             let database = database!
