@@ -87,9 +87,9 @@ extension WireWriter {
     }
 
     /// Lets `body` write up to `bound` bytes into the array's spare capacity
-    /// (grown geometrically when short: steady reuse of one writer never
-    /// reallocates); the bytes it wrote are appended. Returns how many of
-    /// the `bound` it left unwritten.
+    /// (reserved to exactly what is needed when short: steady reuse of one
+    /// writer never reallocates); the bytes it wrote are appended. Returns
+    /// how many of the `bound` it left unwritten.
     @inlinable
     mutating func writeUninitialized(atMost bound: Int, _ body: (inout WireCursor) -> Void) -> Int {
         guard bound > 0 else {
@@ -101,6 +101,10 @@ extension WireWriter {
                 return 0
             }
         }
+        // Exactly what is needed, as `reserveCapacity` gives: the append's
+        // own geometric growth would leave up to half of a writer's array
+        // unused, and many are kept (encoded changes, log records).
+        if bytes.capacity - bytes.count < bound { bytes.reserveCapacity(bytes.count + bound) }
         var unwritten = 0
         bytes.append(addingCapacity: bound) { span in
             span.withUnsafeMutableBufferPointer { free, initialized in
