@@ -60,11 +60,7 @@ import Testing
     @Test("a repeated, zero or too high id gives the error of appending row by row",
           arguments: [[7, 200], [150, 3], [40, 0], [250, 500], [10, 499, 300, 10], [130, 131, 129]])
     func badIDs(_ changes: [Int]) {
-        var items = RowBatchTests.rows(400, seed: 4, spaced: false)
-        for k in stride(from: 0, to: changes.count - 1, by: 2) {
-            let id = changes[k + 1] < items.count && changes[k + 1] > 0 ? items[changes[k + 1]].id : ItemID(UInt64(changes[k + 1]))
-            items[changes[k]].id = id
-        }
+        let items = RowBatchTests.withIDs(RowBatchTests.rows(400, seed: 4, spaced: false), changedBy: changes)
         if case .success = Self.same(items) { Issue.record("bad ids were staged") }
     }
 

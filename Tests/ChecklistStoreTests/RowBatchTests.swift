@@ -18,6 +18,18 @@ import Testing
     }
 
     /// Rows with ids in runs (`spaced` false) or spelled out.
+    /// `items` with bad ids. Each pair of `changes`: row `changes[2k]` gets
+    /// the id of row `changes[2k+1]` (or that number itself when it is no
+    /// row: 0, 499, 500, ...).
+    static func withIDs(_ items: [Item], changedBy changes: [Int]) -> [Item] {
+        var items = items
+        for k in stride(from: 0, to: changes.count - 1, by: 2) {
+            let id = changes[k + 1] < items.count && changes[k + 1] > 0 ? items[changes[k + 1]].id : ItemID(UInt64(changes[k + 1]))
+            items[changes[k]].id = id
+        }
+        return items
+    }
+
     static func rows(_ count: Int, seed: UInt64, spaced: Bool) -> [Item] {
         var rng = SplitMix64(seed: seed)
         return (0..<count).map { Item(id: ItemID(1 + UInt64($0) * (spaced ? 3 : 1)), fields: Samples.fields(&rng)) }
@@ -103,13 +115,7 @@ import Testing
     @Test("a repeated, zero or too high id gives the error of appending row by row",
           arguments: [[7, 200], [150, 3], [40, 0], [250, 500], [10, 499, 300, 10], [130, 131, 129]])
     func badIDs(_ changes: [Int]) {
-        var items = Self.rows(400, seed: 4, spaced: false)
-        // Each pair: row `changes[2k]` gets the id of row `changes[2k+1]`
-        // (or that number itself when it is no row: 0, 499, 500, ...).
-        for k in stride(from: 0, to: changes.count - 1, by: 2) {
-            let id = changes[k + 1] < items.count && changes[k + 1] > 0 ? items[changes[k + 1]].id : ItemID(UInt64(changes[k + 1]))
-            items[changes[k]].id = id
-        }
+        let items = Self.withIDs(Self.rows(400, seed: 4, spaced: false), changedBy: changes)
         let serial = Self.restoreError(items, batches: nil)
         #expect(serial != nil)
         for size in [1, 5, 128, 1000] { #expect(Self.restoreError(items, batches: size) == serial, "batches of \(size)") }

@@ -13,15 +13,22 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A connection to `server` and a new list of `rows` rows "row 0", "row 1", ...
+    static func connectWithList(_ server: TestServer, client name: String, name listName: String,
+                                rows: Int) async throws -> (ChecklistConnection, ListSummary) {
+        let client = try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: name)
+        let list = try await client.createList(name: listName, icon: "")
+        _ = try await client.patch(list.id, ops: (0..<rows).map {
+            .insert(tempRef: nil, position: .end, fields: ItemFields(text: "row \($0)"))
+        })
+        return (client, list)
+    }
+
     @Test func aTaskPreferringTheReaderRunsThereAndGetsEveryAnswer() async throws {
         let executor = try #require(ChecklistConnection.readerExecutor)
         let server = try TestServer.start()
         defer { server.stop() }
-        let client = try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: "reader-executor")
-        let list = try await client.createList(name: "Executor", icon: "")
-        _ = try await client.patch(list.id, ops: (0..<60).map {
-            .insert(tempRef: nil, position: .end, fields: ItemFields(text: "row \($0)"))
-        })
+        let (client, list) = try await Self.connectWithList(server, client: "reader-executor", name: "Executor", rows: 60)
         let names = try await withTaskExecutorPreference(executor) {
             var names: Set<String> = [Self.threadName()]
             for offset in stride(from: UInt64(0), to: 50, by: 7) {
@@ -43,11 +50,7 @@ import Testing
     @Test func pipelinedPagesFromTasksOnTheReaderEachReachTheirCaller() async throws {
         let server = try TestServer.start()
         defer { server.stop() }
-        let client = try await ChecklistConnection.connect(host: "127.0.0.1", port: server.port, clientName: "reader-pipeline")
-        let list = try await client.createList(name: "Pipeline", icon: "")
-        _ = try await client.patch(list.id, ops: (0..<200).map {
-            .insert(tempRef: nil, position: .end, fields: ItemFields(text: "row \($0)"))
-        })
+        let (client, list) = try await Self.connectWithList(server, client: "reader-pipeline", name: "Pipeline", rows: 200)
         // 16 tasks on one connection, each with a request in flight at once.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<16 {
