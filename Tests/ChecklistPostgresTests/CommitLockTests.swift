@@ -38,18 +38,12 @@ struct CommitLockTests {
                 finished.signal()
             }
             nodeA.start()
-            // Node A must be waiting on the row lock before B commits (a
-            // bounded poll of pg_stat_activity: there is no event to wait on).
-            let deadline = ContinuousClock.now + .seconds(30)
-            var waiting = false
-            while !waiting && ContinuousClock.now < deadline {
+            // Node A must be waiting on the row lock before B commits.
+            let waiting = try pollDatabase(every: .milliseconds(5)) {
                 let pid = nodeAPID.withLock { $0 }
-                if pid != 0 {
-                    let rows = try watcher.execute("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
-                                                   [.int32(pid)])
-                    waiting = rows.rowCount == 1
-                }
-                if !waiting { usleep(5_000) }
+                guard pid != 0 else { return false }
+                return try watcher.execute("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+                                           [.int32(pid)]).rowCount == 1
             }
             #expect(waiting)
             return [Fixture.rename(1, from: 1, to: "By B")]

@@ -72,14 +72,11 @@ struct SchemaMigrationTests {
             }
         }
         threads.forEach { $0.start() }
-        // Both must be waiting on the lock before it is released (a
-        // bounded poll of pg_locks: there is no event to wait on).
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Both must be waiting on the lock before it is released.
         var waiting: Int64 = 0
-        while waiting < 2 && ContinuousClock.now < deadline {
-            let locks = try holder.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-            waiting = try locks.int64(0, 0)
-            if waiting < 2 { usleep(10_000) }
+        _ = try pollDatabase(every: .milliseconds(10)) {
+            waiting = try holder.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").int64(0, 0)
+            return waiting >= 2
         }
         #expect(waiting == 2)
         try holder.executeScript("COMMIT")
