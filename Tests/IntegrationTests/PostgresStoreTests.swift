@@ -128,6 +128,65 @@ struct PostgresStoreTests {
         #expect(missing.isEmpty, "acknowledged patches lost: \(missing.sorted().prefix(10))")
     }
 
+    /// The connection is lost wherever the committer is: in a transaction,
+    /// waiting for work, or telling the other nodes after a commit (where
+    /// it has no batch in hand, only commits queued behind). Every patch
+    /// queued by then is answered, acknowledged or `UNAVAILABLE`, while the
+    /// database stays away, never held until it is back. Each round kills
+    /// the node's backends once under four writers, at whatever point the
+    /// committer is.
+    @Test func everyPatchQueuedWhenTheConnectionIsLostIsAnsweredWhileTheDatabaseIsAway() async throws {
+        let server = try TestServer.start(store: .postgres)
+        defer { server.stop() }
+        let setup = try await server.connect()
+        let list = try await setup.createList(name: "Lost", icon: "Inbox").id
+        await setup.close()
+        let database = try #require(server.postgres?.split(separator: "=").last.map(String.init))
+        let cluster = try PostgresCluster.shared()
+        func psql(_ sql: String) throws {
+            let result = try cluster.runClient("psql", ["-At", "-d", "postgres", "-c", sql])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        for round in 0..<6 {
+            let acknowledged = Acknowledged()
+            let writers = (0..<4).map { w in
+                Task { () -> String in
+                    // A patch held until the database is back fails the round by this limit.
+                    guard let client = try? await server.connect(name: "writer-\(w)", requestTimeout: .seconds(15)) else {
+                        acknowledged.writerStopped()
+                        return "no connection"
+                    }
+                    var n = w
+                    var end: String?
+                    while end == nil {
+                        do {
+                            _ = try await client.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "r\(round)-\(n)"))])
+                            acknowledged.insert(n)
+                            n += 4
+                        } catch let error as ClientError where error.serverError?.code == .unavailable {
+                            end = "UNAVAILABLE"
+                        } catch {
+                            end = "\(error)"
+                        }
+                    }
+                    acknowledged.writerStopped()
+                    await client.close()
+                    return end!
+                }
+            }
+            #expect(await acknowledged.wait(forCount: 20, unlessMoreStoppedThan: 0), "round \(round): writes before the loss")
+            let logOffset = server.process.standardErrorCount
+            try psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+            try psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+            var ends: [String] = []
+            for writer in writers { ends.append(await writer.value) }
+            #expect(ends.allSatisfy { $0 == "UNAVAILABLE" }, "round \(round): each writer's last patch: \(ends)")
+            try psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+            #expect(server.process.waitForStandardError(containing: "event=postgres_reconnected", after: logOffset, timeout: .seconds(30)),
+                    "round \(round)")
+        }
+    }
+
     /// The database refuses the node (connections not allowed, backends
     /// killed): the batch in flight fails, then changes are answered
     /// `UNAVAILABLE` with nothing applied while reads of the cached list go

@@ -54,8 +54,10 @@ final class TestServer: Sendable {
 
     var port: UInt16 { process.port }
 
-    func connect(name: String = "integration-test") async throws -> ChecklistConnection {
-        try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: name)
+    /// - Parameter requestTimeout: how long each request may wait for its
+    ///   answer (a test that must fail, not hang, on an unanswered request).
+    func connect(name: String = "integration-test", requestTimeout: Duration? = nil) async throws -> ChecklistConnection {
+        try await ChecklistConnection.connect(host: "127.0.0.1", port: port, clientName: name, requestTimeout: requestTimeout)
     }
 
     /// Kills the server with SIGKILL, like a crash; the data stays.

@@ -213,10 +213,12 @@ private struct CommitLoop {
     }
 
     /// A connection lost with no batch in hand (its commit notice failed)
-    /// leaves the store refusing changes, so nothing is queued that would
-    /// make `commit` connect again: connect here, with the backoff a failed
-    /// batch waits (50 ms doubling to 2 s, before each try), until it works
-    /// or the committer closes.
+    /// leaves the store refusing changes, so nothing new is queued that
+    /// would make `commit` connect again: connect here, with the backoff a
+    /// failed batch waits (50 ms doubling to 2 s, before each try), until it
+    /// works or the committer closes. The commits queued before the refusal
+    /// took hold were failed by `lose`; they stay queued and are committed
+    /// once connected.
     private mutating func reconnectWhileRefusing(_ committer: PostgresCommitter) {
         guard !committer.isConnected else { return }
         while !committer.isConnected && !committer.isClosing {
@@ -225,6 +227,20 @@ private struct CommitLoop {
             do { try connect(committer) } catch { database = nil }
         }
         backoff = 50_000_000
+    }
+
+    /// The connection is lost: it is dropped, the store refuses changes
+    /// from now on (`event=postgres_lost`), and every commit queued before
+    /// that took hold fails at once (`UNAVAILABLE`, outcome unknown: it stays
+    /// queued and is committed once connected). Failing only the batch in
+    /// hand would leave those queued behind it unanswered until the
+    /// database is back.
+    private mutating func lose(_ error: any Error, positions: ClosedRange<UInt64>, _ committer: PostgresCommitter) {
+        database = nil
+        if committer.setConnected(false) {
+            committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(positions)"]) }
+        }
+        fail(through: committer.lastEnqueued, committer)
     }
 
     /// Opens the committer's connection; once the store refused changes,
@@ -273,10 +289,7 @@ private struct CommitLoop {
             fail(through: batch.positions.upperBound, committer)
             batch.retried = true
             if database?.connection.isUsable != true || (error as? PostgresError)?.code == .connectionLost {
-                database = nil
-                if committer.setConnected(false) {
-                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
-                }
+                lose(error, positions: batch.positions, committer)
             } else {
                 committer.withLog { $0.error("postgres_commit_failed", ["error": "\(error)", "positions": "\(batch.positions)"]) }
             }
@@ -303,12 +316,7 @@ private struct CommitLoop {
             }
         } catch {
             // The others find the commit at their next reconciliation.
-            if database?.connection.isUsable != true {
-                database = nil
-                if committer.setConnected(false) {
-                    committer.withLog { $0.error("postgres_lost", ["error": "\(error)", "positions": "\(batch.positions)"]) }
-                }
-            }
+            if database?.connection.isUsable != true { lose(error, positions: batch.positions, committer) }
         }
         reserveListIDs(committer)
     }
