@@ -90,7 +90,7 @@ extension PostgresStore {
                 // A statement of its own: in READ COMMITTED it takes its
                 // snapshot after the lock returned, so it sees the commit
                 // the lock waited for.
-                flight.append(Statements.changesAfterEach, [.int64Array(ids), .int64Array(revisions)])
+                flight.append(Statements.changesAfterEach, [.int64Array(ids), .int64Array(revisions), .int64(.max)])
                 begun = true
                 let results = try connection.run(flight).get()
                 let rows = results[lock]
@@ -109,9 +109,10 @@ extension PostgresStore {
     }
 
     /// The stored changes of each list after its revision in `after`, per
-    /// list in revision order (none for a list with nothing after it). In
-    /// the caller's transaction: one round trip for all of them.
-    public func changes(after: [ListID: Revision]) throws(PostgresError) -> [ListID: [Change]] {
+    /// list in revision order (none for a list with nothing after it), at
+    /// most `limit` per list (nil: all). In the caller's transaction, if
+    /// any: one round trip for all of them.
+    public func changes(after: [ListID: Revision], limit: Int? = nil) throws(PostgresError) -> [ListID: [Change]] {
         guard !after.isEmpty else { return [:] }
         var ids: [Int64?] = []
         var revisions: [Int64?] = []
@@ -119,7 +120,9 @@ extension PostgresStore {
             ids.append(try PostgresValue.exactInt64(list.rawValue, "list id"))
             revisions.append(try PostgresValue.exactInt64(revision, "revision"))
         }
-        return try Self.changesByList(connection.execute(Statements.changesAfterEach, [.int64Array(ids), .int64Array(revisions)]))
+        let most = limit.map { Int64(max($0, 0)) } ?? .max
+        return try Self.changesByList(connection.execute(Statements.changesAfterEach,
+                                                         [.int64Array(ids), .int64Array(revisions), .int64(most)]))
     }
 
     /// The rows of `Statements.changesAfterEach`, by list.

@@ -100,16 +100,17 @@ enum Statements {
     static let lockLists = PostgresStatement(name: "ckl_lock_lists", sql:
         "SELECT id, revision FROM lists WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE")
 
-    /// The stored changes of several lists, each after its own revision:
-    /// list id, then the change's body; by list, then revision.
-    /// Each list's changes are read through the primary key by a LATERAL
-    /// subquery that `OFFSET 0` keeps from being flattened: as a plain join
-    /// the planner hashes the whole `changes` table (a sequential scan
-    /// that grows with the history, inside the committer's lock window).
+    /// The stored changes of several lists, each after its own revision
+    /// and at most `$3` of them: list id, then the change's body; by list,
+    /// then revision. Each list's changes are read through the primary key
+    /// by a LATERAL subquery that its `LIMIT` keeps from being flattened: as
+    /// a plain join the planner hashes the whole `changes` table (a
+    /// sequential scan that grows with the history, inside the committer's
+    /// lock window).
     static let changesAfterEach = PostgresStatement(name: "ckl_changes_after_each", sql: """
         SELECT k.list_id, c.body FROM unnest($1::int8[], $2::int8[]) AS k(list_id, after)
         CROSS JOIN LATERAL (SELECT c.revision, c.body FROM changes c
-                            WHERE c.list_id = k.list_id AND c.revision > k.after ORDER BY c.revision OFFSET 0) c
+                            WHERE c.list_id = k.list_id AND c.revision > k.after ORDER BY c.revision LIMIT $3) c
         ORDER BY k.list_id, c.revision
         """)
 

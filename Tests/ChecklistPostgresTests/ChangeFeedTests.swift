@@ -27,6 +27,21 @@ struct ChangeFeedTests {
         #expect(try store.changes(in: Namespace("other"), list: ListID(1), after: 0, limit: 3) == .noSuchList)
     }
 
+    /// The read of several lists at once (the follower's and the rebase's):
+    /// each list after its own revision, in revision order, at most `limit`
+    /// of each; a list with nothing after its revision is absent.
+    @Test func changesOfSeveralListsEachAfterItsOwnRevision() throws {
+        let store = try tenRevisions()
+        try store.commit([Fixture.create(2)] + (1..<4).map { Fixture.rename(2, from: $0, to: "w\($0 + 1)") })
+        let after: [ListID: Revision] = [ListID(1): 6, ListID(2): 1, ListID(3): 0]
+        let all = try store.changes(after: after)
+        #expect(all.mapValues { $0.map(\.revision) } == [ListID(1): [7, 8, 9, 10], ListID(2): [2, 3, 4]])
+        #expect(all.values.allSatisfy { changes in changes.allSatisfy { $0.list == changes[0].list } })
+        let limited = try store.changes(after: after, limit: 2)
+        #expect(limited.mapValues { $0.map(\.revision) } == [ListID(1): [7, 8], ListID(2): [2, 3]])
+        #expect(try store.changes(after: [ListID(1): 10, ListID(2): 4]).isEmpty)
+    }
+
     @Test func retentionKeepsWhatALoadNeeds() throws {
         let store = try tenRevisions()
         // Without a checkpoint every change is needed to load the list.

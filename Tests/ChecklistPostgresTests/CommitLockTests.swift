@@ -90,9 +90,10 @@ struct CommitLockTests {
         #expect(try store.connection.execute("SELECT count(*) FROM changes").int64(0, 0) == 3)
     }
 
-    /// The rebase read (`Statements.changesAfterEach`, in the lock window)
-    /// reads each list's changes through the primary key, never a
-    /// sequential scan of `changes`, with the custom and the generic plan.
+    /// The rebase read (`Statements.changesAfterEach`, in the lock window,
+    /// unlimited) and the follower's (at most 1000 a list) read each list's
+    /// changes through the primary key, never a sequential scan of
+    /// `changes`, with the custom and the generic plan.
     @Test func theRebaseReadUsesTheIndex() throws {
         let (store, _) = try TestCluster.freshStore()
         let connection = store.connection
@@ -104,20 +105,30 @@ struct CommitLockTests {
         #expect(try connection.execute("SELECT count(*) FROM changes").int64(0, 0) == 5000)
         // Prepared as the committer prepares it.
         _ = try store.changes(after: [ListID(1): 100])
+        let explains: [StaticString] = [
+            """
+            EXPLAIN (FORMAT JSON) EXECUTE ckl_changes_after_each(
+                '{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50}'::int8[],
+                array_fill(98::int8, ARRAY[50]), 9223372036854775807)
+            """,
+            """
+            EXPLAIN (FORMAT JSON) EXECUTE ckl_changes_after_each(
+                '{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50}'::int8[],
+                array_fill(98::int8, ARRAY[50]), 1000)
+            """,
+        ]
         for mode: StaticString in ["SET plan_cache_mode = force_custom_plan", "SET plan_cache_mode = force_generic_plan"] {
-            try connection.executeScript(mode)
-            let plan = try connection.execute("""
-                EXPLAIN (FORMAT JSON) EXECUTE ckl_changes_after_each(
-                    '{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50}'::int8[],
-                    array_fill(98::int8, ARRAY[50]))
-                """)
-            let text = try #require(try plan.string(0, 0))
-            let nodes = try Self.planNodes(text)
-            #expect(!nodes.isEmpty)
-            #expect(!nodes.contains { $0.type == "Seq Scan" && $0.relation == "changes" }, "\(mode): \(text)")
-            // Read through the primary key: an index scan, or a bitmap heap scan over one.
-            #expect(nodes.contains { $0.relation == "changes" && ["Index Scan", "Index Only Scan", "Bitmap Heap Scan"].contains($0.type) },
-                    "\(mode): \(text)")
+            for explain in explains {
+                try connection.executeScript(mode)
+                let plan = try connection.execute(explain)
+                let text = try #require(try plan.string(0, 0))
+                let nodes = try Self.planNodes(text)
+                #expect(!nodes.isEmpty)
+                #expect(!nodes.contains { $0.type == "Seq Scan" && $0.relation == "changes" }, "\(mode): \(text)")
+                // Read through the primary key: an index scan, or a bitmap heap scan over one.
+                #expect(nodes.contains { $0.relation == "changes" && ["Index Scan", "Index Only Scan", "Bitmap Heap Scan"].contains($0.type) },
+                        "\(mode): \(text)")
+            }
         }
         #expect(Statements.changesAfterEach.name == "ckl_changes_after_each")
     }

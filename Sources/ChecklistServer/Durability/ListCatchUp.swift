@@ -36,13 +36,56 @@ struct ListCatchUp {
     ///   committer caught the list up rebasing a commit of its own), nothing
     ///   is read.
     func follow(_ list: ListID, database: PostgresStore, noticed: Revision = 0) throws -> Outcome {
+        switch start(list, noticed: noticed) {
+        case .settled(let outcome): return outcome
+        case .read(let known):
+            return try replay(list, try database.changes(of: list, after: known, limit: Self.batch), after: known, database: database)
+        }
+    }
+
+    /// `follow` for each of `lists` (each with the revision a notice
+    /// announced, or 0), with one read for all of them: the changes after
+    /// each one's committed revision, at most `batch` a list, in one
+    /// statement. A list that needs more than the replay of what was read
+    /// (a reload, a summary-only list) reads what it needs itself.
+    func follow(_ lists: [(list: ListID, noticed: Revision)], database: PostgresStore) throws -> [ListID: Outcome] {
+        var outcomes: [ListID: Outcome] = [:]
+        var reading: [ListID: Revision] = [:]
+        for (list, noticed) in lists {
+            switch start(list, noticed: noticed) {
+            case .settled(let outcome): outcomes[list] = outcome
+            case .read(let known): reading[list] = known
+            }
+        }
+        let read = try database.changes(after: reading, limit: Self.batch)
+        for (list, known) in reading.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            outcomes[list] = try replay(list, read[list] ?? [], after: known, database: database)
+        }
+        return outcomes
+    }
+
+    /// What `follow` starts from.
+    private enum Start {
+        /// Nothing to read.
+        case settled(Outcome)
+        /// Read the changes after this committed revision.
+        case read(after: Revision)
+    }
+
+    private func start(_ list: ListID, noticed: Revision) -> Start {
         let known = view.revision(of: list) ?? 0
-        if noticed > 0, known >= noticed { return .caughtUp }
+        if noticed > 0, known >= noticed { return .settled(.caughtUp) }
         // Commits of the node's own in flight: nothing is read (it could not
         // be replayed); its committer catches the list up when it commits them
         // (`BatchRebase`), or a later round does once they settled.
-        if known > 0, let cached = store.cachedRevision(of: list), cached > known, store.isResident(list) { return .deferred }
-        let changes = try database.changes(of: list, after: known, limit: Self.batch)
+        if known > 0, let cached = store.cachedRevision(of: list), cached > known, store.isResident(list) { return .settled(.deferred) }
+        return .read(after: known)
+    }
+
+    /// Replays `changes`, read after the node's committed revision `known`
+    /// of `list` (at most `batch` of them), or reloads the list when they
+    /// do not follow it or do not fit.
+    private func replay(_ list: ListID, _ changes: [Change], after known: Revision, database: PostgresStore) throws -> Outcome {
         guard let first = changes.first else {
             let stored = try database.list(list)?.summary.revision
             if stored == nil && known == 0 && store.cachedRevision(of: list) == nil { return .caughtUp }
