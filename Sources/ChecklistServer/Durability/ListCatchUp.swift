@@ -36,11 +36,8 @@ struct ListCatchUp {
     ///   committer caught the list up rebasing a commit of its own), nothing
     ///   is read.
     func follow(_ list: ListID, database: PostgresStore, noticed: Revision = 0) throws -> Outcome {
-        switch start(list, noticed: noticed) {
-        case .settled(let outcome): return outcome
-        case .read(let known):
-            return try replay(list, try database.changes(of: list, after: known, limit: Self.batch), after: known, database: database)
-        }
+        // Every list asked for has an outcome.
+        try follow([(list, noticed)], database: database)[list] ?? .more
     }
 
     /// `follow` for each of `lists` (each with the revision a notice
