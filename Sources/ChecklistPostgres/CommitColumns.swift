@@ -9,6 +9,8 @@ struct CommitColumns {
         var ids: [Int64?] = [], bases: [Int64?] = [], namespaces: [String?] = []
         var names: [String?] = [], icons: [String?] = [], nameBytes: [[UInt8]?] = [], iconBytes: [[UInt8]?] = []
         var itemCounts: [Int64?] = [], uncheckedCounts: [Int64?] = [], revisions: [Int64?] = [], nextItemIDs: [Int64?] = []
+        /// The bytes of the change bodies each list's commits add (`lists.change_bytes`).
+        var changeBytes: [Int64?] = []
         var count: Int { ids.count }
     }
 
@@ -45,26 +47,27 @@ struct CommitColumns {
         }
         for id in order {
             guard let start = first[id], let end = last[id] else { continue }
-            try addTransition(start: start, end: end)
             // A deleted list keeps only its deletion as history.
             let changes = end.after == nil ? Array(end.changes.suffix(1))
                 : commits.filter { $0.list == id }.flatMap(\.changes)
-            for change in changes { try addChange(change) }
+            var bytes = 0
+            for change in changes { bytes += try addChange(change) }
+            try addTransition(start: start, end: end, changeBytes: Int64(bytes))
         }
     }
 
-    private mutating func addTransition(start: ListCommit, end: ListCommit) throws(PostgresError) {
+    private mutating func addTransition(start: ListCommit, end: ListCommit, changeBytes: Int64) throws(PostgresError) {
         let namespace = try StoredText.namespace(start.namespace)
         let id = try PostgresValue.exactInt64(start.list.rawValue, "list id")
         switch (start.baseRevision, end.after) {
         case (0, let after?):
-            try Self.append(after, base: 0, namespace: namespace, to: &created)
+            try Self.append(after, base: 0, namespace: namespace, changeBytes: changeBytes, to: &created)
             createdNamespaces.append(namespace)
             highestCreated = max(highestCreated, id)
         case (0, nil):
             break // created and deleted in one batch: only the deletion is kept
         case (let base, let after?):
-            try Self.append(after, base: base, namespace: namespace, to: &updated)
+            try Self.append(after, base: base, namespace: namespace, changeBytes: changeBytes, to: &updated)
         case (let base, nil):
             deleted.ids.append(id)
             deleted.bases.append(try PostgresValue.exactInt64(base, "revision"))
@@ -72,7 +75,7 @@ struct CommitColumns {
         }
     }
 
-    private static func append(_ list: ExportedList, base: Revision, namespace: String,
+    private static func append(_ list: ExportedList, base: Revision, namespace: String, changeBytes: Int64,
                                to columns: inout ListColumns) throws(PostgresError) {
         let name = StoredText.columns(list.summary.name)
         let icon = StoredText.columns(list.summary.icon)
@@ -87,9 +90,11 @@ struct CommitColumns {
         columns.uncheckedCounts.append(try PostgresValue.exactInt64(list.summary.uncheckedCount, "unchecked count"))
         columns.revisions.append(try PostgresValue.exactInt64(list.summary.revision, "revision"))
         columns.nextItemIDs.append(try PostgresValue.exactInt64(list.nextItemID.rawValue, "next item id"))
+        columns.changeBytes.append(changeBytes)
     }
 
-    private mutating func addChange(_ change: Change) throws(PostgresError) {
+    /// Adds `change` to the changes written; returns its body's size.
+    private mutating func addChange(_ change: Change) throws(PostgresError) -> Int {
         var writer = WireWriter(capacity: 128)
         change.encode(into: &writer)
         changeLists.append(try PostgresValue.exactInt64(change.list.rawValue, "list id"))
@@ -97,6 +102,7 @@ struct CommitColumns {
         changeNamespaces.append(try StoredText.namespace(change.namespace))
         changeKinds.append(Int64(writer.bytes[0]))
         changeBodies.append(writer.bytes)
+        return writer.bytes.count
     }
 
     private mutating func addAnswer(_ remembered: RememberedAnswer, namespace: Namespace) throws(PostgresError) {
@@ -113,7 +119,8 @@ struct CommitColumns {
         let c = updated
         return [.int64Array(c.ids), .int64Array(c.bases), .textArray(c.namespaces), .textArray(c.names),
                 .textArray(c.icons), .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
-                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs)]
+                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs),
+                .int64Array(c.changeBytes)]
     }
 
     /// The parameters of `Statements.insertLists`.
@@ -121,7 +128,8 @@ struct CommitColumns {
         let c = created
         return [.int64Array(c.ids), .textArray(c.namespaces), .textArray(c.names), .textArray(c.icons),
                 .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
-                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs)]
+                .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs),
+                .int64Array(c.changeBytes)]
     }
 }
 

@@ -18,7 +18,7 @@ public struct SchemaStep: Sendable {
 extension SchemaStep {
     /// The steps this binary knows, oldest first. Never edit a released
     /// step: add the next one.
-    public static let all: [SchemaStep] = [version1]
+    public static let all: [SchemaStep] = [version1, version2]
 
     /// The schema version this binary creates and expects.
     public static var latestVersion: Int { all.last?.version ?? 0 }
@@ -82,5 +82,15 @@ extension SchemaStep {
             answered_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (namespace, client, sequence)
         );
+        """)
+
+    /// Version 2: `lists.change_bytes`, the bytes of the stored changes
+    /// after the list's checkpoint, so that choosing the lists due a
+    /// checkpoint reads `lists` alone (`Statements.compactionCandidates`).
+    /// Filled here from the changes already stored.
+    static let version2 = SchemaStep(version: 2, description: "lists.change_bytes: the bytes of the changes after the checkpoint", sql: """
+        ALTER TABLE lists ADD COLUMN change_bytes bigint NOT NULL DEFAULT 0;
+        UPDATE lists AS l SET change_bytes = (SELECT coalesce(sum(octet_length(c.body)), 0) FROM changes c
+                                              WHERE c.list_id = l.id AND c.revision > l.checkpoint_revision);
         """)
 }

@@ -56,10 +56,11 @@ enum Statements {
         WITH passed AS (
             UPDATE lists AS l SET name = v.name, icon = v.icon, name_bytes = v.name_bytes, icon_bytes = v.icon_bytes,
                    item_count = v.item_count, unchecked_count = v.unchecked_count, revision = v.revision,
-                   next_item_id = v.next_item_id, updated_at = now()
+                   next_item_id = v.next_item_id, change_bytes = l.change_bytes + v.change_bytes, updated_at = now()
             FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                        $8::int8[], $9::int8[], $10::int8[], $11::int8[])
-                 AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision, next_item_id)
+                        $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[])
+                 AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision,
+                      next_item_id, change_bytes)
             WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
             RETURNING l.id)
         SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
@@ -70,9 +71,9 @@ enum Statements {
     static let insertLists = PostgresStatement(name: "ckl_insert_lists_checked", sql: """
         WITH passed AS (
             INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
-                               revision, next_item_id)
+                               revision, next_item_id, change_bytes)
             SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[],
-                                 $7::int8[], $8::int8[], $9::int8[], $10::int8[])
+                                 $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::int8[])
             ON CONFLICT (id) DO NOTHING
             RETURNING id)
         SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
@@ -186,15 +187,25 @@ enum Statements {
         SELECT $1, p.part::int, $2, p.data FROM unnest($3::int8[], $4::bytea[]) AS p(part, data)
         """)
 
-    static let setCheckpointRevision = PostgresStatement(name: "ckl_set_checkpoint_revision", sql:
-        "UPDATE lists SET checkpoint_revision = $2 WHERE id = $1")
+    /// Moves a list's checkpoint to `$2`: the bytes of the changes it now
+    /// covers leave `change_bytes` (never below 0: a node of schema 1 that
+    /// still ran beside this one added changes without counting them).
+    static let setCheckpointRevision = PostgresStatement(name: "ckl_set_checkpoint_revision", sql: """
+        UPDATE lists AS l SET checkpoint_revision = $2,
+               change_bytes = greatest(0, l.change_bytes - (SELECT coalesce(sum(octet_length(c.body)), 0) FROM changes c
+                                                            WHERE c.list_id = l.id AND c.revision > l.checkpoint_revision
+                                                              AND c.revision <= $2))
+        WHERE l.id = $1
+        """)
 
+    /// The lists due a checkpoint: reads `lists` alone. (Summing the bodies
+    /// of every list's changes here instead cost 27 ms a call with 50 busy
+    /// lists, a quarter of PostgreSQL's CPU under write load: `change_bytes`
+    /// keeps that sum, moved by the commits and the checkpoints.)
     static let compactionCandidates = PostgresStatement(name: "ckl_compaction_candidates", sql: """
         SELECT l.id FROM lists l
         WHERE l.revision - l.checkpoint_revision >= $1
-           OR (l.revision > l.checkpoint_revision
-               AND (SELECT coalesce(sum(octet_length(c.body)), 0) FROM changes c
-                    WHERE c.list_id = l.id AND c.revision > l.checkpoint_revision) >= $3)
+           OR (l.revision > l.checkpoint_revision AND l.change_bytes >= $3)
         ORDER BY l.revision - l.checkpoint_revision DESC, l.id LIMIT $2
         """)
 
@@ -229,7 +240,8 @@ enum Statements {
         ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name, icon = EXCLUDED.icon,
             name_bytes = EXCLUDED.name_bytes, icon_bytes = EXCLUDED.icon_bytes, item_count = EXCLUDED.item_count,
             unchecked_count = EXCLUDED.unchecked_count, revision = EXCLUDED.revision,
-            next_item_id = EXCLUDED.next_item_id, checkpoint_revision = EXCLUDED.revision, updated_at = now()
+            next_item_id = EXCLUDED.next_item_id, checkpoint_revision = EXCLUDED.revision, change_bytes = 0,
+            updated_at = now()
         """)
 
     // MARK: Several nodes

@@ -67,6 +67,37 @@ struct ChangeFeedTests {
         #expect(try !store.storeCheckpoint(Fixture.checkpoint(1, revision: 7, count: 0)))
     }
 
+    /// `lists.change_bytes`, which the byte bound of `compactionCandidates`
+    /// reads, is the size of the stored change bodies after the checkpoint:
+    /// the commits add to it and a checkpoint takes off what it covers.
+    @Test func changeBytesAreTheBodiesAfterTheCheckpoint() throws {
+        let store = try tenRevisions()
+        try store.commit([Fixture.create(2)])
+        func counted(_ list: UInt64) throws -> Int64 {
+            try store.connection.execute("SELECT change_bytes FROM lists WHERE id = $1", [.int64(Int64(list))]).int64(0, 0)
+        }
+        func stored(_ list: UInt64, after revision: Revision) throws -> Int64 {
+            try store.connection.execute("""
+                SELECT coalesce(sum(octet_length(body)), 0)::int8 FROM changes WHERE list_id = $1 AND revision > $2
+                """, [.int64(Int64(list)), .int64(Int64(revision))]).int64(0, 0)
+        }
+        let all = try stored(1, after: 0)
+        #expect(all > 0)
+        #expect(try counted(1) == all)
+        #expect(try counted(2) == stored(2, after: 0))
+        // The bound is inclusive, and counts nothing of another list.
+        #expect(try store.compactionCandidates(changes: 100, bytes: Int(all), limit: 10) == [ListID(1)])
+        #expect(try store.compactionCandidates(changes: 100, bytes: Int(all) + 1, limit: 10) == [])
+        #expect(try store.storeCheckpoint(Fixture.checkpoint(1, revision: 8, count: 0, name: "v8")))
+        #expect(try counted(1) == stored(1, after: 8))
+        #expect(try counted(1) < all)
+        try store.commit([Fixture.rename(1, from: 10, to: "v11")])
+        #expect(try counted(1) == stored(1, after: 8))
+        #expect(try store.storeCheckpoint(Fixture.checkpoint(1, revision: 11, count: 0, name: "v11")))
+        #expect(try counted(1) == 0)
+        #expect(try store.compactionCandidates(changes: 100, bytes: 1, limit: 10) == [ListID(2)])
+    }
+
     @Test func aDeletedListKeepsOnlyItsDeletionUntilForgotten() throws {
         let store = try tenRevisions()
         try store.commit([Fixture.delete(1, from: 10)])

@@ -39,7 +39,7 @@ struct SchemaMigrationTests {
 
     @Test func aFailingStepKeepsNothingOfItself() throws {
         let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
-        let broken = SchemaStep(version: 2, description: "half a step", sql: """
+        let broken = SchemaStep(version: SchemaStep.latestVersion + 1, description: "half a step", sql: """
             CREATE TABLE half_done (id bigint);
             SELECT no_such_function();
             """)
@@ -47,6 +47,26 @@ struct SchemaMigrationTests {
         #expect(try SchemaMigration.recordedVersion(connection) == SchemaStep.latestVersion)
         let table = try connection.execute("SELECT to_regclass('half_done') IS NULL")
         #expect(try table.bool(0, 0))
+    }
+
+    /// A database of version 1 with changes stored: version 2 fills
+    /// `lists.change_bytes` with the bodies after each list's checkpoint.
+    @Test func version2CountsTheChangesAlreadyStored() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        try SchemaMigration.migrate(connection, steps: Array(SchemaStep.all.prefix(1)))
+        try connection.executeScript("""
+            INSERT INTO namespaces (name) VALUES ('default');
+            INSERT INTO lists (id, namespace, name, icon, item_count, unchecked_count, revision, next_item_id, checkpoint_revision)
+            VALUES (1, 'default', 'a', 'a', 0, 0, 3, 1, 1), (2, 'default', 'b', 'b', 0, 0, 1, 1, 1);
+            INSERT INTO changes (list_id, revision, namespace, kind, body)
+            VALUES (1, 1, 'default', 1, '\\x0102'), (1, 2, 'default', 1, '\\x010203'), (1, 3, 'default', 1, '\\x01020304'),
+                   (2, 1, 'default', 1, '\\x01');
+            """)
+        let report = try SchemaMigration.migrate(connection)
+        #expect(report.applied == [2])
+        let rows = try connection.execute("SELECT id, change_bytes FROM lists ORDER BY id")
+        // List 1: revisions 2 and 3 are after its checkpoint (3 + 4 bytes); list 2 has none.
+        #expect(try (0..<rows.rowCount).map { try rows.int64($0, 1) } == [7, 0])
     }
 
     /// Two starters wait on the advisory lock a third connection holds,
