@@ -1,24 +1,50 @@
 import ChecklistModel
+import ChecklistPersistence
+import ChecklistWire
 
 /// The payload of a commit notification (`pg_notify('checklist_commits',
-/// ...)`, docs/POSTGRES.md "Several nodes"): the sending node's id, then the
-/// lists a batch touched with the revision each has after it (0: deleted),
-/// as text: `node list:revision list:revision ...`. A batch touching many
-/// lists is cut into several payloads below PostgreSQL's 8000-byte limit.
+/// ...)`, docs/POSTGRES.md "Several nodes"), as text: the sending node's id,
+/// then one entry per list the batch touched, `list:revision` (the revision
+/// it has after the batch, 0: deleted) or `list:revision:changes`, where
+/// `changes` carries the batch's changes of that list: base64 (RFC 4648) of
+/// each change's stored body (the `changes.body` column) prefixed by its
+/// length as a varint. A follower replays carried changes that follow what
+/// it holds without reading the database; an entry without them (a
+/// deletion, or changes too big to carry) is read from the database.
+/// A batch is cut into several payloads below PostgreSQL's 8000-byte limit.
 enum CommitNotice {
     /// At most this many bytes per payload.
     static let maxPayloadBytes = 7900
 
-    /// The payloads announcing `revisions`.
-    static func payloads(node: UInt64, _ revisions: [(ListID, Revision?)]) -> [String] {
+    /// One list of a notice.
+    struct Entry: Equatable {
+        var list: ListID
+        /// After the batch; 0: deleted.
+        var revision: Revision
+        /// The batch's changes of the list, in revision order; empty when
+        /// not carried.
+        var changes: [Change] = []
+    }
+
+    /// The payloads announcing `revisions` (nil: deleted), carrying each
+    /// list's `changes` when its entry fits in a payload.
+    static func payloads(node: UInt64, _ revisions: [(ListID, Revision?)], changes: [ListID: [Change]] = [:]) -> [String] {
+        let prefix = String(node)
         var payloads: [String] = []
-        var current = String(node)
+        var current = prefix
         var count = 0
         for (list, revision) in revisions {
-            let entry = " \(list.rawValue):\(revision ?? 0)"
+            let bare = " \(list.rawValue):\(revision ?? 0)"
+            var entry = bare
+            if revision != nil, let carried = changes[list], !carried.isEmpty {
+                let bodies = encode(carried)
+                if prefix.utf8.count + bare.utf8.count + 1 + Base64.encodedCount(bodies.count) <= maxPayloadBytes {
+                    entry += ":" + Base64.encode(bodies)
+                }
+            }
             if current.utf8.count + entry.utf8.count > maxPayloadBytes {
                 payloads.append(current)
-                current = String(node)
+                current = prefix
                 count = 0
             }
             current += entry
@@ -28,17 +54,88 @@ enum CommitNotice {
         return payloads
     }
 
-    /// The sender and its (list, revision) pairs; nil when `payload` is
-    /// not a commit notice.
-    static func parse(_ payload: String) -> (node: UInt64, lists: [(ListID, Revision)])? {
-        let words = payload.split(separator: " ")
-        guard let first = words.first, let node = UInt64(first) else { return nil }
-        var lists: [(ListID, Revision)] = []
-        for word in words.dropFirst() {
-            let parts = word.split(separator: ":")
-            guard parts.count == 2, let list = UInt64(parts[0]), let revision = UInt64(parts[1]) else { return nil }
-            lists.append((ListID(list), revision))
+    /// The id of the node that sent `payload`, read without parsing the
+    /// rest (a follower skips its own node's notices); nil when `payload`
+    /// is not a commit notice.
+    static func sender(of payload: String) -> UInt64? {
+        UInt64(payload[..<(payload.utf8.firstIndex(of: UInt8(ascii: " ")) ?? payload.endIndex)])
+    }
+
+    /// The sender and its entries; nil when `payload` is not a commit
+    /// notice. Carried changes that do not decode, or do not run
+    /// consecutively up to the entry's revision, are dropped (the entry is
+    /// then read from the database). Parsed over the payload's UTF-8
+    /// bytes: a follower parses every notice of the other nodes.
+    static func parse(_ payload: String) -> (node: UInt64, lists: [Entry])? {
+        var text = payload
+        return text.withUTF8 { bytes in parse(bytes) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (node: UInt64, lists: [Entry])? {
+        var words = bytes.split(separator: UInt8(ascii: " "))[...]
+        guard let first = words.popFirst(), let node = number(first) else { return nil }
+        var lists: [Entry] = []
+        lists.reserveCapacity(words.count)
+        for word in words {
+            let parts = word.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 2 || parts.count == 3, let list = number(parts[0]), let revision = number(parts[1]) else { return nil }
+            var entry = Entry(list: ListID(list), revision: revision)
+            if parts.count == 3, let decoded = Base64.decode(UnsafeBufferPointer(rebasing: parts[2])),
+               let changes = decode(decoded), follows(changes, list: entry.list, to: revision) {
+                entry.changes = changes
+            }
+            lists.append(entry)
         }
         return (node, lists)
+    }
+
+    /// A decimal number of ASCII digits (nil: empty, another byte, or too big).
+    private static func number(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            guard !overflowTimes, !overflowSum else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    private static func encode(_ changes: [Change]) -> [UInt8] {
+        var writer = WireWriter(capacity: 64 * changes.count)
+        var body = WireWriter(capacity: 128)
+        for change in changes {
+            body.reset()
+            change.encode(into: &body)
+            writer.writeBytes(body.bytes)
+        }
+        return writer.bytes
+    }
+
+    private static func decode(_ bytes: [UInt8]) -> [Change]? {
+        bytes.withUnsafeBytes { raw -> [Change]? in
+            var reader = WireReader(raw)
+            var changes: [Change] = []
+            do {
+                while reader.remaining > 0 {
+                    var body = WireReader(try reader.readByteSlice("change"))
+                    changes.append(try Change.decode(from: &body))
+                }
+            } catch {
+                return nil
+            }
+            return changes
+        }
+    }
+
+    /// Whether `changes` are of `list`, consecutive, and end at `revision`.
+    private static func follows(_ changes: [Change], list: ListID, to revision: Revision) -> Bool {
+        guard let last = changes.last, last.revision == revision else { return false }
+        for (i, change) in changes.enumerated() where change.list != list || change.revision != last.revision - Revision(changes.count - 1 - i) {
+            return false
+        }
+        return true
     }
 }

@@ -43,22 +43,42 @@ struct ListCatchUp {
     /// `follow` for each of `lists` (each with the revision a notice
     /// announced, or 0), with one read for all of them: the changes after
     /// each one's committed revision, at most `batch` a list, in one
-    /// statement. A list that needs more than the replay of what was read
-    /// (a reload, a summary-only list) reads what it needs itself.
-    func follow(_ lists: [(list: ListID, noticed: Revision)], database: PostgresStore) throws -> [ListID: Outcome] {
+    /// statement. A list whose notices carried every change from its
+    /// committed revision to the one announced (`carried`) is replayed from
+    /// those, without a read. A list that needs more than the replay of
+    /// what was read (a reload, a summary-only list) reads what it needs itself.
+    func follow(_ lists: [(list: ListID, noticed: Revision)], database: PostgresStore,
+                carried: [ListID: [Change]] = [:]) throws -> [ListID: Outcome] {
         var outcomes: [ListID: Outcome] = [:]
         var reading: [ListID: Revision] = [:]
+        var fromNotices: [ListID: [Change]] = [:]
         for (list, noticed) in lists {
             switch start(list, noticed: noticed) {
             case .settled(let outcome): outcomes[list] = outcome
-            case .read(let known): reading[list] = known
+            case .read(let known):
+                if let run = Self.carriedRun(carried[list] ?? [], after: known, through: noticed) {
+                    fromNotices[list] = run
+                } else {
+                    reading[list] = known
+                }
             }
         }
         let read = try database.changes(after: reading, limit: Self.batch)
-        for (list, known) in reading.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            outcomes[list] = try replay(list, read[list] ?? [], after: known, database: database)
+        let replaying = reading.merging(fromNotices.mapValues { $0[0].revision - 1 }) { known, _ in known }
+        for (list, known) in replaying.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            outcomes[list] = try replay(list, fromNotices[list] ?? read[list] ?? [], after: known, database: database)
         }
         return outcomes
+    }
+
+    /// The changes of `carried` after `known` when they run from `known + 1`
+    /// to at least `noticed` (a revision a notice announced), at most
+    /// `batch` of them; nil otherwise (the database is read instead).
+    static func carriedRun(_ carried: [Change], after known: Revision, through noticed: Revision) -> [Change]? {
+        guard noticed > known, let start = carried.firstIndex(where: { $0.revision > known }) else { return nil }
+        let run = carried[start...]
+        guard run.first?.revision == known + 1, let last = run.last, last.revision >= noticed, run.count <= batch else { return nil }
+        return Array(run)
     }
 
     /// What `follow` starts from.

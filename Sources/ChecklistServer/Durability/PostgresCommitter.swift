@@ -299,7 +299,9 @@ private struct CommitLoop {
 
     /// The batch committed: its changes are published (in the store's
     /// lock, with the committed revisions), its answers released, and the
-    /// other nodes told, in a transaction of its own that writes nothing.
+    /// other nodes told, in a transaction of its own that writes nothing,
+    /// with the changes when they fit (`CommitNotice`: the followers then
+    /// need no read of the database).
     /// (Sent in the commit's flight right after COMMIT instead, the notice
     /// woke the other nodes' followers before this node's answers left:
     /// on two shared cores that cost more than the round trip it saved,
@@ -310,8 +312,10 @@ private struct CommitLoop {
         committer.onCommitted(batch.revisionsAfter, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
+        var changes: [ListID: [Change]] = [:]
+        for commit in batch.commits { changes[commit.list, default: []] += commit.changes }
         do {
-            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter) {
+            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter, changes: changes) {
                 try database?.connection.notifyCommits(payload)
             }
         } catch {

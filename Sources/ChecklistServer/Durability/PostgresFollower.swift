@@ -63,6 +63,9 @@ private struct FollowLoop {
     /// Lists another node announced commits of, with the revision
     /// announced (0: deleted).
     var announced: [ListID: Revision] = [:]
+    /// The changes notices carried, per list: one consecutive run (a notice
+    /// whose changes do not continue it replaces it).
+    var carried: [ListID: [Change]] = [:]
     /// Lists the reconciliation found to differ from what the node knows:
     /// read whatever the node knows.
     var differing: Set<ListID> = []
@@ -115,8 +118,12 @@ private struct FollowLoop {
         let timeout = waiting ? untilReconcile : min(untilReconcile, PostgresFollower.retryMilliseconds)
         var noticed = false
         for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
-            guard let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
-            for (list, revision) in notice.lists { announced[list] = max(announced[list] ?? 0, revision) }
+            guard CommitNotice.sender(of: notification.payload) != node,
+                  let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
+            for entry in notice.lists {
+                announced[entry.list] = max(announced[entry.list] ?? 0, entry.revision)
+                carry(entry)
+            }
             noticed = true
         }
         if noticed || mayHaveMoved { try catchUpPending(database) }
@@ -125,6 +132,19 @@ private struct FollowLoop {
             nextReconcile = monotonicNanoseconds() + PostgresFollower.reconcileInterval
             try catchUpPending(database)
         }
+    }
+
+    /// Keeps the changes `entry` carried, after those of its list kept
+    /// already if they continue them; a run that would outgrow one round of
+    /// `ListCatchUp.follow` is dropped (the database is read instead).
+    private mutating func carry(_ entry: CommitNotice.Entry) {
+        guard let first = entry.changes.first else { return }
+        if let last = carried[entry.list]?.last, last.revision + 1 == first.revision {
+            carried[entry.list]! += entry.changes
+        } else {
+            carried[entry.list] = entry.changes
+        }
+        if carried[entry.list]!.count > ListCatchUp.batch { carried[entry.list] = nil }
     }
 
     /// Follows every list announced or found differing, with one read for
@@ -139,15 +159,19 @@ private struct FollowLoop {
                 : (generation, monotonicNanoseconds() + PostgresFollower.deferredRetry)
         }
         for (list, revision) in announced where !differing.contains(list) && revision > 0 {
-            if let known = catchUp.view.revision(of: list), known >= revision { announced[list] = nil }
+            if let known = catchUp.view.revision(of: list), known >= revision {
+                announced[list] = nil
+                carried[list] = nil
+            }
         }
         // A list found differing is read whatever a notice announced.
         let lists = Set(announced.keys).union(differing).map { list in
             (list: list, noticed: differing.contains(list) ? 0 : announced[list] ?? 0)
         }
         guard !lists.isEmpty else { return }
-        for (list, outcome) in try catchUp.follow(lists, database: database) where outcome == .caughtUp {
+        for (list, outcome) in try catchUp.follow(lists, database: database, carried: carried) where outcome == .caughtUp {
             announced[list] = nil
+            carried[list] = nil
             differing.remove(list)
         }
     }
