@@ -36,4 +36,27 @@ extension PostgresStore {
                                              [.int64(Int64(changes)), .int64(Int64(limit)), .int64(Int64(clamping: bytes))])
         return try (0..<result.rowCount).map { row throws(PostgresError) in ListID(try result.uint64(row, 0)) }
     }
+
+    /// Claims the next checkpoint of `list` for this connection's session,
+    /// so that the upkeeps of several nodes do not all build the same one:
+    /// true when no other session holds the claim and the list is still due
+    /// (at least `changes` changes, or `bytes` bytes of them, after its
+    /// checkpoint: a node that stored one since `compactionCandidates` named
+    /// the list makes it not due). A claim that is not kept is let go at
+    /// once; a kept one lasts until `releaseCheckpoint(of:)` or the
+    /// connection's end.
+    public func claimCheckpoint(of list: ListID, changes: Int, bytes: Int = .max) throws(PostgresError) -> Bool {
+        let key = PostgresValue.int32(Int32(truncatingIfNeeded: list.rawValue))
+        guard try connection.execute(Statements.claimCheckpoint, [key]).bool(0, 0) else { return false }
+        let due = try connection.execute(Statements.checkpointDue, [
+            .int64(try PostgresValue.exactInt64(list.rawValue, "list id")), .int64(Int64(changes)), .int64(Int64(clamping: bytes))])
+        if try due.int64(0, 0) > 0 { return true }
+        try releaseCheckpoint(of: list)
+        return false
+    }
+
+    /// Lets go of a claim `claimCheckpoint(of:changes:bytes:)` kept.
+    public func releaseCheckpoint(of list: ListID) throws(PostgresError) {
+        _ = try connection.execute(Statements.releaseCheckpoint, [.int32(Int32(truncatingIfNeeded: list.rawValue))])
+    }
 }

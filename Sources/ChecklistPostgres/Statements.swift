@@ -209,6 +209,22 @@ enum Statements {
         ORDER BY l.revision - l.checkpoint_revision DESC, l.id LIMIT $2
         """)
 
+    /// The session lock that claims a list's next checkpoint for one
+    /// node's upkeep: `pg_try_advisory_lock(key, low 32 bits of the list
+    /// id)`, the key being "cklc". Two lists sharing their low bits only
+    /// make one of them wait for the next pass.
+    static let claimCheckpoint = PostgresStatement(name: "ckl_claim_checkpoint", sql:
+        "SELECT pg_try_advisory_lock(1667984483, $1::int4)")
+    static let releaseCheckpoint = PostgresStatement(name: "ckl_release_checkpoint", sql:
+        "SELECT pg_advisory_unlock(1667984483, $1::int4)")
+
+    /// Whether a list is still due a checkpoint (`compactionCandidates`'s test).
+    static let checkpointDue = PostgresStatement(name: "ckl_checkpoint_due", sql: """
+        SELECT count(*) FROM lists l
+        WHERE l.id = $1 AND (l.revision - l.checkpoint_revision >= $2
+                             OR (l.revision > l.checkpoint_revision AND l.change_bytes >= $3))
+        """)
+
     // MARK: Change feed
 
     /// The list's revision and the oldest retained change's revision.

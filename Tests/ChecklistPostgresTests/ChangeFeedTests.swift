@@ -98,6 +98,31 @@ struct ChangeFeedTests {
         #expect(try store.compactionCandidates(changes: 100, bytes: 1, limit: 10) == [ListID(2)])
     }
 
+    /// The upkeeps of several nodes name the same lists: one claims a
+    /// list's checkpoint, the others skip it until it is let go, and once
+    /// a checkpoint is stored the list is no longer due (the claim is not kept).
+    @Test func oneUpkeepClaimsAListsCheckpointAtATime() throws {
+        let (store, conninfo) = try TestCluster.freshStore()
+        try store.commit([Fixture.create(1)] + (1..<10).map { Fixture.rename(1, from: $0, to: "v\($0 + 1)") })
+        let other = try PostgresStore(conninfo: conninfo)
+        func claims() throws -> Int64 {
+            try store.connection.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1667984483").int64(0, 0)
+        }
+        #expect(try store.claimCheckpoint(of: ListID(1), changes: 5))
+        #expect(try claims() == 1)
+        #expect(try !other.claimCheckpoint(of: ListID(1), changes: 5))
+        try store.releaseCheckpoint(of: ListID(1))
+        #expect(try other.claimCheckpoint(of: ListID(1), changes: 5))
+        #expect(try other.storeCheckpoint(Fixture.checkpoint(1, revision: 10, count: 0, name: "v10")))
+        try other.releaseCheckpoint(of: ListID(1))
+        // Not due any more: refused, and the claim is not left held.
+        #expect(try !store.claimCheckpoint(of: ListID(1), changes: 5))
+        #expect(try !other.claimCheckpoint(of: ListID(1), changes: 5))
+        #expect(try claims() == 0)
+        // A list that is not stored is never due.
+        #expect(try !store.claimCheckpoint(of: ListID(2), changes: 1))
+    }
+
     @Test func aDeletedListKeepsOnlyItsDeletionUntilForgotten() throws {
         let store = try tenRevisions()
         try store.commit([Fixture.delete(1, from: 10)])

@@ -14,7 +14,8 @@ import Synchronization
 ///    changes after its stored one, from a copy-on-write cut of the cached
 ///    list taken together with the storage's newest position, once that
 ///    position is committed (so a checkpoint never holds a change that is
-///    not committed);
+///    not committed), each list once claimed (`claimCheckpoint`: the other
+///    nodes' upkeeps skip it meanwhile, and after it is stored it is not due);
 /// 2. then, at most every `housekeepingInterval`, trims the changes both
 ///    inside a checkpoint and older than the feed's retention, drops old
 ///    deletion markers and bounds the idempotency answers.
@@ -120,6 +121,11 @@ final class PostgresUpkeep: Sendable {
         var written = 0
         for id in named {
             if state.withLock({ $0.stopping }) { return (0, 0) }
+            // Another node's upkeep may be building it, or have stored it since.
+            guard try database.claimCheckpoint(of: id, changes: settings.checkpointAfter, bytes: settings.checkpointAfterBytes) else {
+                continue
+            }
+            defer { try? database.releaseCheckpoint(of: id) }
             let started = monotonicNanoseconds()
             // The cut, the newest position and the committed revision in one
             // instant of the store: the cut holds exactly the commits up to
