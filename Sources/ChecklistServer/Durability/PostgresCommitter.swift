@@ -181,6 +181,16 @@ private struct CommitLoop {
     /// The highest position already reported failed.
     var failedThrough: UInt64 = 0
     var backoff: UInt64 = 50_000_000
+    /// Locked batches in a row that met no other node's commit. While
+    /// there were `calmBeforeOptimism` (as at start), a batch goes first as
+    /// one flight without row locks (`PostgresStore.commit(_:)`, which
+    /// checks every base as it writes); one that meets another node's
+    /// commit goes again through the lock and the rebase, and the count
+    /// starts over. A node writing lists no other node writes saves the
+    /// lock's round trip and statements on every batch; nodes sharing lists
+    /// seldom try (a failed try costs a flight).
+    var calm = CommitLoop.calmBeforeOptimism
+    static let calmBeforeOptimism = 16
 
     init(conninfo: String, statementTimeout: Duration?) {
         self.conninfo = conninfo
@@ -263,12 +273,24 @@ private struct CommitLoop {
             let unfit = batch.unfit
             guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
             let database = database!
+            if calm >= Self.calmBeforeOptimism && !batch.retried {
+                do {
+                    try database.commit(batch.commits)
+                    committed(batch, committer)
+                    return true
+                } catch let error as PostgresError where error.code == .staleRevision {
+                    calm = 0  // nothing was written: lock, rebase, commit
+                }
+            }
             let rebase = BatchRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
             var attempt = batch
+            var sawStale = false
+            defer { calm = sawStale ? 0 : min(calm + 1, Self.calmBeforeOptimism) }
             do {
                 try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
                     let stale = BatchRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
+                    sawStale = true
                     // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
                     if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
                     try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
