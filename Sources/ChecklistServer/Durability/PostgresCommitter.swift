@@ -6,8 +6,10 @@ import Synchronization
 
 /// The one database thread that commits (docs/POSTGRES.md, "Threads"): it
 /// owns its `PostgresConnection`, takes everything queued as one batch,
-/// commits it as one transaction, and marks the batch's positions durable
-/// (or failed). While a transaction is in flight the next batch gathers.
+/// commits it as one transaction (locking its lists and rebasing it onto
+/// other nodes' commits, or in one flight while no other node wrote them
+/// lately), and marks the batch's positions durable (or failed). While a
+/// transaction is in flight the next batch gathers.
 ///
 /// Connection loss: the batch's positions fail, the connection is dropped,
 /// `event=postgres_lost` is logged, the store refuses changes with
