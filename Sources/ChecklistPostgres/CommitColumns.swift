@@ -114,6 +114,15 @@ struct CommitColumns {
         answerInserted.append(InsertedRuns.encode(remembered.answer.inserted))
     }
 
+    /// The change bodies written, per list in revision order.
+    var bodiesByList: StoredBodies {
+        var bodies: StoredBodies = [:]
+        for (list, body) in zip(changeLists, changeBodies) {
+            if let list, let body { bodies[ListID(UInt64(list)), default: []].append(body) }
+        }
+        return bodies
+    }
+
     /// The parameters of `Statements.updateLists`.
     var updateParameters: [PostgresValue] {
         let c = updated

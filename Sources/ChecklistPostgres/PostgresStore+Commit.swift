@@ -1,5 +1,10 @@
 import ChecklistModel
 
+/// The bodies of the changes a commit wrote (the `changes.body` column,
+/// `Change.encode`), per list in revision order: what a node that
+/// committed them hands on without encoding them again (its commit notice).
+public typealias StoredBodies = [ListID: [[UInt8]]]
+
 /// What `PostgresStore.commit(locking:prepare:)` found once the rows were locked.
 public struct LockedLists: Sendable {
     /// The revision of each locked list (a list absent is not stored).
@@ -29,15 +34,18 @@ extension PostgresStore {
     ///   base is not the committed revision, a deleted list is gone, or a
     ///   created list's id is taken; `CONNECTION_LOST` / `STATEMENT_FAILED`
     ///   from PostgreSQL. Nothing is written in either case.
-    public func commit(_ commits: [ListCommit]) throws {
+    /// - Returns: the stored bodies of the changes written (`StoredBodies`).
+    @discardableResult
+    public func commit(_ commits: [ListCommit]) throws -> StoredBodies {
         try commit(commits, betweenFlights: nil)
     }
 
     /// As `commit(_:)`; with `betweenFlights`, BEGIN is a flight of its
     /// own and `betweenFlights` runs before the writes and COMMIT are sent
     /// (tests break the connection there).
-    func commit(_ commits: [ListCommit], betweenFlights: (() throws -> Void)?) throws {
-        guard !commits.isEmpty else { return }
+    @discardableResult
+    func commit(_ commits: [ListCommit], betweenFlights: (() throws -> Void)?) throws -> StoredBodies {
+        guard !commits.isEmpty else { return [:] }
         let columns = try CommitColumns(commits)
         var flight = PostgresPipeline()
         connection.appendBegin(.commit, to: &flight)
@@ -52,6 +60,7 @@ extension PostgresStore {
             flight = PostgresPipeline()
         }
         try write(columns, after: flight)
+        return columns.bodiesByList
     }
 
     /// Commits in ONE transaction that first locks the rows of the lists
@@ -70,8 +79,10 @@ extension PostgresStore {
     ///
     /// - Throws: what `prepare` throws (the transaction is rolled back), or
     ///   as `commit(_:)`.
+    /// - Returns: as `commit(_:)`.
+    @discardableResult
     public func commit(locking bases: [(list: ListID, base: Revision)],
-                       prepare: (_ locked: LockedLists) throws -> [ListCommit]) throws {
+                       prepare: (_ locked: LockedLists) throws -> [ListCommit]) throws -> StoredBodies {
         var flight = PostgresPipeline()
         connection.appendBegin(.commit, to: &flight)
         var locked = LockedLists()
@@ -104,8 +115,9 @@ extension PostgresStore {
             if begun { connection.rollBackAfterFailure() }
             throw error
         }
-        guard begun || !commits.isEmpty else { return }
+        guard begun || !commits.isEmpty else { return [:] }
         try write(columns, after: flight)
+        return columns.bodiesByList
     }
 
     /// The stored changes of each list after its revision in `after`, per

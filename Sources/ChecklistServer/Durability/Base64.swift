@@ -34,12 +34,6 @@ enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The bytes `text` encodes; nil when it is not padded base64.
-    static func decode(_ text: Substring) -> [UInt8]? {
-        if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode($0) }) { return decoded }
-        return Array(text.utf8).withUnsafeBufferPointer { decode($0) }
-    }
-
     /// The bytes the UTF-8 `chars` encode; nil when they are not padded base64.
     static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 == 0 else { return nil }

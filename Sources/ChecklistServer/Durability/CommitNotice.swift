@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistPersistence
+import ChecklistPostgres
 import ChecklistWire
 
 /// The payload of a commit notification (`pg_notify('checklist_commits',
@@ -27,8 +28,9 @@ enum CommitNotice {
     }
 
     /// The payloads announcing `revisions` (nil: deleted), carrying each
-    /// list's `changes` when its entry fits in a payload.
-    static func payloads(node: UInt64, _ revisions: [(ListID, Revision?)], changes: [ListID: [Change]] = [:]) -> [String] {
+    /// list's changes, as the commit stored them (`bodies`), when its entry
+    /// fits in a payload.
+    static func payloads(node: UInt64, _ revisions: [(ListID, Revision?)], bodies: StoredBodies = [:]) -> [String] {
         let prefix = String(node)
         var payloads: [String] = []
         var current = prefix
@@ -36,10 +38,10 @@ enum CommitNotice {
         for (list, revision) in revisions {
             let bare = " \(list.rawValue):\(revision ?? 0)"
             var entry = bare
-            if revision != nil, let carried = changes[list], !carried.isEmpty {
-                let bodies = encode(carried)
-                if prefix.utf8.count + bare.utf8.count + 1 + Base64.encodedCount(bodies.count) <= maxPayloadBytes {
-                    entry += ":" + Base64.encode(bodies)
+            if revision != nil, let carried = bodies[list], !carried.isEmpty {
+                let joined = join(carried)
+                if prefix.utf8.count + bare.utf8.count + 1 + Base64.encodedCount(joined.count) <= maxPayloadBytes {
+                    entry += ":" + Base64.encode(joined)
                 }
             }
             if current.utf8.count + entry.utf8.count > maxPayloadBytes {
@@ -103,14 +105,10 @@ enum CommitNotice {
         return value
     }
 
-    private static func encode(_ changes: [Change]) -> [UInt8] {
-        var writer = WireWriter(capacity: 64 * changes.count)
-        var body = WireWriter(capacity: 128)
-        for change in changes {
-            body.reset()
-            change.encode(into: &body)
-            writer.writeBytes(body.bytes)
-        }
+    /// The bodies, each behind its length as a varint.
+    private static func join(_ bodies: [[UInt8]]) -> [UInt8] {
+        var writer = WireWriter(capacity: bodies.reduce(0) { $0 + $1.count + 2 })
+        for body in bodies { writer.writeBytes(body) }
         return writer.bytes
     }
 

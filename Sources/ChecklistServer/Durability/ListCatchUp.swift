@@ -51,22 +51,19 @@ struct ListCatchUp {
                 carried: [ListID: [Change]] = [:]) throws -> [ListID: Outcome] {
         var outcomes: [ListID: Outcome] = [:]
         var reading: [ListID: Revision] = [:]
-        var fromNotices: [ListID: [Change]] = [:]
+        var replaying: [(list: ListID, known: Revision, carried: [Change]?)] = []
         for (list, noticed) in lists {
             switch start(list, noticed: noticed) {
             case .settled(let outcome): outcomes[list] = outcome
             case .read(let known):
-                if let run = Self.carriedRun(carried[list] ?? [], after: known, through: noticed) {
-                    fromNotices[list] = run
-                } else {
-                    reading[list] = known
-                }
+                let run = Self.carriedRun(carried[list] ?? [], after: known, through: noticed)
+                if run == nil { reading[list] = known }
+                replaying.append((list, known, run))
             }
         }
         let read = try database.changes(after: reading, limit: Self.batch)
-        let replaying = reading.merging(fromNotices.mapValues { $0[0].revision - 1 }) { known, _ in known }
-        for (list, known) in replaying.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            outcomes[list] = try replay(list, fromNotices[list] ?? read[list] ?? [], after: known, database: database)
+        for (list, known, run) in replaying.sorted(by: { $0.list.rawValue < $1.list.rawValue }) {
+            outcomes[list] = try replay(list, run ?? read[list] ?? [], after: known, database: database)
         }
         return outcomes
     }

@@ -277,8 +277,8 @@ private struct CommitLoop {
             let database = database!
             if calm >= Self.calmBeforeOptimism && !batch.retried {
                 do {
-                    try database.commit(batch.commits)
-                    committed(batch, committer)
+                    let bodies = try database.commit(batch.commits)
+                    committed(batch, bodies: bodies, committer)
                     return true
                 } catch let error as PostgresError where error.code == .staleRevision {
                     calm = 0  // nothing was written: lock, rebase, commit
@@ -288,8 +288,9 @@ private struct CommitLoop {
             var attempt = batch
             var sawStale = false
             defer { calm = sawStale ? 0 : min(calm + 1, Self.calmBeforeOptimism) }
+            var bodies: StoredBodies = [:]
             do {
-                try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
+                bodies = try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
                     let stale = BatchRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
                     sawStale = true
@@ -305,7 +306,7 @@ private struct CommitLoop {
                 throw error
             }
             batch = attempt
-            committed(batch, committer)
+            committed(batch, bodies: bodies, committer)
             return true
         } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
             return settleStale(&batch, error, committer)
@@ -324,22 +325,21 @@ private struct CommitLoop {
     /// The batch committed: its changes are published (in the store's
     /// lock, with the committed revisions), its answers released, and the
     /// other nodes told, in a transaction of its own that writes nothing,
-    /// with the changes when they fit (`CommitNotice`: the followers then
-    /// need no read of the database).
+    /// with the changes as the commit stored them (`bodies`) when they fit
+    /// (`CommitNotice`: the followers then need no read of the database; a
+    /// batch found stored by an earlier attempt has none to hand on).
     /// (Sent in the commit's flight right after COMMIT instead, the notice
     /// woke the other nodes' followers before this node's answers left:
     /// on two shared cores that cost more than the round trip it saved,
     /// docs/POSTGRES.md, "Several nodes".)
-    private mutating func committed(_ batch: PostgresBatch, _ committer: PostgresCommitter) {
+    private mutating func committed(_ batch: PostgresBatch, bodies: StoredBodies = [:], _ committer: PostgresCommitter) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
         committer.store.settlePending(batch.revisionsAfter)
         committer.onCommitted(batch.revisionsAfter, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
-        var changes: [ListID: [Change]] = [:]
-        for commit in batch.commits { changes[commit.list, default: []] += commit.changes }
         do {
-            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter, changes: changes) {
+            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter, bodies: bodies) {
                 try database?.connection.notifyCommits(payload)
             }
         } catch {

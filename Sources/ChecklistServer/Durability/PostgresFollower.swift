@@ -119,7 +119,7 @@ private struct FollowLoop {
         var noticed = false
         for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
             guard CommitNotice.sender(of: notification.payload) != node,
-                  let notice = CommitNotice.parse(notification.payload), notice.node != node else { continue }
+                  let notice = CommitNotice.parse(notification.payload) else { continue }
             for entry in notice.lists {
                 announced[entry.list] = max(announced[entry.list] ?? 0, entry.revision)
                 carry(entry)
