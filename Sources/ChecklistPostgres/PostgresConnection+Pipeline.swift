@@ -13,16 +13,21 @@ extension PostgresConnection {
     /// connection is out of pipeline mode, ready for `execute`, unless it
     /// was lost (`isUsable` false).
     ///
+    /// `whileInFlight` runs once everything is sent, before the first
+    /// answer is read: work of the caller's that the server's need not wait
+    /// for (it must not use the connection).
+    ///
     /// - Returns: each statement's result or error (`PostgresPipelineResults`).
     /// - Throws: `CONNECTION_LOST` when the connection is not usable, or
     ///   `MISUSE` when libpq refuses pipeline mode; nothing was sent then.
-    public func run(_ pipeline: PostgresPipeline) throws(PostgresError) -> PostgresPipelineResults {
+    public func run(_ pipeline: PostgresPipeline, whileInFlight: () -> Void = {}) throws(PostgresError) -> PostgresPipelineResults {
         guard isUsable else { throw PostgresError(.connectionLost, "the connection is lost") }
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(isUsable ? .misuse : .connectionLost, "entering pipeline mode: \(Self.message(of: handle))")
         }
         var flight = PipelineFlight(statements: pipeline.count)
         send(pipeline, &flight)
+        whileInFlight()
         receive(&flight)
         if PQstatus(handle) == CONNECTION_OK, PQexitPipelineMode(handle) != 1 {
             // Every answer was read, so libpq must let go; if it does not,

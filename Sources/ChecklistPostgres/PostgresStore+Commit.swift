@@ -77,12 +77,16 @@ extension PostgresStore {
     /// the read in one flight; the writes and COMMIT in another), plus
     /// what `prepare` reads; one when `bases` is empty.
     ///
+    /// `whileWriting` runs once the writes and COMMIT are sent, before
+    /// their answers are read (it must not use the connection).
+    ///
     /// - Throws: what `prepare` throws (the transaction is rolled back), or
     ///   as `commit(_:)`.
     /// - Returns: as `commit(_:)`.
     @discardableResult
     public func commit(locking bases: [(list: ListID, base: Revision)],
-                       prepare: (_ locked: LockedLists) throws -> [ListCommit]) throws -> StoredBodies {
+                       prepare: (_ locked: LockedLists) throws -> [ListCommit],
+                       whileWriting: () -> Void = {}) throws -> StoredBodies {
         var flight = PostgresPipeline()
         connection.appendBegin(.commit, to: &flight)
         var locked = LockedLists()
@@ -116,7 +120,7 @@ extension PostgresStore {
             throw error
         }
         guard begun || !commits.isEmpty else { return [:] }
-        try write(columns, after: flight)
+        try write(columns, after: flight, whileInFlight: whileWriting)
         return columns.bodiesByList
     }
 
@@ -147,10 +151,11 @@ extension PostgresStore {
     }
 
     /// Sends `start` (BEGIN when the transaction has not begun), the
-    /// statements of the commit and COMMIT in one flight. A revision check
+    /// statements of the commit and COMMIT in one flight (`whileInFlight`
+    /// runs once they are sent). A revision check
     /// that fails, or any other error, aborts the rest: the transaction is
     /// rolled back and it throws.
-    private func write(_ columns: CommitColumns, after start: PostgresPipeline) throws {
+    private func write(_ columns: CommitColumns, after start: PostgresPipeline, whileInFlight: () -> Void = {}) throws {
         var flight = start
         var checks: [(statement: Int, lists: CommitColumns.ListColumns, creates: Bool)] = []
         if columns.created.count > 0 {
@@ -183,7 +188,7 @@ extension PostgresStore {
         let commit = flight.count
         flight.append("COMMIT")
 
-        let results = try connection.run(flight)
+        let results = try connection.run(flight, whileInFlight: whileInFlight)
         if let failure = results.firstFailure {
             connection.rollBackAfterFailure()
             if failure.error.sqlState == Statements.revisionCheckFailed,

@@ -14,6 +14,8 @@ struct PendingPatches {
         /// The list's revision after the patch.
         var revision: Revision
         var ops: [PatchOperation]
+        /// The operations as they resolved (the committed change's).
+        var applied: [AppliedOperation]
         var baseRevision: Revision?
         var key: IdempotencyKey?
         var undo: UndoLog

@@ -52,8 +52,11 @@ extension Store {
     /// again in its old order as the client sent it: one with a
     /// `baseRevision` is refused with `CONFLICT` (the list moved under it),
     /// a keyed one `foreign` already answered gets that answer, the others
-    /// get new revisions (and ids). `underLock` runs in the same hold of the
-    /// lock with the outcome.
+    /// get new revisions (and ids). When the patches and `foreign` only set
+    /// fields of different items, they commute: `foreign` is applied on top
+    /// and the patches keep their operations at new revisions, the same
+    /// outcome without taking anything back (`rebaseCommuting`).
+    /// `underLock` runs in the same hold of the lock with the outcome.
     ///
     /// - Parameter split: the last revision (as the cache had it) of the
     ///   patches whose row `exportedAtSplit` must show.
@@ -69,6 +72,10 @@ extension Store {
                   let entries = state.pending?.byList[list], let first = entries.first, let last = entries.last,
                   first.revision == committed + 1, last.revision == state.lists.values[index].revision,
                   entries.count == Int(last.revision - committed) else { return nil }
+            if let rebase = try state.rebaseCommuting(at: index, committed: committed, entries: entries, onto: foreign, split: split) {
+                underLock(rebase)
+                return rebase
+            }
             let ns = state.lists.values[index].namespace
             _ = state.pending!.take(list)
             for entry in entries.reversed() {

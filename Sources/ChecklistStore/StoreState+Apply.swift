@@ -66,7 +66,7 @@ extension StoreState {
             let change = Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied),
                                 idempotencyKey: key)
             idempotency.record(change)
-            pending?.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, baseRevision: baseRevision,
+            pending?.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, applied: outcome.applied, baseRevision: baseRevision,
                                                      key: key, undo: outcome.undo))
             return Commit(change: change, summary: lists.values[index].summary, assignments: outcome.assignments)
 

@@ -10,7 +10,8 @@ import Testing
     let ns = Namespace("r")
 
     /// Two stores that start from the same list of three items (revision 2).
-    func twoNodes() throws -> (mine: Store, theirs: Store, list: ListID) {
+    /// `recorder` holds every change `theirs` commits.
+    func twoNodes() throws -> (mine: Store, theirs: Store, list: ListID, recorder: ChangeRecorder) {
         let recorder = ChangeRecorder()
         let theirs = Store(onCommit: recorder.record)
         let list = try theirs.createList(in: ns, name: "Shared", icon: "").id
@@ -20,7 +21,7 @@ import Testing
         let mine = Store()
         for change in recorder.changes { try mine.replay(change) }
         mine.keepPendingPatches()
-        return (mine, theirs, list)
+        return (mine, theirs, list, recorder)
     }
 
     @Test func pendingPatchesAreAppliedAgainOnTopOfTheOtherNodes() throws {
@@ -77,6 +78,80 @@ import Testing
         // The key answers the rebased revision.
         let retry = try mine.patch(in: ns, list: list, baseRevision: nil, ops: mineOps[1].2, idempotencyKey: key)
         #expect(retry.isRepeat && retry.revision == 7)
+    }
+
+    /// Field changes of different items commute: the other node's are
+    /// applied on top, the pending patches keep their operations at new
+    /// revisions, and the list (its counts too) is the one the long way
+    /// gives; a later rebase that does not commute still takes them back.
+    @Test func fieldChangesOfDifferentItemsMoveUpWithoutBeingTakenBack() throws {
+        let base = try twoNodes()
+        let (mine, theirs, list) = (base.mine, base.theirs, base.list)
+        var foreign: [Change] = []
+        for ops: [PatchOperation] in [[.toggle(.id(ItemID(3)))], [.setText(.id(ItemID(3)), "theirs")]] {
+            let result = try theirs.patch(in: ns, list: list, baseRevision: nil, ops: ops)
+            foreign.append(Change(namespace: ns, list: list, revision: result.revision, kind: .patched(result.applied)))
+        }
+        let key = IdempotencyKey(client: 3, sequence: 1)
+        let mineOps: [(IdempotencyKey?, [PatchOperation])] = [
+            (nil, [.toggle(.id(ItemID(1)))]), (key, [.setChecked(.id(ItemID(2)), true)]), (nil, [.toggle(.id(ItemID(1)))]),
+        ]
+        for (key, ops) in mineOps { _ = try mine.patch(in: ns, list: list, baseRevision: nil, ops: ops, idempotencyKey: key) }
+
+        let rebase = try #require(try mine.rebase(list, committed: 2, onto: foreign, split: 4) { _ in })
+        #expect(rebase.patches.map(\.revision) == [3, 4, 5])
+        let moved = rebase.patches.compactMap { patch -> (Change, PatchResult)? in
+            if case .applied(let change, let result) = patch.outcome { (change, result) } else { nil }
+        }
+        #expect(moved.map(\.0.revision) == [5, 6, 7])
+        #expect(moved.map(\.0.kind) == [.patched([.setChecked(ItemID(1), true)]), .patched([.setChecked(ItemID(2), true)]),
+                                        .patched([.setChecked(ItemID(1), false)])])
+        #expect(moved.map(\.0.idempotencyKey) == [nil, key, nil])
+        // Three items, item 3 checked by the other node, then 1 and 2 here, then 1 unchecked.
+        #expect(moved.map(\.1.summary.uncheckedCount) == [1, 0, 1])
+        #expect(moved.map(\.1.summary.revision) == [5, 6, 7])
+        #expect(rebase.exportedAtSplit?.summary.revision == 6 && rebase.exportedAtSplit?.summary.uncheckedCount == 0)
+        #expect(mine.cachedRevision(of: list) == 7)
+        // The same list as applying the patches after the other node's changes.
+        let canonical = Store()
+        for change in base.recorder.changes { try canonical.replay(change) }
+        for (key, ops) in mineOps { _ = try canonical.patch(in: ns, list: list, baseRevision: nil, ops: ops, idempotencyKey: key) }
+        #expect(StoreContents(mine) == StoreContents(canonical))
+        let retry = try mine.patch(in: ns, list: list, baseRevision: nil, ops: mineOps[1].1, idempotencyKey: key)
+        #expect(retry.isRepeat && retry.revision == 6)
+
+        // The other node then deletes item 2, which a pending patch sets: they
+        // do not commute, and the patches moved up are taken back the long way.
+        let deleted = try theirs.patch(in: ns, list: list, baseRevision: nil, ops: [.delete(.id(ItemID(2)))])
+        let deletion = Change(namespace: ns, list: list, revision: deleted.revision, kind: .patched(deleted.applied))
+        let again = try #require(try mine.rebase(list, committed: 4, onto: [deletion], split: 7) { _ in })
+        #expect(again.patches.map(\.revision) == [5, 6, 7])
+        guard case .refused(let missing) = again.patches[1].outcome else { Issue.record("\(again.patches)"); return }
+        #expect(missing.code == .notFound)
+        for (_, ops) in [mineOps[0], mineOps[2]] { _ = try theirs.patch(in: ns, list: list, baseRevision: nil, ops: ops) }
+        #expect(StoreContents(mine) == StoreContents(theirs))
+    }
+
+    /// What takes the short way: field changes of different items, no
+    /// conditional patch, no key on both sides, one namespace.
+    @Test func onlyFieldChangesOfDifferentItemsCommute() {
+        let key = IdempotencyKey(client: 1, sequence: 1)
+        func entry(_ applied: [AppliedOperation], base: Revision? = nil, key: IdempotencyKey? = nil) -> PendingPatches.Entry {
+            PendingPatches.Entry(revision: 3, ops: [], applied: applied, baseRevision: base, key: key, undo: UndoLog())
+        }
+        func change(_ ops: [AppliedOperation], key: IdempotencyKey? = nil, in namespace: Namespace? = nil) -> Change {
+            Change(namespace: namespace ?? ns, list: ListID(1), revision: 3, kind: .patched(ops), idempotencyKey: key)
+        }
+        let mine = entry([.setChecked(ItemID(1), true), .setText(ItemID(2), "a")], key: key)
+        #expect(StoreState.commute([mine], [change([.setPrice(ItemID(3), 5), .setRemind(ItemID(4), true)])], namespace: ns))
+        #expect(!StoreState.commute([mine], [change([.setDue(ItemID(2), 1)])], namespace: ns))
+        #expect(!StoreState.commute([mine], [change([.delete(ItemID(5))])], namespace: ns))
+        #expect(!StoreState.commute([mine], [change([.setText(ItemID(3), "b")], key: key)], namespace: ns))
+        #expect(!StoreState.commute([mine], [change([.setText(ItemID(3), "b")], in: Namespace("other"))], namespace: ns))
+        #expect(!StoreState.commute([mine], [Change(namespace: ns, list: ListID(1), revision: 3, kind: .listUpdated(name: "n", icon: ""))],
+                                    namespace: ns))
+        #expect(!StoreState.commute([entry([.setChecked(ItemID(1), true)], base: 2)], [change([.setText(ItemID(3), "b")])], namespace: ns))
+        #expect(!StoreState.commute([entry([.move(ItemID(1), toIndex: 0)])], [change([.setText(ItemID(3), "b")])], namespace: ns))
     }
 
     @Test func aKeyTheOtherNodeAppliedIsAnsweredNotAppliedTwice() throws {

@@ -39,7 +39,11 @@ struct BatchRebase {
     /// Rebases every list of `stale` (list: the base the batch has) onto
     /// the changes stored after it (`stored`, read with the lock; read
     /// again for a list they do not bring to its locked revision), and
-    /// remakes `batch` on top.
+    /// remakes `batch` on top. The changes rebased onto are added to
+    /// `unpublished`, for the caller to publish (`PostgresCommitter.publish`)
+    /// while its writes are in flight, before the batch's own: nothing else
+    /// waits for them meanwhile (the follower leaves a list with changes of
+    /// the node's own in flight to the committer).
     ///
     /// - Throws: `STALE_REVISION` naming the lists that cannot be rebased
     ///   (the other node's changes are not all stored any more, the node has
@@ -47,7 +51,7 @@ struct BatchRebase {
     ///   fit): the caller drops their commits and reloads them. The lists
     ///   rebased before stay rebased, and `batch` is remade for them.
     func rebase(_ batch: inout PostgresBatch, stale: [ListID: Revision], locked: [ListID: Revision],
-                stored read: [ListID: [Change]]) throws {
+                stored read: [ListID: [Change]], unpublished: inout [Change]) throws {
         var stored = read
         // The read came after the lock in the same flight, so it reaches the
         // locked revisions; if it ever does not, read those lists again.
@@ -62,13 +66,24 @@ struct BatchRebase {
                 refused.append(list)
                 continue
             }
+            unpublished += foreign
         }
         let retried = batch.retried
-        batch = PostgresBatch(batch.queued, after: batch.after, committed: committer.view.all)
+        batch = PostgresBatch(batch.queued, after: batch.after, committed: Self.committed(committer.view.all, after: unpublished))
         batch.retried = retried
         guard refused.isEmpty else {
             throw PostgresError(.staleRevision, "lists committed by another node that cannot be rebased", lists: refused)
         }
+    }
+
+    /// The committed revisions `known` moved on by `changes` (in commit
+    /// order per list; a deletion removes its list), as `CommittedView.advance` moves them.
+    static func committed(_ known: [ListID: Revision], after changes: [Change]) -> [ListID: Revision] {
+        var revisions = known
+        for change in changes {
+            if case .listDeleted = change.kind { revisions[change.list] = nil } else { revisions[change.list] = change.revision }
+        }
+        return revisions
     }
 
     /// Whether `foreign` are exactly the changes from `base + 1` to the
@@ -86,7 +101,6 @@ struct BatchRebase {
                         _ batch: inout PostgresBatch) throws -> Bool {
         var queuedOutcomes: [(UInt64, Revision, RebasedPatch)] = []
         let rebased = try committer.store.rebase(list, committed: base, onto: foreign, split: split) { rebase in
-            committer.view.advance(foreign)
             queuedOutcomes = committer.rewriteQueued(list, rebase.patches)
         }
         guard let rebased else { return false }
@@ -99,7 +113,6 @@ struct BatchRebase {
             record(outcome, position: batch.queued[i].position, list: list, revision: change.revision)
         }
         if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
-        committer.onCommitted([(list, committer.view.revision(of: list))], 0)
         committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,
                                                           "patches": rebased.patches.count]) }
         return true

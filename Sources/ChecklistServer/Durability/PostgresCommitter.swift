@@ -144,17 +144,28 @@ final class PostgresCommitter: Sendable {
         let byRevision = Dictionary(outcomes.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         return queue.withLock { state in
             var rewritten: [(UInt64, Revision, RebasedPatch)] = []
-            for i in state.commits.indices {
-                guard state.commits[i].changes.count == 1, let change = state.commits[i].changes.first, change.list == list,
-                      let outcome = byRevision[change.revision] else { continue }
+            for i in state.commits.indices where state.commits[i].changes.count == 1 && state.commits[i].changes[0].list == list {
+                let revision = state.commits[i].changes[0].revision
+                guard let outcome = byRevision[revision] else { continue }
                 state.commits[i].changes = BatchRebase.changes(of: outcome)
-                rewritten.append((state.commits[i].position, change.revision, outcome))
+                rewritten.append((state.commits[i].position, revision, outcome))
             }
             return rewritten
         }
     }
 
     fileprivate var storeForCatchUp: ListCatchUp { ListCatchUp(store: store, view: view) }
+
+    /// Publishes `foreign`, other nodes' changes a rebase applied (in
+    /// commit order per list), and tells the list cache; empties it.
+    fileprivate func publish(_ foreign: inout [Change]) {
+        guard !foreign.isEmpty else { return }
+        store.withExportedLists { _ in view.advance(foreign) }
+        var lists = Set<ListID>()
+        for change in foreign { lists.insert(change.list) }
+        onCommitted(lists.map { ($0, view.revision(of: $0)) }, 0)
+        foreign = []
+    }
 
     /// What a change gets while the database is unreachable.
     static let unavailable = ChecklistError(.unavailable, "the database is unreachable; nothing was applied; try again later")
@@ -289,16 +300,21 @@ private struct CommitLoop {
             var sawStale = false
             defer { calm = sawStale ? 0 : min(calm + 1, Self.calmBeforeOptimism) }
             var bodies: StoredBodies = [:]
+            // Other nodes' changes the rebase applied: published while the
+            // writes are in flight (or once the commit failed), before the batch's.
+            var foreign: [Change] = []
             do {
-                bodies = try database.commit(locking: BatchRebase.lockable(attempt)) { locked in
+                defer { committer.publish(&foreign) }
+                bodies = try database.commit(locking: BatchRebase.lockable(attempt), prepare: { locked in
                     let stale = BatchRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
                     sawStale = true
                     // An earlier attempt whose COMMIT answer was lost: nothing to rebase.
                     if attempt.retried, try isStored(attempt, in: database) { throw AlreadyStored() }
-                    try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases)
+                    try rebase.rebase(&attempt, stale: stale, locked: locked.revisions, stored: locked.changesAfterBases,
+                                      unpublished: &foreign)
                     return attempt.commits
-                }
+                }, whileWriting: { committer.publish(&foreign) })
             } catch is AlreadyStored {
                 // Stored by the earlier attempt: committed below.
             } catch {
@@ -334,12 +350,13 @@ private struct CommitLoop {
     /// docs/POSTGRES.md, "Several nodes".)
     private mutating func committed(_ batch: PostgresBatch, bodies: StoredBodies = [:], _ committer: PostgresCommitter) {
         committer.store.withExportedLists { _ in committer.view.advance(batch.queued.flatMap(\.changes)) }
-        committer.store.settlePending(batch.revisionsAfter)
-        committer.onCommitted(batch.revisionsAfter, batch.changeCount)
+        let revisions = batch.revisionsAfter
+        committer.store.settlePending(revisions)
+        committer.onCommitted(revisions, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
         do {
-            for payload in CommitNotice.payloads(node: committer.node, batch.revisionsAfter, bodies: bodies) {
+            for payload in CommitNotice.payloads(node: committer.node, revisions, bodies: bodies) {
                 try database?.connection.notifyCommits(payload)
             }
         } catch {
