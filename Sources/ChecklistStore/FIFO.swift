@@ -1,22 +1,24 @@
 /// A first-in first-out queue over an array: `append` at the back,
 /// `popFirst` at the front, both amortized O(1), with indexed access from
 /// the front. Used for bounded windows (idempotency keys, the change feed).
+/// Inlinable, so that other modules' hot paths (the feed's, per published
+/// change) get it specialized for their element instead of generic calls.
 public struct FIFO<Element> {
-    private var storage: [Element] = []
-    private var head = 0
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var head = 0
 
-    public init() {}
+    @inlinable public init() {}
 
-    public var count: Int { storage.count - head }
-    public var isEmpty: Bool { count == 0 }
-    public var first: Element? { head < storage.count ? storage[head] : nil }
+    @inlinable public var count: Int { storage.count - head }
+    @inlinable public var isEmpty: Bool { count == 0 }
+    @inlinable public var first: Element? { head < storage.count ? storage[head] : nil }
 
     /// The `i`-th element from the front.
-    public subscript(i: Int) -> Element { storage[head + i] }
+    @inlinable public subscript(i: Int) -> Element { storage[head + i] }
 
-    public mutating func append(_ element: Element) { storage.append(element) }
+    @inlinable public mutating func append(_ element: Element) { storage.append(element) }
 
-    public mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -30,7 +32,7 @@ public struct FIFO<Element> {
         return element
     }
 
-    public mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+    @inlinable public mutating func removeAll(where shouldRemove: (Element) -> Bool) {
         storage.removeFirst(head)
         head = 0
         storage.removeAll(where: shouldRemove)

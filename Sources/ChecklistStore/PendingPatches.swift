@@ -29,9 +29,15 @@ struct PendingPatches {
 
     /// Drops the entries of `list` at or below `revision` (nil: all of them).
     mutating func settle(_ list: ListID, through revision: Revision?) {
-        guard var entries = byList[list] else { return }
-        if let revision { entries.removeAll { $0.revision <= revision } } else { entries.removeAll() }
-        byList[list] = entries.isEmpty ? nil : entries
+        guard let index = byList.index(forKey: list) else { return }
+        // In place: a copy taken out of the dictionary would copy the entries too.
+        if let revision {
+            let settled = byList.values[index].prefix { $0.revision <= revision }.count
+            byList.values[index].removeFirst(settled)
+        } else {
+            byList.values[index].removeAll()
+        }
+        if byList.values[index].isEmpty { byList.remove(at: index) }
     }
 
     /// Takes every entry of `list` out.

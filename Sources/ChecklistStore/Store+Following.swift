@@ -9,7 +9,7 @@ import ChecklistModel
 extension Store {
     /// The cached revision of `list` (nil: not held), under the lock.
     public func cachedRevision(of list: ListID) -> Revision? {
-        locked { $0.lists[list]?.revision }
+        reading { $0.lists[list]?.revision }
     }
 
     /// Replays `changes` (one list's, consecutive revisions) committed by
