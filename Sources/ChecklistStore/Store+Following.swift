@@ -26,7 +26,8 @@ extension Store {
                                underLock: ([Change]) -> Void) throws(ChecklistError) -> Bool {
         guard let first = changes.first else { return true }
         return try locked { state throws(ChecklistError) -> Bool in
-            guard (state.lists[first.list]?.revision ?? 0) == expecting else { return false }
+            let cached = state.lists.index(forKey: first.list).map { index in state.inPlace(index) { $0.revision } }
+            guard (cached ?? 0) == expecting else { return false }
             var applied = 0
             do throws(ChecklistError) {
                 for change in changes {

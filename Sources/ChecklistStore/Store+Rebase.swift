@@ -68,9 +68,9 @@ extension Store {
     public func rebase(_ list: ListID, committed: Revision, onto foreign: [Change], split: Revision,
                        underLock: (Rebase) -> Void) throws(ChecklistError) -> Rebase? {
         try locked { state throws(ChecklistError) -> Rebase? in
-            guard let index = state.lists.index(forKey: list), state.lists.values[index].unloaded == nil,
+            guard let index = state.lists.index(forKey: list), state.inPlace(index, { $0.unloaded == nil }),
                   let entries = state.pending?.byList[list], let first = entries.first, let last = entries.last,
-                  first.revision == committed + 1, last.revision == state.lists.values[index].revision,
+                  first.revision == committed + 1, last.revision == state.inPlace(index, { $0.revision }),
                   entries.count == Int(last.revision - committed) else { return nil }
             if let rebase = try state.rebaseCommuting(at: index, committed: committed, entries: entries, onto: foreign, split: split) {
                 underLock(rebase)

@@ -55,9 +55,11 @@ extension StoreState {
         case .patch(let id, let baseRevision, let ops, let key):
             if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns) { return repeated }
             let index = try index(of: id, in: ns)
-            try lists.values[index].requireRows()
+            let current = try inPlace(index) { list throws(ChecklistError) in
+                try list.requireRows()
+                return list.revision
+            }
             try Validation.batch(ops.count, limits: limits)
-            let current = lists.values[index].revision
             if let baseRevision, baseRevision != current {
                 throw ChecklistError(.conflict, "list \(id) is at revision \(current), not \(baseRevision)", revision: current)
             }
@@ -68,7 +70,7 @@ extension StoreState {
             idempotency.record(change)
             pending?.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, applied: outcome.applied, baseRevision: baseRevision,
                                                      key: key, undo: outcome.undo))
-            return Commit(change: change, summary: lists.values[index].summary, assignments: outcome.assignments)
+            return Commit(change: change, summary: inPlace(index) { $0.summary }, assignments: outcome.assignments)
 
         case .replay(let change):
             let commit = try apply(change)
@@ -99,7 +101,7 @@ extension StoreState {
 
         if case .listImported(let imported) = change.kind { return try applyImported(change, imported) }
         let index = try index(of: id, in: change.namespace)
-        let current = lists.values[index].revision
+        let current = inPlace(index) { $0.revision }
         guard change.revision == current + 1 else {
             throw ChecklistError(.conflict, "change to list \(id) has revision \(change.revision), the list is at \(current)",
                                  revision: current)
@@ -115,11 +117,13 @@ extension StoreState {
             summary.revision = change.revision
             return Commit(change: change, summary: summary)
         case .patched(let ops):
-            try lists.values[index].requireRows()
-            try lists.values[index].apply(ops)
+            try inPlace(index) { list throws(ChecklistError) in
+                try list.requireRows()
+                try list.apply(ops)
+            }
         }
         lists.values[index].revision = change.revision
-        return Commit(change: change, summary: lists.values[index].summary)
+        return Commit(change: change, summary: inPlace(index) { $0.summary })
     }
 }
 

@@ -18,25 +18,25 @@ extension StoreState {
     ///   no defined state and must be reloaded (as `Store.rebase`).
     mutating func rebaseCommuting(at index: [ListID: ListState].Index, committed: Revision, entries: [PendingPatches.Entry],
                                   onto foreign: [Change], split: Revision) throws(ChecklistError) -> Rebase? {
-        guard Self.commute(entries, foreign, namespace: lists.values[index].namespace) else { return nil }
+        let ns = inPlace(index) { $0.namespace }
+        guard Self.commute(entries, foreign, namespace: ns) else { return nil }
         let list = lists.keys[index]
-        let ns = lists.values[index].namespace
         for change in foreign {
             guard case .patched(let ops) = change.kind else { return nil }  // checked by `commute`
-            try lists.values[index].apply(ops)
+            try inPlace(index) { list throws(ChecklistError) in try list.apply(ops) }
             idempotency.record(change)
         }
         let moved = Revision(foreign.count)
         lists.values[index].revision = committed + moved + Revision(entries.count)
         // The list after each patch, newest first from the list as it is now.
-        var summary = lists.values[index].summary
+        var summary = inPlace(index) { $0.summary }
         var after = [ListSummary](repeating: summary, count: entries.count)
         for i in entries.indices.reversed() {
             after[i] = summary
             summary.uncheckedCount = UInt64(Int(summary.uncheckedCount) - Self.uncheckedMove(of: entries[i]))
             summary.revision -= 1
         }
-        var row = lists.values[index].exported
+        var row = inPlace(index) { $0.exported }
         row.summary = entries.lastIndex(where: { $0.revision <= split }).map { after[$0] } ?? summary
         var rebase = Rebase(patches: [], exportedAtSplit: row)
         _ = pending!.take(list)

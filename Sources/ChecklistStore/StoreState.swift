@@ -48,6 +48,15 @@ struct StoreState: ~Copyable {
         return try body(&lists.values[index])
     }
 
+    /// Runs `body` on the list at `index`, in place: reading
+    /// `lists.values[index].revision` would copy the whole list (see
+    /// `index(of:in:)`) to read one field.
+    @inline(__always)
+    mutating func inPlace<R, E: Error>(_ index: Dictionary<ListID, ListState>.Index,
+                                       _ body: (inout ListState) throws(E) -> R) throws(E) -> R {
+        try body(&lists.values[index])
+    }
+
     /// Runs `body` on the list `list` of namespace `ns`, for reading only
     /// (under the store's shared lock).
     func readList<R>(_ list: ListID, in ns: Namespace,

@@ -30,6 +30,10 @@ struct ChangeFeed {
         /// Bytes actually held for them (deflated where that paid).
         var storedBytes = 0
 
+        /// The revision of the oldest change retained (read without copying
+        /// the change: retained revisions run from `floor + 1`).
+        var oldestRevision: Revision? { changes.isEmpty ? nil : floor + 1 }
+
         /// Drops the oldest change; returns its frame and stored sizes.
         mutating func dropOldest() -> (frame: Int, stored: Int) {
             guard let oldest = changes.popFirst() else { return (0, 0) }
@@ -114,7 +118,7 @@ struct ChangeFeed {
         lists[change.list] = history
         while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
             // Publish order is revision order per list: a live entry is its list's oldest.
-            guard lists[list]?.changes.first?.revision == revision, let dropped = lists[list]?.dropOldest() else { continue }
+            guard lists[list]?.oldestRevision == revision, let dropped = lists[list]?.dropOldest() else { continue }
             forget(dropped: dropped)
         }
         if order.count > 2 * retainedCount + 1024 {
