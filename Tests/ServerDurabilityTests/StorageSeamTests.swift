@@ -25,9 +25,27 @@ struct StorageSeamTests {
             appended.signal()
         }
 
+        /// Signalled each time a commit is asked about while pending.
+        let askedWhilePending = DispatchSemaphore(value: 0)
+        /// Rebased answers the test makes up, by position and by key.
+        let rebased = Mutex<(byPosition: [UInt64: RebasedAnswer], byKey: [RetriedPatch: RebasedAnswer])>(([:], [:]))
+
         var answersWaitForDurability: Bool { true }
         var lastPosition: UInt64 { position.load(ordering: .sequentiallyConsistent) }
-        func commitState(of position: UInt64) -> CommitState { waiters.state(of: position) }
+        func commitState(of position: UInt64) -> CommitState {
+            let state = waiters.state(of: position)
+            if state == .pending { askedWhilePending.signal() }
+            return state
+        }
+        func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? {
+            rebased.withLock { found in
+                let byPosition = found.byPosition
+                return positions.lazy.compactMap { byPosition[$0] }.first
+            }
+        }
+        func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? {
+            rebased.withLock { $0.byKey[retry] }
+        }
         func notify(waiter: UInt64, at position: UInt64, wake: @escaping @Sendable () -> Void) {
             waiters.wait(waiter: waiter, for: position, wake: wake)
         }
@@ -79,6 +97,44 @@ struct StorageSeamTests {
         }()
         try service.shutdown(timeout: .seconds(5))
         #expect(storage.closes.load(ordering: .relaxed) == 1)
+    }
+
+    /// A retry answered from the idempotency memory while the original's
+    /// commit is in flight waits for that commit; when the commit was
+    /// rebased (PostgreSQL, several nodes), the retry gets the rebased
+    /// answer, as the original does, not the one the memory first gave.
+    @Test func aRetryOfAPatchInFlightGetsItsRebasedAnswer() throws {
+        let storage = ManualStorage()
+        let service = try Self.start(storage)
+        _ = try service.store.createList(in: .default, name: "L", icon: "")
+        storage.settle(durable: try #require(storage.waitForAppend()))
+        try {
+            let key = IdempotencyKey(client: 5, sequence: 1)
+            let patch = Request.patch(Patch(list: ListID(1), idempotencyKey: key,
+                                            ops: [.insert(tempRef: 3, position: .end, fields: ItemFields(text: "milk"))]))
+            let socket = try FrameSocket(port: service.server.port)
+            try socket.handshake()
+            // The patch and its retry in one write: handled in one pass, the
+            // retry answered from the memory (revision 2) while the original
+            // is pending, which the storage is then asked about.
+            var frames = WireWriter()
+            var encoder = FrameEncoder(compress: false)
+            patch.encode(requestID: 1, into: &frames, encoder: &encoder)
+            patch.encode(requestID: 2, into: &frames, encoder: &encoder)
+            try socket.send(frames.bytes)
+            let position = try #require(storage.waitForAppend())
+            #expect(storage.askedWhilePending.wait(timeout: .now() + 20) == .success)
+            let rebased = RebasedAnswer.patched(revision: 9, ids: [TempRefAssignment(tempRef: 3, id: ItemID(4))])
+            storage.rebased.withLock { $0 = ([position: rebased], [RetriedPatch(namespace: .default, key: key): rebased]) }
+            storage.settle(durable: position)
+            for id: UInt32 in [1, 2] {
+                let (header, answer) = try socket.receive()
+                #expect(header.requestID == id)
+                guard case .patchOK(let ok) = answer else { Issue.record("expected PATCH_OK, got \(answer)"); continue }
+                #expect(ok.revision == 9 && ok.ids == [TempRefAssignment(tempRef: 3, id: ItemID(4))], "answer \(id): \(ok)")
+            }
+        }()
+        try service.shutdown(timeout: .seconds(5))
     }
 
     /// The held PATCH_OK of a failed commit is never sent: ERROR

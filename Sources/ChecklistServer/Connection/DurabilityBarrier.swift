@@ -51,7 +51,7 @@ struct DurabilityBarrier {
         // original was committed apart from it.
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
-                                                from: (logBefore ?? 0) + 1))
+                                                from: (logBefore ?? 0) + 1, retried: outcome.retried))
         }
     }
 
@@ -90,9 +90,15 @@ struct DurabilityBarrier {
             added += error.count - answer.count
             return error
         }, rewrite: { barrier, answer in
-            guard barrier.from <= barrier.lsn, let rewritten = Self.rebased(answer, in: barrier.from...barrier.lsn, storage) else {
-                return nil
+            let rewritten: [UInt8]?
+            if let retry = barrier.retried {
+                rewritten = Self.rebased(answer) { storage.rebasedAnswer(ofRetry: retry, list: $0, revision: $1) }
+            } else if barrier.from <= barrier.lsn {
+                rewritten = Self.rebased(answer) { storage.rebasedAnswer(in: barrier.from...barrier.lsn, list: $0, revision: $1) }
+            } else {
+                rewritten = nil
             }
+            guard let rewritten else { return nil }
             added += rewritten.count - answer.count
             return rewritten
         }) { connection.write($0) }
@@ -113,11 +119,12 @@ struct DurabilityBarrier {
     }
 
     /// The frame that replaces `answer` (one frame) when it is a PATCH_OK
-    /// whose commit, in `positions`, was rebased onto another node's
-    /// (`ServerStorage.rebasedAnswer`): the new PATCH_OK, or the ERROR the
+    /// whose commit was rebased onto another node's (`replacement`, asked
+    /// with the list and revision the PATCH_OK shows:
+    /// `ServerStorage.rebasedAnswer`): the new PATCH_OK, or the ERROR the
     /// patch met on top, under the same request id.
-    static func rebased(_ answer: UnsafeRawBufferPointer, in positions: ClosedRange<UInt64>,
-                        _ storage: any ServerStorage) -> [UInt8]? {
+    static func rebased(_ answer: UnsafeRawBufferPointer,
+                        replacement: (ListID, Revision) -> RebasedAnswer?) -> [UInt8]? {
         guard answer.count > FrameHeader.size, answer[4] == MessageType.patchOK.rawValue else { return nil }
         var requestID: UInt32 = 0
         for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
@@ -132,10 +139,7 @@ struct DurabilityBarrier {
             var r = WireReader(body)
             decoded = try? PatchOK.decode(from: &r)
         }
-        guard let original = decoded,
-              let replacement = storage.rebasedAnswer(in: positions, list: original.list, revision: original.revision) else {
-            return nil
-        }
+        guard let original = decoded, let replacement = replacement(original.list, original.revision) else { return nil }
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
         switch replacement {

@@ -17,6 +17,9 @@ struct HeldAnswers {
         /// The first position the request may have committed at (the
         /// answer's own commit lies in `from...lsn`).
         var from: UInt64 = 0
+        /// A retry's PATCH_OK from the idempotency memory: the patch's key
+        /// (its original's commit lies at or before `lsn`).
+        var retried: RetriedPatch? = nil
     }
 
     private var bytes: [UInt8] = []
@@ -35,7 +38,11 @@ struct HeldAnswers {
     mutating func append(_ output: UnsafeRawBufferPointer, barriers outputBarriers: [Barrier]) {
         let base = bytes.count
         bytes.append(contentsOf: output)
-        for b in outputBarriers { barriers.append(Barrier(start: base + b.start, end: base + b.end, lsn: b.lsn, from: b.from)) }
+        for var b in outputBarriers {
+            b.start += base
+            b.end += base
+            barriers.append(b)
+        }
     }
 
     /// Removes and hands to `send` the leading bytes whose barriers are

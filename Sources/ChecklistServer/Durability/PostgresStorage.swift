@@ -185,6 +185,10 @@ public final class PostgresStorage: ServerStorage {
         rebasedAnswers.take(in: positions, list: list, revision: revision)
     }
 
+    public func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? {
+        rebasedAnswers.retried(retry, list: list, revision: revision)
+    }
+
     /// Logs `event=postgres_loaded` and starts the upkeep thread
     /// (`event=postgres_checkpoint`, `event=postgres_trimmed`); the committer
     /// logs `event=postgres_lost` and `event=postgres_reconnected` to `log`

@@ -15,11 +15,26 @@ public enum RebasedAnswer: Sendable, Hashable {
     case refused(ChecklistError)
 }
 
+/// A keyed PATCH: its namespace and idempotency key (a retry is answered
+/// from the idempotency memory under it).
+public struct RetriedPatch: Sendable, Hashable {
+    public var namespace: Namespace
+    public var key: IdempotencyKey
+
+    public init(namespace: Namespace, key: IdempotencyKey) {
+        self.namespace = namespace
+        self.key = key
+    }
+}
+
 /// The rebased answers not yet picked up by their connections, by commit
 /// position. Written by the committer before the position is durable,
 /// read (and removed) by the connection that holds the answer when it
 /// releases it (`DurabilityBarrier`); an answer never picked up (its
-/// connection closed) is dropped a minute after it was written.
+/// connection closed) is dropped a minute after it was written. A keyed
+/// patch's answer is also kept by its key for that minute, for a retry
+/// answered from the idempotency memory while the original was in flight
+/// (`retried`: read, not taken, since the original's connection takes its own).
 final class RebasedAnswers: Sendable {
     private struct Entry {
         /// What the held answer says: its list and the revision it had first.
@@ -33,6 +48,9 @@ final class RebasedAnswers: Sendable {
         var byPosition: [UInt64: Entry] = [:]
         /// Positions in the order written, for the expiry.
         var order: FIFO<UInt64> = FIFO()
+        var byKey: [RetriedPatch: Entry] = [:]
+        /// Keys in the order written, for the expiry.
+        var keyOrder: FIFO<RetriedPatch> = FIFO()
     }
 
     static let keepNanoseconds: UInt64 = 60_000_000_000
@@ -41,9 +59,10 @@ final class RebasedAnswers: Sendable {
     private let count = Atomic<Int>(0)
 
     /// The commit at `position` (a patch of `list` first applied at
-    /// `revision`) now answers `answer`. A position rebased again keeps
-    /// the revision its held answer shows.
-    func record(_ answer: RebasedAnswer, position: UInt64, list: ListID, revision: Revision) {
+    /// `revision`, keyed with `key` if it carried one) now answers
+    /// `answer`. A position rebased again keeps the revision its held
+    /// answer shows.
+    func record(_ answer: RebasedAnswer, position: UInt64, list: ListID, revision: Revision, key: RetriedPatch? = nil) {
         let now = monotonicNanoseconds()
         state.withLock { s in
             if s.byPosition[position] != nil {
@@ -52,13 +71,37 @@ final class RebasedAnswers: Sendable {
                 s.byPosition[position] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
                 s.order.append(position)
             }
+            if let key {
+                if s.byKey[key] != nil {
+                    s.byKey[key]!.answer = answer
+                } else {
+                    s.byKey[key] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
+                    s.keyOrder.append(key)
+                }
+            }
+            while let oldest = s.keyOrder.first, s.byKey[oldest].map({ now - $0.writtenAt > Self.keepNanoseconds }) ?? true {
+                s.byKey[oldest] = nil
+                _ = s.keyOrder.popFirst()
+            }
             // Taken ones, and those a minute old, leave the front.
             while let oldest = s.order.first,
                   s.byPosition[oldest].map({ now - $0.writtenAt > Self.keepNanoseconds }) ?? true {
                 s.byPosition[oldest] = nil
                 _ = s.order.popFirst()
             }
-            count.store(s.byPosition.count, ordering: .releasing)
+            count.store(s.byPosition.count + s.byKey.count, ordering: .releasing)
+        }
+    }
+
+    /// The rebased answer of the keyed patch `key` of `list` that answered
+    /// `revision` (what a retry answered from the idempotency memory while
+    /// the original was in flight shows), if its commit was rebased; left
+    /// in place.
+    func retried(_ key: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? {
+        guard count.load(ordering: .acquiring) > 0 else { return nil }
+        return state.withLock { s in
+            guard let entry = s.byKey[key], entry.list == list, entry.revision == revision else { return nil }
+            return entry.answer
         }
     }
 
@@ -74,7 +117,7 @@ final class RebasedAnswers: Sendable {
                 found = s.byPosition.first { positions.contains($0.key) && $0.value.list == list && $0.value.revision == revision }?.key
             }
             guard let found, let entry = s.byPosition.removeValue(forKey: found) else { return nil }
-            count.store(s.byPosition.count, ordering: .releasing)
+            count.store(s.byPosition.count + s.byKey.count, ordering: .releasing)
             return entry.answer
         }
     }

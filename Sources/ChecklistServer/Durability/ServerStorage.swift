@@ -101,6 +101,14 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// committed as it was. Taken once; asked only once `positions` are
     /// durable. Never blocks.
     func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer?
+
+    /// The answer that replaces a held PATCH_OK of `list` at `revision`
+    /// that a retry of the keyed patch `retry` got from the idempotency
+    /// memory while the original was in flight, when the original's commit
+    /// was rebased; nil otherwise. Not taken (the original's connection
+    /// takes its own); asked once the commit the retry waited for is
+    /// durable. Never blocks.
+    func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer?
 }
 
 extension ServerStorage {
@@ -109,6 +117,9 @@ extension ServerStorage {
 
     /// Never: only a storage shared by several nodes rebases commits.
     public func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? { nil }
+
+    /// Never, as above.
+    public func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? { nil }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).

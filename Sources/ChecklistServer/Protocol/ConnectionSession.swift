@@ -43,6 +43,8 @@ struct ConnectionSession {
     private var snapshotWork: SnapshotWork?
     /// The lists the request being handled waits for (PostgreSQL cache).
     private var listLoad: ListLoadRequest?
+    /// The key of the PATCH just answered from the idempotency memory.
+    private var retried: RetriedPatch?
     /// Pins held for a parked request, given back once its frame is
     /// handled again (the next frame this session gets).
     private var parkedPins: [ListID]?
@@ -91,6 +93,7 @@ struct ConnectionSession {
         snapshotWork = nil
         if outcome.transferWork != nil { outcome.kind = nil }
         outcome.listLoad = listLoad.take()
+        outcome.retried = retried.take()
         return outcome
     }
 
@@ -230,7 +233,7 @@ struct ConnectionSession {
         } else if SnapshotSession.handles(request) {
             snapshotWork = snapshots.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         } else {
-            dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+            retried = dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         }
         return nil
     }

@@ -34,7 +34,12 @@ final class RequestDispatcher: Sendable {
     }
 
     /// Answers one request (already past the handshake) into `answers`.
-    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) {
+    ///
+    /// - Returns: for a keyed PATCH answered from the idempotency memory
+    ///   (a retry), its key: the original may still be in flight, and a
+    ///   rebase of it changes the answer (`DurabilityBarrier`).
+    @discardableResult
+    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) -> RetriedPatch? {
         do {
             switch request {
             case .hello:
@@ -62,6 +67,7 @@ final class RequestDispatcher: Sendable {
                                              idempotencyKey: m.idempotencyKey)
                 answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
                 FreeMemory.applied(batchOf: m.ops.count)
+                if result.isRepeat, let key = m.idempotencyKey { return RetriedPatch(namespace: namespace, key: key) }
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
@@ -74,6 +80,7 @@ final class RequestDispatcher: Sendable {
         } catch {
             answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
         }
+        return nil
     }
 
     /// Encodes a PAGE from the rows `Store.pageRows` resolved (`PageEncoder`).

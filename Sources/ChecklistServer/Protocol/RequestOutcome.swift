@@ -24,6 +24,8 @@ struct RequestOutcome {
     /// loaded (`ListCache.load`), tells the session
     /// (`ConnectionSession.listLoadFinished`) and offers the frame again.
     var listLoad: ListLoadRequest?
+    /// A PATCH_OK answered from the idempotency memory: the patch's key.
+    var retried: RetriedPatch?
 
     /// The answer reports a commit: a PATCH_OK, for a patch applied now or
     /// remembered from an earlier attempt (the idempotency memory), whose
