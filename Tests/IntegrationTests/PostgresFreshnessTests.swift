@@ -173,6 +173,35 @@ struct PostgresFreshnessTests {
         #expect(try await Self.allChanges(list, since: 5, limit: 2, on: again) == Array(before[5...]))
     }
 
+    /// A SUBSCRIBE from before a restarted node's start (its feed empty)
+    /// says FETCH for a client behind the list, not RESYNC: the catch-up is
+    /// read with CHANGES_SINCE, which the database answers, so a
+    /// subscription resumed on another node goes on without a resync.
+    @Test func subscribePastARestartedNodesFeedSaysFetch() async throws {
+        let first = try TestServer.start(["--retain-bytes", "200"], store: .postgres)
+        let writer = try await first.connect()
+        let list = try await writer.createList(name: "Resumed", icon: "Inbox").id
+        for i in 0..<12 {
+            _ = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))])
+        }
+        let before = try await Self.allChanges(list, since: 5, limit: 1000, on: first)
+        await writer.close()
+        first.stop()
+        let again = try TestServer.start(["--retain-bytes", "200"], store: .postgres, postgres: first.postgres)
+        defer { again.stop() }
+        let socket = try FrameSocket(port: again.port, timeout: .seconds(10))
+        try socket.handshake()
+        try socket.send(.subscribe(Subscribe(entries: [Subscribe.Entry(list: list, revision: 5)])), id: 2)
+        let (header, answer) = try socket.receive()
+        #expect(header.requestID == 2)
+        guard case .subscribed(let subscribed) = answer else { Issue.record("expected SUBSCRIBED, got \(answer)"); return }
+        #expect(subscribed.entries.map(\.list) == [list])
+        #expect(subscribed.entries.map(\.revision) == [13])
+        #expect(subscribed.entries.map(\.status) == [.fetch])
+        #expect(before.map(\.revision) == Array(6...13))
+        #expect(try await Self.allChanges(list, since: 5, limit: 1000, on: again) == before)
+    }
+
     /// Every change of `list` after `since` on `node`, read with
     /// CHANGES_SINCE pages of `limit`.
     static func allChanges(_ list: ListID, since: Revision, limit: Int, on node: TestServer) async throws -> [ListChange] {

@@ -41,7 +41,7 @@ struct LiveSyncSession {
             switch request {
             case .subscribe(let m):
                 let subscriber = try self.subscriber(namespace: namespace)
-                let outcome = hub.subscribe(subscriber, m, store: store)
+                let outcome = hub.subscribe(subscriber, m, store: store, fetchesPastFeed: readsStored)
                 answers.append(outcome.answer, requestID: requestID)
                 for change in outcome.catchUp { answers.appendPush(change.frame) }
             case .unsubscribe(let m):

@@ -198,13 +198,17 @@ public final class SubscriptionHub: Sendable {
 
     /// Subscribes `subscriber` as `request` asks, atomically with respect
     /// to commits. Loop thread of the subscriber only.
-    func subscribe(_ subscriber: Subscriber, _ request: Subscribe, store: Store) -> SubscribeOutcome {
+    ///
+    /// - Parameter fetchesPastFeed: CHANGES_SINCE reads what the feed no
+    ///   longer holds from the storage (PostgreSQL): a catch-up past the
+    ///   feed (a client behind, not ahead) says `FETCH` instead of `RESYNC`.
+    func subscribe(_ subscriber: Subscriber, _ request: Subscribe, store: Store, fetchesPastFeed: Bool = false) -> SubscribeOutcome {
         let local = subscriber.local.value
         let budget = configuration.maxPushBufferBytes
         return store.withSummaries(in: subscriber.namespace, of: request.entries.map(\.list),
                                    includingAll: request.allLists) { requested, all in
             state.withLock { s in
-                var answer = SubscribeAnswer(catchUpBudget: budget)
+                var answer = SubscribeAnswer(catchUpBudget: budget, fetchesPastFeed: fetchesPastFeed)
                 for (entry, summary) in zip(request.entries, requested.map(committed)) {
                     answer.add(entry.list, summary, from: entry.revision, isExplicit: true, feed: s.feed)
                 }
@@ -226,6 +230,8 @@ public final class SubscriptionHub: Sendable {
     private struct SubscribeAnswer {
         /// Catch-up bytes allowed in all (the push buffer).
         let catchUpBudget: Int
+        /// A catch-up past the feed can be read with CHANGES_SINCE.
+        let fetchesPastFeed: Bool
         var entries: [Subscribed.Entry] = []
         var catchUp: [EncodedChange] = []
         var catchUpBytes = 0
@@ -235,7 +241,10 @@ public final class SubscriptionHub: Sendable {
         /// The lists named in the request that exist.
         var explicit: [ListID] = []
 
-        init(catchUpBudget: Int) { self.catchUpBudget = catchUpBudget }
+        init(catchUpBudget: Int, fetchesPastFeed: Bool) {
+            self.catchUpBudget = catchUpBudget
+            self.fetchesPastFeed = fetchesPastFeed
+        }
 
         /// Adds `list`'s entry (`summary` nil: it does not exist), with the
         /// catch-up from `from` when the client gave a revision.
@@ -266,7 +275,8 @@ public final class SubscriptionHub: Sendable {
             case .changes:
                 return .fetch
             case .resyncRequired:
-                return .resync
+                // Not retained here; a client behind the list may find them stored.
+                return fetchesPastFeed && from < current ? .fetch : .resync
             }
         }
     }
