@@ -99,20 +99,19 @@ struct BatchRebase {
     /// Rebases one list; false when the store cannot (nothing changed).
     private func rebase(_ list: ListID, base: Revision, foreign: [Change], split: Revision,
                         _ batch: inout PostgresBatch) throws -> Bool {
-        var queuedOutcomes: [(UInt64, Revision, RebasedPatch, RetriedPatch?)] = []
+        var queuedOutcomes: [RebasedCommit] = []
         let rebased = try committer.store.rebase(list, committed: base, onto: foreign, split: split) { rebase in
             queuedOutcomes = committer.rewriteQueued(list, rebase.patches)
         }
         guard let rebased else { return false }
-        for (position, revision, outcome, key) in queuedOutcomes {
-            record(outcome, position: position, list: list, revision: revision, key: key)
-        }
+        for commit in queuedOutcomes { record(commit, list: list) }
         let outcomes = Dictionary(rebased.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         for i in batch.queued.indices {
             guard batch.queued[i].changes.count == 1, let change = batch.queued[i].changes.first, change.list == list,
                   let outcome = outcomes[change.revision] else { continue }
             batch.queued[i].changes = Self.changes(of: outcome)
-            record(outcome, position: batch.queued[i].position, list: list, revision: change.revision, key: Self.retried(change))
+            record(RebasedCommit(position: batch.queued[i].position, revision: change.revision, outcome: outcome,
+                                 key: Self.retried(change)), list: list)
         }
         if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
         committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,
@@ -131,11 +130,21 @@ struct BatchRebase {
         change.idempotencyKey.map { RetriedPatch(namespace: change.namespace, key: $0) }
     }
 
-    private func record(_ outcome: RebasedPatch, position: UInt64, list: ListID, revision: Revision, key: RetriedPatch?) {
-        let answer: RebasedAnswer = switch outcome {
+    private func record(_ commit: RebasedCommit, list: ListID) {
+        let answer: RebasedAnswer = switch commit.outcome {
         case .applied(_, let result), .repeated(let result): .patched(revision: result.revision, ids: result.ids)
         case .refused(let error): .refused(error)
         }
-        answers.record(answer, position: position, list: list, revision: revision, key: key)
+        answers.record(answer, position: commit.position, list: list, revision: commit.revision, key: commit.key)
     }
+}
+
+/// One of a node's commits (of one patch) a rebase applied again: its
+/// position, the revision its held answer shows, what became of it, and
+/// its key when the patch was keyed.
+struct RebasedCommit {
+    var position: UInt64
+    var revision: Revision
+    var outcome: RebasedPatch
+    var key: RetriedPatch?
 }

@@ -139,19 +139,17 @@ final class PostgresCommitter: Sendable {
 
     /// Replaces, in the queue, the changes of `list`'s patches that a
     /// rebase applied again (`outcomes`, by the revision they had); returns
-    /// each one's position with its old revision (and its key, if keyed).
-    /// Under the store's lock.
-    func rewriteQueued(_ list: ListID, _ outcomes: [(revision: Revision, outcome: RebasedPatch)])
-        -> [(UInt64, Revision, RebasedPatch, RetriedPatch?)] {
+    /// each one (`RebasedCommit`). Under the store's lock.
+    func rewriteQueued(_ list: ListID, _ outcomes: [(revision: Revision, outcome: RebasedPatch)]) -> [RebasedCommit] {
         let byRevision = Dictionary(outcomes.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         return queue.withLock { state in
-            var rewritten: [(UInt64, Revision, RebasedPatch, RetriedPatch?)] = []
+            var rewritten: [RebasedCommit] = []
             for i in state.commits.indices where state.commits[i].changes.count == 1 && state.commits[i].changes[0].list == list {
                 let revision = state.commits[i].changes[0].revision
                 guard let outcome = byRevision[revision] else { continue }
                 let key = BatchRebase.retried(state.commits[i].changes[0])
                 state.commits[i].changes = BatchRebase.changes(of: outcome)
-                rewritten.append((state.commits[i].position, revision, outcome, key))
+                rewritten.append(RebasedCommit(position: state.commits[i].position, revision: revision, outcome: outcome, key: key))
             }
             return rewritten
         }
