@@ -19,10 +19,9 @@ extension StoreState {
     mutating func rebaseCommuting(at index: [ListID: ListState].Index, committed: Revision, entries: [PendingPatches.Entry],
                                   onto foreign: [Change], split: Revision) throws(ChecklistError) -> Rebase? {
         let ns = inPlace(index) { $0.namespace }
-        guard Self.commute(entries, foreign, namespace: ns) else { return nil }
+        guard let foreignOps = Self.commutingOperations(entries, foreign, namespace: ns) else { return nil }
         let list = lists.keys[index]
-        for change in foreign {
-            guard case .patched(let ops) = change.kind else { return nil }  // checked by `commute`
+        for (change, ops) in zip(foreign, foreignOps) {
             try inPlace(index) { list throws(ChecklistError) in try list.apply(ops) }
             idempotency.record(change)
         }
@@ -53,27 +52,31 @@ extension StoreState {
         return rebase
     }
 
-    /// Whether `entries` and `foreign` commute: no conditional patch, only
-    /// field changes, no item both touch, no key both carry, one namespace.
-    static func commute(_ entries: [PendingPatches.Entry], _ foreign: [Change], namespace: Namespace) -> Bool {
+    /// The operations of each of `foreign` when they and `entries` commute
+    /// (no conditional patch, only field changes, no item both touch, no key
+    /// both carry, one namespace); nil when they may not.
+    static func commutingOperations(_ entries: [PendingPatches.Entry], _ foreign: [Change],
+                                    namespace: Namespace) -> [[AppliedOperation]]? {
         var touched = Set<ItemID>()
         var keys = Set<IdempotencyKey>()
         for entry in entries {
-            guard entry.baseRevision == nil else { return false }
+            guard entry.baseRevision == nil else { return nil }
             for op in entry.applied {
-                guard let id = fieldChanged(by: op) else { return false }
+                guard let id = fieldChanged(by: op) else { return nil }
                 touched.insert(id)
             }
             if let key = entry.key { keys.insert(key) }
         }
+        var operations: [[AppliedOperation]] = []
         for change in foreign {
-            guard change.namespace == namespace, case .patched(let ops) = change.kind else { return false }
-            if let key = change.idempotencyKey, keys.contains(key) { return false }
+            guard change.namespace == namespace, case .patched(let ops) = change.kind else { return nil }
+            if let key = change.idempotencyKey, keys.contains(key) { return nil }
             for op in ops {
-                guard let id = fieldChanged(by: op), !touched.contains(id) else { return false }
+                guard let id = fieldChanged(by: op), !touched.contains(id) else { return nil }
             }
+            operations.append(ops)
         }
-        return true
+        return operations
     }
 
     /// The item whose field `op` sets; nil for any other operation.

@@ -157,16 +157,7 @@ struct PostgresFreshnessTests {
     /// A restarted node (every list summary-only, its feed empty) answers
     /// CHANGES_SINCE from before its start with the stored changes.
     @Test func changesSinceAfterARestartComeFromTheDatabase() async throws {
-        let first = try TestServer.start(["--retain-bytes", "200"], store: .postgres)
-        let writer = try await first.connect()
-        let list = try await writer.createList(name: "Restarted", icon: "Inbox").id
-        for i in 0..<12 {
-            _ = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))])
-        }
-        let before = try await Self.allChanges(list, since: 0, limit: 1000, on: first)
-        await writer.close()
-        first.stop()
-        let again = try TestServer.start(["--retain-bytes", "200"], store: .postgres, postgres: first.postgres)
+        let (again, list, before) = try await Self.restartedWithAList()
         defer { again.stop() }
         #expect(before.map(\.revision) == Array(1...13))
         #expect(try await Self.allChanges(list, since: 0, limit: 1000, on: again) == before)
@@ -178,17 +169,9 @@ struct PostgresFreshnessTests {
     /// read with CHANGES_SINCE, which the database answers, so a
     /// subscription resumed on another node goes on without a resync.
     @Test func subscribePastARestartedNodesFeedSaysFetch() async throws {
-        let first = try TestServer.start(["--retain-bytes", "200"], store: .postgres)
-        let writer = try await first.connect()
-        let list = try await writer.createList(name: "Resumed", icon: "Inbox").id
-        for i in 0..<12 {
-            _ = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))])
-        }
-        let before = try await Self.allChanges(list, since: 5, limit: 1000, on: first)
-        await writer.close()
-        first.stop()
-        let again = try TestServer.start(["--retain-bytes", "200"], store: .postgres, postgres: first.postgres)
+        let (again, list, changes) = try await Self.restartedWithAList()
         defer { again.stop() }
+        let before = Array(changes[5...])
         let socket = try FrameSocket(port: again.port, timeout: .seconds(10))
         try socket.handshake()
         try socket.send(.subscribe(Subscribe(entries: [Subscribe.Entry(list: list, revision: 5)])), id: 2)
@@ -200,6 +183,22 @@ struct PostgresFreshnessTests {
         #expect(subscribed.entries.map(\.status) == [.fetch])
         #expect(before.map(\.revision) == Array(6...13))
         #expect(try await Self.allChanges(list, since: 5, limit: 1000, on: again) == before)
+    }
+
+    /// A node with a small feed that made a list and 12 patches of it
+    /// (revision 13), stopped and started again on the same database: the
+    /// restarted node, the list, and its changes as read before the restart.
+    static func restartedWithAList() async throws -> (TestServer, ListID, [ListChange]) {
+        let first = try TestServer.start(["--retain-bytes", "200"], store: .postgres)
+        let writer = try await first.connect()
+        let list = try await writer.createList(name: "Restarted", icon: "Inbox").id
+        for i in 0..<12 {
+            _ = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "item \(i)"))])
+        }
+        let before = try await allChanges(list, since: 0, limit: 1000, on: first)
+        await writer.close()
+        first.stop()
+        return (try TestServer.start(["--retain-bytes", "200"], store: .postgres, postgres: first.postgres), list, before)
     }
 
     /// Every change of `list` after `since` on `node`, read with

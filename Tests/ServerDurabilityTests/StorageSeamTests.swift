@@ -73,6 +73,14 @@ struct StorageSeamTests {
                                                    storage: StorageOpener { _, _, _ in storage }))
     }
 
+    /// `start`, then creates list 1 and lets its commit be durable.
+    static func startWithAList(_ storage: ManualStorage) throws -> ChecklistService {
+        let service = try start(storage)
+        _ = try service.store.createList(in: .default, name: "L", icon: "")
+        storage.settle(durable: try #require(storage.waitForAppend()))
+        return service
+    }
+
     static func insert(_ text: String) -> Request {
         .patch(Patch(list: ListID(1), ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: text))]))
     }
@@ -105,9 +113,7 @@ struct StorageSeamTests {
     /// answer, as the original does, not the one the memory first gave.
     @Test func aRetryOfAPatchInFlightGetsItsRebasedAnswer() throws {
         let storage = ManualStorage()
-        let service = try Self.start(storage)
-        _ = try service.store.createList(in: .default, name: "L", icon: "")
-        storage.settle(durable: try #require(storage.waitForAppend()))
+        let service = try Self.startWithAList(storage)
         try {
             let key = IdempotencyKey(client: 5, sequence: 1)
             let patch = Request.patch(Patch(list: ListID(1), idempotencyKey: key,
@@ -142,9 +148,7 @@ struct StorageSeamTests {
     /// connection stays open, and the frame is the golden vector's.
     @Test func theAnswerOfAFailedCommitIsReplacedByUnavailable() throws {
         let storage = ManualStorage()
-        let service = try Self.start(storage)
-        _ = try service.store.createList(in: .default, name: "L", icon: "")
-        storage.settle(durable: try #require(storage.waitForAppend()))
+        let service = try Self.startWithAList(storage)
         try {
             let socket = try FrameSocket(port: service.server.port)
             try socket.handshake()

@@ -69,21 +69,13 @@ struct BatchRebase {
             unpublished += foreign
         }
         let retried = batch.retried
-        batch = PostgresBatch(batch.queued, after: batch.after, committed: Self.committed(committer.view.all, after: unpublished))
+        var committed = committer.view.all
+        CommittedView.move(&committed, by: unpublished)  // as publishing them will
+        batch = PostgresBatch(batch.queued, after: batch.after, committed: committed)
         batch.retried = retried
         guard refused.isEmpty else {
             throw PostgresError(.staleRevision, "lists committed by another node that cannot be rebased", lists: refused)
         }
-    }
-
-    /// The committed revisions `known` moved on by `changes` (in commit
-    /// order per list; a deletion removes its list), as `CommittedView.advance` moves them.
-    static func committed(_ known: [ListID: Revision], after changes: [Change]) -> [ListID: Revision] {
-        var revisions = known
-        for change in changes {
-            if case .listDeleted = change.kind { revisions[change.list] = nil } else { revisions[change.list] = change.revision }
-        }
-        return revisions
     }
 
     /// Whether `foreign` are exactly the changes from `base + 1` to the

@@ -46,13 +46,18 @@ final class CommittedView: Sendable {
     /// Under the store's lock.
     func advance(_ changes: [Change]) {
         guard !changes.isEmpty else { return }
-        revisions.withLock { known in
-            for change in changes {
-                if case .listDeleted = change.kind { known[change.list] = nil } else { known[change.list] = change.revision }
-            }
-        }
+        revisions.withLock { Self.move(&$0, by: changes) }
         moves.add(1, ordering: .releasing)
         if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
+    }
+
+    /// Moves the revisions `known` on by `changes` (consecutive per list,
+    /// in commit order): each list to its last change's revision, a
+    /// deleted list out.
+    static func move(_ known: inout [ListID: Revision], by changes: [Change]) {
+        for change in changes {
+            if case .listDeleted = change.kind { known[change.list] = nil } else { known[change.list] = change.revision }
+        }
     }
 
     /// Sets `list`'s committed revision after it was reloaded whole (nil:

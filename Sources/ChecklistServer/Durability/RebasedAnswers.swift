@@ -44,13 +44,44 @@ final class RebasedAnswers: Sendable {
         var writtenAt: UInt64
     }
 
-    private struct State {
-        var byPosition: [UInt64: Entry] = [:]
-        /// Positions in the order written, for the expiry.
-        var order: FIFO<UInt64> = FIFO()
-        var byKey: [RetriedPatch: Entry] = [:]
+    /// Entries by `Key`, dropped a minute after they were first written
+    /// (and as soon as taken).
+    private struct Kept<Key: Hashable> {
+        var entries: [Key: Entry] = [:]
         /// Keys in the order written, for the expiry.
-        var keyOrder: FIFO<RetriedPatch> = FIFO()
+        var order: FIFO<Key> = FIFO()
+
+        /// Sets `key`'s answer; a key kept already keeps its first revision.
+        mutating func put(_ key: Key, _ answer: RebasedAnswer, list: ListID, revision: Revision, now: UInt64) {
+            if entries[key] != nil {
+                entries[key]!.answer = answer
+            } else {
+                entries[key] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
+                order.append(key)
+            }
+        }
+
+        /// The key in `positions` of the entry of `list` at `revision`.
+        func position(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> UInt64? where Key == UInt64 {
+            if positions.count <= entries.count {
+                return positions.first { entries[$0].map { $0.list == list && $0.revision == revision } == true }
+            }
+            return entries.first { positions.contains($0.key) && $0.value.list == list && $0.value.revision == revision }?.key
+        }
+
+        /// Taken ones, and those a minute old, leave the front.
+        mutating func expire(now: UInt64) {
+            while let oldest = order.first, entries[oldest].map({ now - $0.writtenAt > RebasedAnswers.keepNanoseconds }) ?? true {
+                entries[oldest] = nil
+                _ = order.popFirst()
+            }
+        }
+    }
+
+    private struct State {
+        var byPosition = Kept<UInt64>()
+        var byKey = Kept<RetriedPatch>()
+        var count: Int { byPosition.entries.count + byKey.entries.count }
     }
 
     static let keepNanoseconds: UInt64 = 60_000_000_000
@@ -65,31 +96,11 @@ final class RebasedAnswers: Sendable {
     func record(_ answer: RebasedAnswer, position: UInt64, list: ListID, revision: Revision, key: RetriedPatch? = nil) {
         let now = monotonicNanoseconds()
         state.withLock { s in
-            if s.byPosition[position] != nil {
-                s.byPosition[position]!.answer = answer
-            } else {
-                s.byPosition[position] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
-                s.order.append(position)
-            }
-            if let key {
-                if s.byKey[key] != nil {
-                    s.byKey[key]!.answer = answer
-                } else {
-                    s.byKey[key] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
-                    s.keyOrder.append(key)
-                }
-            }
-            while let oldest = s.keyOrder.first, s.byKey[oldest].map({ now - $0.writtenAt > Self.keepNanoseconds }) ?? true {
-                s.byKey[oldest] = nil
-                _ = s.keyOrder.popFirst()
-            }
-            // Taken ones, and those a minute old, leave the front.
-            while let oldest = s.order.first,
-                  s.byPosition[oldest].map({ now - $0.writtenAt > Self.keepNanoseconds }) ?? true {
-                s.byPosition[oldest] = nil
-                _ = s.order.popFirst()
-            }
-            count.store(s.byPosition.count + s.byKey.count, ordering: .releasing)
+            s.byPosition.put(position, answer, list: list, revision: revision, now: now)
+            if let key { s.byKey.put(key, answer, list: list, revision: revision, now: now) }
+            s.byPosition.expire(now: now)
+            s.byKey.expire(now: now)
+            count.store(s.count, ordering: .releasing)
         }
     }
 
@@ -100,7 +111,7 @@ final class RebasedAnswers: Sendable {
     func retried(_ key: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? {
         guard count.load(ordering: .acquiring) > 0 else { return nil }
         return state.withLock { s in
-            guard let entry = s.byKey[key], entry.list == list, entry.revision == revision else { return nil }
+            guard let entry = s.byKey.entries[key], entry.list == list, entry.revision == revision else { return nil }
             return entry.answer
         }
     }
@@ -110,14 +121,9 @@ final class RebasedAnswers: Sendable {
     func take(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? {
         guard count.load(ordering: .acquiring) > 0 else { return nil }
         return state.withLock { s -> RebasedAnswer? in
-            let found: UInt64?
-            if positions.count <= s.byPosition.count {
-                found = positions.first { s.byPosition[$0].map { $0.list == list && $0.revision == revision } == true }
-            } else {
-                found = s.byPosition.first { positions.contains($0.key) && $0.value.list == list && $0.value.revision == revision }?.key
-            }
-            guard let found, let entry = s.byPosition.removeValue(forKey: found) else { return nil }
-            count.store(s.byPosition.count + s.byKey.count, ordering: .releasing)
+            guard let found = s.byPosition.position(in: positions, list: list, revision: revision),
+                  let entry = s.byPosition.entries.removeValue(forKey: found) else { return nil }
+            count.store(s.count, ordering: .releasing)
             return entry.answer
         }
     }
