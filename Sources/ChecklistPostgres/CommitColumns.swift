@@ -30,29 +30,33 @@ struct CommitColumns {
     /// - Throws: `MISUSE` when a list's commits do not follow each other
     ///   (a base that is not the previous commit's revision).
     init(_ commits: [ListCommit]) throws(PostgresError) {
+        // Each list's commits (indices into `commits`), lists in the order
+        // of their first commit: one pass, not one per list.
         var order: [ListID] = []
-        var first: [ListID: ListCommit] = [:]
-        var last: [ListID: ListCommit] = [:]
-        for commit in commits {
-            if let previous = last[commit.list] {
-                guard previous.revision == commit.baseRevision else {
-                    throw PostgresError(.misuse, "list \(commit.list): a commit on revision \(commit.baseRevision) follows one that left \(previous.revision)")
+        var byList: [ListID: [Int]] = [:]
+        for (i, commit) in commits.enumerated() {
+            if let previous = byList[commit.list]?.last {
+                guard commits[previous].revision == commit.baseRevision else {
+                    throw PostgresError(.misuse, "list \(commit.list): a commit on revision \(commit.baseRevision) follows one that left \(commits[previous].revision)")
                 }
             } else {
                 order.append(commit.list)
-                first[commit.list] = commit
             }
-            last[commit.list] = commit
+            byList[commit.list, default: []].append(i)
             if let answer = commit.answer { try addAnswer(answer, namespace: commit.namespace) }
         }
         for id in order {
-            guard let start = first[id], let end = last[id] else { continue }
-            // A deleted list keeps only its deletion as history.
-            let changes = end.after == nil ? Array(end.changes.suffix(1))
-                : commits.filter { $0.list == id }.flatMap(\.changes)
+            guard let indices = byList[id], let start = indices.first, let end = indices.last else { continue }
             var bytes = 0
-            for change in changes { bytes += try addChange(change) }
-            try addTransition(start: start, end: end, changeBytes: Int64(bytes))
+            if commits[end].after == nil {
+                // A deleted list keeps only its deletion as history.
+                if let deletion = commits[end].changes.last { bytes += try addChange(deletion) }
+            } else {
+                for i in indices {
+                    for change in commits[i].changes { bytes += try addChange(change) }
+                }
+            }
+            try addTransition(start: commits[start], end: commits[end], changeBytes: Int64(bytes))
         }
     }
 

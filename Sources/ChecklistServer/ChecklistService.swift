@@ -52,7 +52,7 @@ public final class ChecklistService: Sendable {
                 onFailure(error)
             }
         } else {
-            store = Store(limits: configuration.limits, onCommitGroup: { changes in changes.forEach(liveSync.publish) })
+            store = Store(limits: configuration.limits, onCommitGroup: { changes in liveSync.publish(changes) })
             storage = nil
         }
         self.liveSync = liveSync
@@ -83,7 +83,7 @@ public final class ChecklistService: Sendable {
         if let liveSync, let postgres = storage as? PostgresStorage {
             postgres.attach(liveSync: liveSync)  // publishes what is committed, from its own threads
         } else if let liveSync {
-            fanout.addEach(liveSync.publish)
+            fanout.add { changes in liveSync.publish(changes) }
         }
         return (store, storage)
     }

@@ -84,4 +84,31 @@ import Testing
             }
         }
     }
+
+    /// A hub handed the same committed changes in one `publish` of all of
+    /// them (a commit group, a node's batch) retains exactly what one handed
+    /// them one by one does, with both feed bounds at work.
+    @Test func publishingInOneCallRetainsWhatPublishingOneByOneDoes() throws {
+        let pair = try Pair(patches: 40)
+        let changes = pair.recorded.changes.withLock { $0 }
+        var tiny = LiveSyncConfiguration()
+        tiny.maxRetainedBytes = 300
+        let batched = SubscriptionHub(configuration: tiny)
+        batched.publish(changes[..<10])
+        batched.publish(changes[10...])
+        var answered = 0
+        for after in Revision(0)...41 {
+            let single = Result { try pair.answer(pair.small, after: after, limit: .max) }
+            let batch = Result { try pair.answer(batched, after: after, limit: .max) }
+            switch (single, batch) {
+            case (.success(let a), .success(let b)):
+                #expect(a.0 == b.0 && a.1 == b.1, "after \(after)")
+                answered += 1
+            case (.failure, .failure): break
+            default: Issue.record("after \(after): \(single) one by one, \(batch) in one call")
+            }
+        }
+        #expect(answered > 0)
+        #expect(throws: ChecklistError.self) { _ = try pair.answer(batched, after: 0, limit: .max) }
+    }
 }

@@ -55,6 +55,23 @@ struct CommitNoticeTests {
                                  CommitNotice.Entry(list: ListID(3), revision: 0)])
     }
 
+    /// A list the node holds at the announced revision already (its
+    /// committer rebased onto those changes) is parsed without its carried
+    /// changes; the others keep theirs.
+    @Test func changesOfListsHeldAlreadyAreNotDecoded() throws {
+        let one = renames(1, 4...6), two = renames(2, 1...3)
+        let payload = try #require(CommitNotice.payloads(node: 4, [(ListID(1), 6), (ListID(2), 3)],
+                                                         bodies: stored([ListID(1): one, ListID(2): two])).first)
+        var asked: [(ListID, Revision)] = []
+        let notice = try #require(CommitNotice.parse(payload) { list, revision in
+            asked.append((list, revision))
+            return list == ListID(1)
+        })
+        #expect(asked.map(\.0) == [ListID(1), ListID(2)] && asked.map(\.1) == [6, 3])
+        #expect(notice.lists == [CommitNotice.Entry(list: ListID(1), revision: 6),
+                                 CommitNotice.Entry(list: ListID(2), revision: 3, changes: two)])
+    }
+
     @Test func aNoticeWithoutChangesStillParses() throws {
         let notice = try #require(CommitNotice.parse("5 1:6 2:0"))
         #expect(notice.node == 5)
@@ -84,7 +101,7 @@ struct CommitNoticeTests {
         let payloads = CommitNotice.payloads(node: 3, lists.map { ($0, 3) } + [(ListID(401), 1)], bodies: stored(changes))
         #expect(payloads.count > 1)
         #expect(payloads.allSatisfy { $0.utf8.count <= CommitNotice.maxPayloadBytes })
-        let entries = payloads.compactMap(CommitNotice.parse).flatMap(\.lists)
+        let entries = payloads.compactMap { CommitNotice.parse($0) }.flatMap(\.lists)
         #expect(entries.map(\.list) == lists + [ListID(401)])
         #expect(entries.dropLast().allSatisfy { $0.changes == changes[$0.list] })
         #expect(entries.last == CommitNotice.Entry(list: ListID(401), revision: 1))

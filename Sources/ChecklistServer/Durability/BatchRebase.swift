@@ -58,10 +58,10 @@ struct BatchRebase {
         let short = stale.filter { list, base in !Self.follows(stored[list] ?? [], base: base, to: locked[list]) }
         if !short.isEmpty { stored.merge(try database.changes(after: short)) { _, again in again } }
         var refused: [ListID] = []
+        let splits = Self.lastRevisions(batch)
         for (list, base) in stale.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let foreign = stored[list] ?? []
-            guard Self.follows(foreign, base: base, to: locked[list]),
-                  let split = batch.commits.last(where: { $0.list == list })?.changes.last?.revision,
+            guard Self.follows(foreign, base: base, to: locked[list]), let split = splits[list],
                   (try? rebase(list, base: base, foreign: foreign, split: split, &batch)) == true else {
                 refused.append(list)
                 continue
@@ -76,6 +76,16 @@ struct BatchRebase {
         guard refused.isEmpty else {
             throw PostgresError(.staleRevision, "lists committed by another node that cannot be rebased", lists: refused)
         }
+    }
+
+    /// The revision of each list's last change in `batch` (one pass, not
+    /// one per list rebased).
+    static func lastRevisions(_ batch: PostgresBatch) -> [ListID: Revision] {
+        var last: [ListID: Revision] = [:]
+        for i in batch.commits.indices where !batch.commits[i].changes.isEmpty {
+            last[batch.commits[i].list] = batch.commits[i].changes[batch.commits[i].changes.count - 1].revision
+        }
+        return last
     }
 
     /// Whether `foreign` are exactly the changes from `base + 1` to the
@@ -99,11 +109,10 @@ struct BatchRebase {
         for commit in queuedOutcomes { record(commit, list: list) }
         let outcomes = Dictionary(rebased.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         for i in batch.queued.indices {
-            guard batch.queued[i].changes.count == 1, let change = batch.queued[i].changes.first, change.list == list,
-                  let outcome = outcomes[change.revision] else { continue }
-            batch.queued[i].changes = Self.changes(of: outcome)
-            record(RebasedCommit(position: batch.queued[i].position, revision: change.revision, outcome: outcome,
-                                 key: Self.retried(change)), list: list)
+            guard let patch = batch.queued[i].patch, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
+            let key = Self.retried(batch.queued[i].changes[0])
+            batch.queued[i].rebase(to: outcome)
+            record(RebasedCommit(position: batch.queued[i].position, revision: patch.revision, outcome: outcome, key: key), list: list)
         }
         if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
         committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,

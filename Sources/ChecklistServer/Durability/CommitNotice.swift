@@ -68,12 +68,16 @@ enum CommitNotice {
     /// consecutively up to the entry's revision, are dropped (the entry is
     /// then read from the database). Parsed over the payload's UTF-8
     /// bytes: a follower parses every notice of the other nodes.
-    static func parse(_ payload: String) -> (node: UInt64, lists: [Entry])? {
+    ///
+    /// - Parameter held: whether the node holds a list at a revision
+    ///   already; such an entry's carried changes are not decoded (its
+    ///   committer caught up with them, rebasing onto them).
+    static func parse(_ payload: String, held: (ListID, Revision) -> Bool = { _, _ in false }) -> (node: UInt64, lists: [Entry])? {
         var text = payload
-        return text.withUTF8 { bytes in parse(bytes) }
+        return text.withUTF8 { bytes in parse(bytes, held: held) }
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (node: UInt64, lists: [Entry])? {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, held: (ListID, Revision) -> Bool) -> (node: UInt64, lists: [Entry])? {
         var words = bytes.split(separator: UInt8(ascii: " "))[...]
         guard let first = words.popFirst(), let node = number(first) else { return nil }
         var lists: [Entry] = []
@@ -82,7 +86,7 @@ enum CommitNotice {
             let parts = word.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 2 || parts.count == 3, let list = number(parts[0]), let revision = number(parts[1]) else { return nil }
             var entry = Entry(list: ListID(list), revision: revision)
-            if parts.count == 3, let decoded = Base64.decode(UnsafeBufferPointer(rebasing: parts[2])),
+            if parts.count == 3, !held(entry.list, revision), let decoded = Base64.decode(UnsafeBufferPointer(rebasing: parts[2])),
                let changes = decode(decoded), follows(changes, list: entry.list, to: revision) {
                 entry.changes = changes
             }

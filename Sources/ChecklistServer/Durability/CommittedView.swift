@@ -48,15 +48,15 @@ final class CommittedView: Sendable {
         guard !changes.isEmpty else { return }
         revisions.withLock { Self.move(&$0, by: changes) }
         moves.add(1, ordering: .releasing)
-        if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
+        if let liveSync = hub.withLock({ $0 }) { liveSync.publish(changes) }
     }
 
     /// Moves the revisions `known` on by `changes` (consecutive per list,
     /// in commit order): each list to its last change's revision, a
     /// deleted list out.
     static func move(_ known: inout [ListID: Revision], by changes: [Change]) {
-        for change in changes {
-            if case .listDeleted = change.kind { known[change.list] = nil } else { known[change.list] = change.revision }
+        for i in changes.indices {  // by index: reading two fields copies no change
+            if case .listDeleted = changes[i].kind { known[changes[i].list] = nil } else { known[changes[i].list] = changes[i].revision }
         }
     }
 
@@ -64,7 +64,7 @@ final class CommittedView: Sendable {
     /// gone), publishing `changes`, the committed ones since what was known
     /// (if they were all read). Under the store's lock.
     func reset(_ list: ListID, to revision: Revision?, publishing changes: [Change]) {
-        if let liveSync = hub.withLock({ $0 }) { changes.forEach(liveSync.publish) }
+        if let liveSync = hub.withLock({ $0 }) { liveSync.publish(changes) }
         revisions.withLock { $0[list] = revision }
         moves.add(1, ordering: .releasing)
     }

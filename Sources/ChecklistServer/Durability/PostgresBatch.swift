@@ -6,7 +6,24 @@ import ChecklistStore
 /// storage's commit counter) and its changes.
 struct QueuedCommit: Sendable {
     var position: UInt64
-    var changes: [Change]
+    private(set) var changes: [Change]
+    /// The list and revision of a commit of exactly one change (a patch,
+    /// which a rebase may apply again); nil otherwise. Kept beside the
+    /// change so that the committer's scans of every commit, once per list
+    /// a rebase touches, compare two numbers instead of copying changes.
+    private(set) var patch: (list: ListID, revision: Revision)?
+
+    init(position: UInt64, changes: [Change]) {
+        self.position = position
+        self.changes = changes
+        patch = changes.count == 1 ? (changes[0].list, changes[0].revision) : nil
+    }
+
+    /// The commit of `outcome`, what a rebase made of this one's patch: its
+    /// new change, or none.
+    mutating func rebase(to outcome: RebasedPatch) {
+        self = QueuedCommit(position: position, changes: BatchRebase.changes(of: outcome))
+    }
 }
 
 /// A batch of queued commits turned into the `ListCommit`s of one
@@ -51,7 +68,19 @@ struct PostgresBatch: Sendable {
         var revisions = committed
         var lastIndex: [ListID: Int] = [:]
         var commits: [ListCommit] = []
+        commits.reserveCapacity(queued.count)
+        func add(_ list: ListID, _ changes: [Change]) {
+            let base = revisions[list] ?? 0
+            revisions[list] = changes.last?.revision ?? base
+            lastIndex[list] = commits.count
+            commits.append(ListCommit(namespace: changes[0].namespace, list: list, baseRevision: base,
+                                      changes: changes, after: nil, answer: Self.answer(of: changes)))
+        }
         for entry in queued {
+            if let patch = entry.patch {
+                add(patch.list, entry.changes)
+                continue
+            }
             // A commit group (an import) may touch several lists: one
             // ListCommit per list, in the order of their first change.
             var order: [ListID] = []
@@ -60,14 +89,7 @@ struct PostgresBatch: Sendable {
                 if byList[change.list] == nil { order.append(change.list) }
                 byList[change.list, default: []].append(change)
             }
-            for list in order {
-                let changes = byList[list] ?? []
-                let base = revisions[list] ?? 0
-                revisions[list] = changes.last?.revision ?? base
-                lastIndex[list] = commits.count
-                commits.append(ListCommit(namespace: changes[0].namespace, list: list, baseRevision: base,
-                                          changes: changes, after: nil, answer: Self.answer(of: changes)))
-            }
+            for list in order { add(list, byList[list] ?? []) }
         }
         // Only each list's last commit in the batch carries the row it leaves.
         for (list, index) in lastIndex { commits[index].after = after[list] }

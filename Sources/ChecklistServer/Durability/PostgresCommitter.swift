@@ -144,12 +144,11 @@ final class PostgresCommitter: Sendable {
         let byRevision = Dictionary(outcomes.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         return queue.withLock { state in
             var rewritten: [RebasedCommit] = []
-            for i in state.commits.indices where state.commits[i].changes.count == 1 && state.commits[i].changes[0].list == list {
-                let revision = state.commits[i].changes[0].revision
-                guard let outcome = byRevision[revision] else { continue }
+            for i in state.commits.indices {
+                guard let patch = state.commits[i].patch, patch.list == list, let outcome = byRevision[patch.revision] else { continue }
                 let key = BatchRebase.retried(state.commits[i].changes[0])
-                state.commits[i].changes = BatchRebase.changes(of: outcome)
-                rewritten.append(RebasedCommit(position: state.commits[i].position, revision: revision, outcome: outcome, key: key))
+                state.commits[i].rebase(to: outcome)
+                rewritten.append(RebasedCommit(position: state.commits[i].position, revision: patch.revision, outcome: outcome, key: key))
             }
             return rewritten
         }

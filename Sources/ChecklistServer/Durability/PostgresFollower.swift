@@ -119,7 +119,9 @@ private struct FollowLoop {
         var noticed = false
         for notification in try database.connection.awaitNotifications(timeoutMilliseconds: timeout) {
             guard CommitNotice.sender(of: notification.payload) != node,
-                  let notice = CommitNotice.parse(notification.payload) else { continue }
+                  let notice = CommitNotice.parse(notification.payload, held: { list, revision in
+                      catchUp.view.revision(of: list).map { $0 >= revision } ?? false
+                  }) else { continue }
             for entry in notice.lists {
                 announced[entry.list] = max(announced[entry.list] ?? 0, entry.revision)
                 carry(entry)

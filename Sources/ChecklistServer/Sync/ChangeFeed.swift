@@ -34,6 +34,22 @@ struct ChangeFeed {
         /// the change: retained revisions run from `floor + 1`).
         var oldestRevision: Revision? { changes.isEmpty ? nil : floor + 1 }
 
+        /// Appends `change`, at `revision` (the next one), and drops the
+        /// oldest beyond `keeping`; returns what was dropped.
+        mutating func add(_ change: RetainedChange, at revision: Revision,
+                          keeping: Int) -> (frame: Int, stored: Int, count: Int) {
+            changes.append(change)
+            last = revision
+            bytes += change.frameCount
+            storedBytes += change.storedCount
+            var dropped = (frame: 0, stored: 0, count: 0)
+            while changes.count > keeping {
+                let (frame, stored) = dropOldest()
+                dropped = (dropped.frame + frame, dropped.stored + stored, dropped.count + 1)
+            }
+            return dropped
+        }
+
         /// Drops the oldest change; returns its frame and stored sizes.
         mutating func dropOldest() -> (frame: Int, stored: Int) {
             guard let oldest = changes.popFirst() else { return (0, 0) }
@@ -85,46 +101,45 @@ struct ChangeFeed {
     }
 
     /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`.
+    /// The list's history is changed where it is in the dictionary (one
+    /// lookup, no copy of it).
     mutating func append(_ change: EncodedChange, retaining retained: RetainedChange?) {
-        if let history = lists[change.list], change.revision <= history.last { return }
         if change.isDeletion {
-            if let history = lists.removeValue(forKey: change.list) {
-                forget(history)
-            }
+            if let history = lists.removeValue(forKey: change.list) { forget(history) }
             return
         }
-        var history = lists.removeValue(forKey: change.list)
-            ?? History(floor: change.revision - 1, last: change.revision - 1)
-        if change.revision != history.last + 1 {
-            // Not the next revision (the feed missed changes): start over from here.
-            forget(history)
-            history = History(floor: change.revision - 1, last: change.revision - 1)
+        let index: [ListID: History].Index
+        if let found = lists.index(forKey: change.list) {
+            let last = lists.values[found].last
+            if change.revision <= last { return }
+            if change.revision != last + 1 {
+                // Not the next revision (the feed missed changes): start over from here.
+                forget(lists.values[found])
+                lists.values[found] = History(floor: change.revision - 1, last: change.revision - 1)
+            }
+            index = found
+        } else {
+            lists[change.list] = History(floor: change.revision - 1, last: change.revision - 1)
+            index = lists.index(forKey: change.list)!
         }
         guard configuration.retainPerList > 0, let retained else {
-            lists[change.list] = History(floor: change.revision, last: change.revision)
+            lists.values[index] = History(floor: change.revision, last: change.revision)
             return
         }
-        history.changes.append(retained)
-        history.last = change.revision
-        history.bytes += retained.frameCount
-        history.storedBytes += retained.storedCount
-        retainedBytes += retained.frameCount
-        storedBytes += retained.storedCount
-        retainedCount += 1
+        let dropped = lists.values[index].add(retained, at: change.revision, keeping: configuration.retainPerList)
+        retainedBytes += retained.frameCount - dropped.frame
+        storedBytes += retained.storedCount - dropped.stored
+        retainedCount += 1 - dropped.count
         order.append((change.list, change.revision))
-        while history.changes.count > configuration.retainPerList {
-            forget(dropped: history.dropOldest())
-        }
-        lists[change.list] = history
         while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
             // Publish order is revision order per list: a live entry is its list's oldest.
-            guard lists[list]?.oldestRevision == revision, let dropped = lists[list]?.dropOldest() else { continue }
-            forget(dropped: dropped)
+            guard let at = lists.index(forKey: list), lists.values[at].oldestRevision == revision else { continue }
+            forget(dropped: lists.values[at].dropOldest())
         }
         if order.count > 2 * retainedCount + 1024 {
             order.removeAll { list, revision in
-                guard let history = lists[list] else { return true }
-                return revision <= history.floor || revision > history.last
+                guard let at = lists.index(forKey: list) else { return true }
+                return revision <= lists.values[at].floor || revision > lists.values[at].last
             }
         }
     }

@@ -142,49 +142,70 @@ public final class SubscriptionHub: Sendable {
     /// subscriber of its list or of its namespace. Called with the store's
     /// lock held, in commit order; does not block.
     public func publish(_ change: Change) {
-        let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
-        let size = encoded.frame.count
+        publish(CollectionOfOne(change))
+    }
+
+    /// `publish(_:)` for several changes, in commit order: they are encoded
+    /// before the hub's lock is taken, once for all of them, and each
+    /// loop's outbox is woken once.
+    public func publish<Changes: Collection<Change>>(_ changes: Changes) {
+        guard !changes.isEmpty else { return }
+        let now = ContinuousClock.now
+        let encoded = changes.map { change in
+            let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes, now: now)
+            return (encoded, ChangeFeed.retainable(encoded, under: feedConfiguration))
+        }
+        published.add(UInt64(encoded.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
-        let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
-        published.add(1, ordering: .relaxed)
         let wake: [LoopOutbox] = state.withLock { s in
-            s.feed.append(encoded, retaining: retained)
-            let explicit = s.byList[change.list] ?? []
-            let everything = s.byNamespace[change.namespace] ?? []
-            guard !explicit.isEmpty || !everything.isEmpty else { return [] }
-            var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
-            var overflows: [Registration] = []
-            for id in explicit.union(everything) {
-                guard let registration = s.registrations[id] else { continue }
-                let subscriber = registration.subscriber
-                if subscriber.queuedBytes.add(size, ordering: .relaxed).newValue > limit {
-                    subscriber.queuedBytes.subtract(size, ordering: .relaxed)
-                    s.remove(id)
-                    overflows.append(registration)
-                    continue
-                }
-                batches[ObjectIdentifier(registration.outbox), default: (registration.outbox, [])].subscribers.append(subscriber)
+            var wake: [ObjectIdentifier: LoopOutbox] = [:]
+            for (change, retained) in encoded {
+                s.feed.append(change, retaining: retained)
+                Self.fanOut(change, limit: limit, &s, waking: &wake)
             }
-            if encoded.isDeletion {
-                for id in explicit {
-                    guard var registration = s.registrations[id] else { continue }
-                    registration.lists.remove(change.list)
-                    s.registrations[id] = registration
-                    if registration.lists.isEmpty && !registration.allLists { s.remove(id) }
-                }
-                s.byList[change.list] = nil
-            }
-            var wake: [LoopOutbox] = []
-            for (_, batch) in batches where batch.outbox.enqueue(.push(encoded, batch.subscribers)) {
-                wake.append(batch.outbox)
-            }
-            for registration in overflows
-            where registration.outbox.enqueue(.overflow(registration.subscriber, epoch: registration.epoch)) {
-                wake.append(registration.outbox)
-            }
-            return wake
+            return Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
+    }
+
+    /// Queues `change` for every subscriber of its list or namespace, in
+    /// the hub's lock; a subscriber over `limit` queued bytes is dropped
+    /// (told of its overflow). The outboxes to wake are added to `wake`.
+    private static func fanOut(_ change: EncodedChange, limit: Int, _ s: inout State,
+                               waking wake: inout [ObjectIdentifier: LoopOutbox]) {
+        let explicit = s.byList[change.list] ?? []
+        let everything = s.byNamespace[change.namespace] ?? []
+        guard !explicit.isEmpty || !everything.isEmpty else { return }
+        let size = change.frame.count
+        var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
+        var overflows: [Registration] = []
+        for id in explicit.union(everything) {
+            guard let registration = s.registrations[id] else { continue }
+            let subscriber = registration.subscriber
+            if subscriber.queuedBytes.add(size, ordering: .relaxed).newValue > limit {
+                subscriber.queuedBytes.subtract(size, ordering: .relaxed)
+                s.remove(id)
+                overflows.append(registration)
+                continue
+            }
+            batches[ObjectIdentifier(registration.outbox), default: (registration.outbox, [])].subscribers.append(subscriber)
+        }
+        if change.isDeletion {
+            for id in explicit {
+                guard var registration = s.registrations[id] else { continue }
+                registration.lists.remove(change.list)
+                s.registrations[id] = registration
+                if registration.lists.isEmpty && !registration.allLists { s.remove(id) }
+            }
+            s.byList[change.list] = nil
+        }
+        for (key, batch) in batches where batch.outbox.enqueue(.push(change, batch.subscribers)) {
+            wake[key] = batch.outbox
+        }
+        for registration in overflows
+        where registration.outbox.enqueue(.overflow(registration.subscriber, epoch: registration.epoch)) {
+            wake[ObjectIdentifier(registration.outbox)] = registration.outbox
+        }
     }
 
     // MARK: Subscribing (on the subscriber's loop)
