@@ -76,8 +76,8 @@ extension ListState {
             return .setChecked(try resolve(ref, temps: temps), checked)
         case .toggle(let ref):
             let id = try resolve(ref, temps: temps)
-            guard let position = rows.position(of: id) else { throw Self.itemNotFound(id) }
-            return .setChecked(id, !position.checked)
+            guard let checked = rows.isChecked(id) else { throw Self.itemNotFound(id) }
+            return .setChecked(id, !checked)
         case .setDue(let ref, let due):
             return .setDue(try resolve(ref, temps: temps), due)
         case .setRemind(let ref, let remind):

@@ -94,6 +94,14 @@ struct RowTree: Sendable {
         locator.leaf(of: id.rawValue) != nil
     }
 
+    /// Whether `id` is checked (nil: no such row), read from its leaf
+    /// alone: what a TOGGLE needs, without the walk up that `position(of:)`
+    /// makes for the row's index.
+    func isChecked(_ id: ItemID) -> Bool? {
+        guard let (leaf, slot) = locate(id) else { return nil }
+        return withLeaf(leaf) { $0.flags[slot] & ItemFlags.checked.rawValue != 0 }
+    }
+
     /// The leaf and slot holding `id`.
     func locate(_ id: ItemID) -> (leaf: Int, slot: Int)? {
         guard let leaf = locator.leaf(of: id.rawValue),

@@ -47,6 +47,11 @@ func expectTree(_ tree: RowTree, matches reference: [Item], pageSizes: [Int] = [
             Issue.record("position of \(item.id): \(String(describing: position)), expected \(expected)", sourceLocation: sourceLocation)
             return
         }
+        if tree.isChecked(item.id) != item.checked {
+            Issue.record("isChecked of \(item.id): \(String(describing: tree.isChecked(item.id))), expected \(item.checked)",
+                         sourceLocation: sourceLocation)
+            return
+        }
         if item.checked { checkedBefore += 1 }
     }
 }

@@ -48,7 +48,7 @@ import Testing
     func empty() {
         let tree = RowTree(leafCapacity: 4, innerCapacity: 4)
         expectTree(tree, matches: [])
-        #expect(tree.position(of: ItemID(1)) == nil)
+        #expect(tree.position(of: ItemID(1)) == nil && tree.isChecked(ItemID(1)) == nil)
         var visited = 0
         tree.forEachRow(filter: .all, from: 0, limit: 10) { _ in visited += 1 }
         #expect(visited == 0)

@@ -44,12 +44,21 @@ final class RebasedAnswers: Sendable {
         var writtenAt: UInt64
     }
 
+    /// What a held answer shows: its list and the revision it had first.
+    private struct Shown: Hashable {
+        var list: ListID
+        var revision: Revision
+    }
+
     /// Entries by `Key`, dropped a minute after they were first written
-    /// (and as soon as taken).
+    /// (and as soon as taken), and found by what their held answers show.
     private struct Kept<Key: Hashable> {
         var entries: [Key: Entry] = [:]
         /// Keys in the order written, for the expiry.
         var order: FIFO<Key> = FIFO()
+        /// The keys of the entries showing each list and revision (almost
+        /// always one), so a lookup costs no scan of the entries.
+        var byShown: [Shown: [Key]] = [:]
 
         /// Sets `key`'s answer; a key kept already keeps its first revision.
         mutating func put(_ key: Key, _ answer: RebasedAnswer, list: ListID, revision: Revision, now: UInt64) {
@@ -58,21 +67,28 @@ final class RebasedAnswers: Sendable {
             } else {
                 entries[key] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
                 order.append(key)
+                byShown[Shown(list: list, revision: revision), default: []].append(key)
             }
         }
 
         /// The key in `positions` of the entry of `list` at `revision`.
         func position(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> UInt64? where Key == UInt64 {
-            if positions.count <= entries.count {
-                return positions.first { entries[$0].map { $0.list == list && $0.revision == revision } == true }
-            }
-            return entries.first { positions.contains($0.key) && $0.value.list == list && $0.value.revision == revision }?.key
+            byShown[Shown(list: list, revision: revision)]?.first { positions.contains($0) }
+        }
+
+        /// Removes `key`'s entry; returns it.
+        mutating func remove(_ key: Key) -> Entry? {
+            guard let entry = entries.removeValue(forKey: key) else { return nil }
+            let shown = Shown(list: entry.list, revision: entry.revision)
+            byShown[shown]?.removeAll { $0 == key }
+            if byShown[shown]?.isEmpty == true { byShown[shown] = nil }
+            return entry
         }
 
         /// Taken ones, and those a minute old, leave the front.
         mutating func expire(now: UInt64) {
             while let oldest = order.first, entries[oldest].map({ now - $0.writtenAt > RebasedAnswers.keepNanoseconds }) ?? true {
-                entries[oldest] = nil
+                _ = remove(oldest)
                 _ = order.popFirst()
             }
         }
@@ -122,7 +138,7 @@ final class RebasedAnswers: Sendable {
         guard count.load(ordering: .acquiring) > 0 else { return nil }
         return state.withLock { s -> RebasedAnswer? in
             guard let found = s.byPosition.position(in: positions, list: list, revision: revision),
-                  let entry = s.byPosition.entries.removeValue(forKey: found) else { return nil }
+                  let entry = s.byPosition.remove(found) else { return nil }
             count.store(s.count, ordering: .releasing)
             return entry.answer
         }
