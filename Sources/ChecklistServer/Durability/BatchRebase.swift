@@ -109,7 +109,7 @@ struct BatchRebase {
         for commit in queuedOutcomes { record(commit, list: list) }
         let outcomes = Dictionary(rebased.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         for i in batch.queued.indices {
-            guard let patch = batch.queued[i].patch, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
+            guard let patch = batch.queued[i].single, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
             let key = Self.retried(batch.queued[i].changes[0])
             batch.queued[i].rebase(to: outcome)
             record(RebasedCommit(position: batch.queued[i].position, revision: patch.revision, outcome: outcome, key: key), list: list)

@@ -7,20 +7,21 @@ import ChecklistStore
 struct QueuedCommit: Sendable {
     var position: UInt64
     private(set) var changes: [Change]
-    /// The list and revision of a commit of exactly one change (a patch,
-    /// which a rebase may apply again); nil otherwise. Kept beside the
-    /// change so that the committer's scans of every commit, once per list
-    /// a rebase touches, compare two numbers instead of copying changes.
-    private(set) var patch: (list: ListID, revision: Revision)?
+    /// The list and revision of a commit of exactly one change (as every
+    /// patch's is, which a rebase may apply again); nil otherwise. Kept
+    /// beside the change so that the committer's scans of every commit,
+    /// once per list a rebase touches, compare two numbers instead of
+    /// copying changes.
+    private(set) var single: (list: ListID, revision: Revision)?
 
     init(position: UInt64, changes: [Change]) {
         self.position = position
         self.changes = changes
-        patch = changes.count == 1 ? (changes[0].list, changes[0].revision) : nil
+        single = changes.count == 1 ? (changes[0].list, changes[0].revision) : nil
     }
 
-    /// The commit of `outcome`, what a rebase made of this one's patch: its
-    /// new change, or none.
+    /// Becomes the commit of `outcome`, what a rebase made of this one's
+    /// patch: its new change, or none.
     mutating func rebase(to outcome: RebasedPatch) {
         self = QueuedCommit(position: position, changes: BatchRebase.changes(of: outcome))
     }
@@ -77,8 +78,8 @@ struct PostgresBatch: Sendable {
                                       changes: changes, after: nil, answer: Self.answer(of: changes)))
         }
         for entry in queued {
-            if let patch = entry.patch {
-                add(patch.list, entry.changes)
+            if let single = entry.single {
+                add(single.list, entry.changes)
                 continue
             }
             // A commit group (an import) may touch several lists: one

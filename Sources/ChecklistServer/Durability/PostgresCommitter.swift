@@ -145,7 +145,7 @@ final class PostgresCommitter: Sendable {
         return queue.withLock { state in
             var rewritten: [RebasedCommit] = []
             for i in state.commits.indices {
-                guard let patch = state.commits[i].patch, patch.list == list, let outcome = byRevision[patch.revision] else { continue }
+                guard let patch = state.commits[i].single, patch.list == list, let outcome = byRevision[patch.revision] else { continue }
                 let key = BatchRebase.retried(state.commits[i].changes[0])
                 state.commits[i].rebase(to: outcome)
                 rewritten.append(RebasedCommit(position: state.commits[i].position, revision: patch.revision, outcome: outcome, key: key))

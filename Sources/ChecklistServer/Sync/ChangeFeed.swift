@@ -104,15 +104,15 @@ struct ChangeFeed {
     /// The list's history is changed where it is in the dictionary (one
     /// lookup, no copy of it).
     mutating func append(_ change: EncodedChange, retaining retained: RetainedChange?) {
+        let found = lists.index(forKey: change.list)
+        if let found, change.revision <= lists.values[found].last { return }
         if change.isDeletion {
-            if let history = lists.removeValue(forKey: change.list) { forget(history) }
+            if let found { forget(lists.remove(at: found).value) }
             return
         }
         let index: [ListID: History].Index
-        if let found = lists.index(forKey: change.list) {
-            let last = lists.values[found].last
-            if change.revision <= last { return }
-            if change.revision != last + 1 {
+        if let found {
+            if change.revision != lists.values[found].last + 1 {
                 // Not the next revision (the feed missed changes): start over from here.
                 forget(lists.values[found])
                 lists.values[found] = History(floor: change.revision - 1, last: change.revision - 1)

@@ -12,27 +12,23 @@ struct EncodedChange: Sendable {
     let isDeletion: Bool
     /// The frame: 10 header bytes, then the **ListChange**.
     let frame: [UInt8]
-    /// When it was published (for latency figures).
-    let publishedAt: ContinuousClock.Instant
 
     /// A change encoded earlier (the `ChangeFeed` giving back what it retained).
-    init(list: ListID, namespace: Namespace, revision: Revision, frame: [UInt8], publishedAt: ContinuousClock.Instant) {
+    init(list: ListID, namespace: Namespace, revision: Revision, frame: [UInt8]) {
         self.list = list
         self.namespace = namespace
         self.revision = revision
         isDeletion = false
         self.frame = frame
-        self.publishedAt = publishedAt
     }
 
     /// Encodes `change`. A patch whose **ListChange** would not fit in a
     /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
-    init(_ change: Change, maxFrameBytes: UInt32, now: ContinuousClock.Instant = .now) {
+    init(_ change: Change, maxFrameBytes: UInt32) {
         list = change.list
         namespace = change.namespace
         revision = change.revision
         isDeletion = change.kind == .listDeleted
-        publishedAt = now
         var encoder = FrameEncoder(compress: false)
         var w = WireWriter(capacity: 64)
         let wire = ListChange(change)

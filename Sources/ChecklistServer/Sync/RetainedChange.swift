@@ -21,7 +21,6 @@ struct RetainedChange: Sendable {
     let list: ListID
     let namespace: Namespace
     let revision: Revision
-    let publishedAt: ContinuousClock.Instant
     /// Size of the frame (header included).
     let frameCount: Int
     /// The frame, or its zlib stream when shorter than `frameCount`.
@@ -31,7 +30,6 @@ struct RetainedChange: Sendable {
         list = change.list
         namespace = change.namespace
         revision = change.revision
-        publishedAt = change.publishedAt
         frameCount = change.frame.count
         stored = Self.compact(change.frame)
     }
@@ -45,7 +43,7 @@ struct RetainedChange: Sendable {
     /// The change as it was published.
     func encoded() -> EncodedChange {
         guard stored.count < frameCount else {
-            return EncodedChange(list: list, namespace: namespace, revision: revision, frame: stored, publishedAt: publishedAt)
+            return EncodedChange(list: list, namespace: namespace, revision: revision, frame: stored)
         }
         let frame: [UInt8]
         do {
@@ -55,7 +53,7 @@ struct RetainedChange: Sendable {
             preconditionFailure("RetainedChange: a retained change does not inflate: \(error)")
         }
         precondition(frame.count == frameCount, "RetainedChange: a retained change inflated to another size")
-        return EncodedChange(list: list, namespace: namespace, revision: revision, frame: frame, publishedAt: publishedAt)
+        return EncodedChange(list: list, namespace: namespace, revision: revision, frame: frame)
     }
 
     /// `frame` deflated into an array of exactly its size, or `frame`

@@ -146,13 +146,12 @@ public final class SubscriptionHub: Sendable {
     }
 
     /// `publish(_:)` for several changes, in commit order: they are encoded
-    /// before the hub's lock is taken, once for all of them, and each
-    /// loop's outbox is woken once.
+    /// before the hub's lock is taken, which is taken once for all of
+    /// them, and each loop's outbox is woken once.
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
-        let now = ContinuousClock.now
         let encoded = changes.map { change in
-            let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes, now: now)
+            let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
             return (encoded, ChangeFeed.retainable(encoded, under: feedConfiguration))
         }
         published.add(UInt64(encoded.count), ordering: .relaxed)
