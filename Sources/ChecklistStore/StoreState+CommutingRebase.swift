@@ -57,28 +57,27 @@ extension StoreState {
     /// both carry, one namespace); nil when they may not.
     static func commutingOperations(_ entries: [PendingPatches.Entry], _ foreign: [Change],
                                     namespace: Namespace) -> [[AppliedOperation]]? {
-        // Sorted arrays, searched by halves: a rebase usually holds a few
-        // patches per list, where building sets cost more than the search.
+        // A sorted array searched by halves: a rebase usually holds a few
+        // patches per list, where building a set costs more than the search.
         var touched: [UInt64] = []
-        var keys: [IdempotencyKey] = []
         for entry in entries {
             guard entry.baseRevision == nil else { return nil }
             for op in entry.applied {
                 guard let id = fieldChanged(by: op) else { return nil }
                 touched.append(id.rawValue)
             }
-            if let key = entry.key { keys.append(key) }
         }
         touched.sort()
-        keys.sort { ($0.client, $0.sequence) < ($1.client, $1.sequence) }
+        let keys = Set(entries.compactMap(\.key))  // none, most often: no storage
         var operations: [[AppliedOperation]] = []
         operations.reserveCapacity(foreign.count)
         for change in foreign {
             guard change.namespace == namespace, case .patched(let ops) = change.kind else { return nil }
-            if let key = change.idempotencyKey,
-               keys.sortedContains(key, by: { ($0.client, $0.sequence) < ($1.client, $1.sequence) }) { return nil }
+            if let key = change.idempotencyKey, keys.contains(key) { return nil }
             for op in ops {
-                guard let id = fieldChanged(by: op), !touched.sortedContains(id.rawValue, by: <) else { return nil }
+                guard let id = fieldChanged(by: op) else { return nil }
+                let at = touched.partitionPoint { $0 >= id.rawValue }
+                if at < touched.count && touched[at] == id.rawValue { return nil }
             }
             operations.append(ops)
         }
@@ -105,15 +104,3 @@ extension StoreState {
     }
 }
 
-extension Array {
-    /// Whether `element` is in the array, sorted by `areInIncreasingOrder`
-    /// (a search by halves).
-    fileprivate func sortedContains(_ element: Element, by areInIncreasingOrder: (Element, Element) -> Bool) -> Bool {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if areInIncreasingOrder(self[middle], element) { low = middle + 1 } else { high = middle }
-        }
-        return low < count && !areInIncreasingOrder(element, self[low])
-    }
-}

@@ -101,18 +101,15 @@ struct BatchRebase {
     /// Rebases one list; false when the store cannot (nothing changed).
     private func rebase(_ list: ListID, base: Revision, foreign: [Change], split: Revision,
                         _ batch: inout PostgresBatch) throws -> Bool {
+        var outcomes: [Revision: RebasedPatch] = [:]
         var queuedOutcomes: [RebasedCommit] = []
         let rebased = try committer.store.rebase(list, committed: base, onto: foreign, split: split) { rebase in
-            queuedOutcomes = committer.rewriteQueued(list, rebase.patches)
+            outcomes = Dictionary(rebase.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+            queuedOutcomes = committer.rewriteQueued(list, outcomes)
         }
         guard let rebased else { return false }
-        for commit in queuedOutcomes { record(commit, list: list) }
-        let outcomes = Dictionary(rebased.patches.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
-        for i in batch.queued.indices {
-            guard let patch = batch.queued[i].single, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
-            let key = Self.retried(batch.queued[i].changes[0])
-            batch.queued[i].rebase(to: outcome)
-            record(RebasedCommit(position: batch.queued[i].position, revision: patch.revision, outcome: outcome, key: key), list: list)
+        for commit in queuedOutcomes + QueuedCommit.rebase(&batch.queued, list: list, to: outcomes) {
+            record(commit, list: list)
         }
         if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
         committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,

@@ -20,10 +20,19 @@ struct QueuedCommit: Sendable {
         single = changes.count == 1 ? (changes[0].list, changes[0].revision) : nil
     }
 
-    /// Becomes the commit of `outcome`, what a rebase made of this one's
-    /// patch: its new change, or none.
-    mutating func rebase(to outcome: RebasedPatch) {
-        self = QueuedCommit(position: position, changes: BatchRebase.changes(of: outcome))
+    /// Replaces, in `commits`, each patch of `list` a rebase applied again
+    /// (`outcomes`, by the revision it had) with what became of it: its
+    /// new change, or none. Returns each one (`RebasedCommit`).
+    static func rebase(_ commits: inout [QueuedCommit], list: ListID,
+                       to outcomes: [Revision: RebasedPatch]) -> [RebasedCommit] {
+        var rebased: [RebasedCommit] = []
+        for i in commits.indices {
+            guard let patch = commits[i].single, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
+            let key = BatchRebase.retried(commits[i].changes[0])
+            commits[i] = QueuedCommit(position: commits[i].position, changes: BatchRebase.changes(of: outcome))
+            rebased.append(RebasedCommit(position: commits[i].position, revision: patch.revision, outcome: outcome, key: key))
+        }
+        return rebased
     }
 }
 

@@ -140,18 +140,8 @@ final class PostgresCommitter: Sendable {
     /// Replaces, in the queue, the changes of `list`'s patches that a
     /// rebase applied again (`outcomes`, by the revision they had); returns
     /// each one (`RebasedCommit`). Under the store's lock.
-    func rewriteQueued(_ list: ListID, _ outcomes: [(revision: Revision, outcome: RebasedPatch)]) -> [RebasedCommit] {
-        let byRevision = Dictionary(outcomes.map { ($0.revision, $0.outcome) }, uniquingKeysWith: { first, _ in first })
-        return queue.withLock { state in
-            var rewritten: [RebasedCommit] = []
-            for i in state.commits.indices {
-                guard let patch = state.commits[i].single, patch.list == list, let outcome = byRevision[patch.revision] else { continue }
-                let key = BatchRebase.retried(state.commits[i].changes[0])
-                state.commits[i].rebase(to: outcome)
-                rewritten.append(RebasedCommit(position: state.commits[i].position, revision: patch.revision, outcome: outcome, key: key))
-            }
-            return rewritten
-        }
+    func rewriteQueued(_ list: ListID, _ outcomes: [Revision: RebasedPatch]) -> [RebasedCommit] {
+        queue.withLock { state in QueuedCommit.rebase(&state.commits, list: list, to: outcomes) }
     }
 
     fileprivate var storeForCatchUp: ListCatchUp { ListCatchUp(store: store, view: view) }
