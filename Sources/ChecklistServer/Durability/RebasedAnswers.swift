@@ -51,14 +51,21 @@ final class RebasedAnswers: Sendable {
     }
 
     /// Entries by `Key`, dropped a minute after they were first written
-    /// (and as soon as taken), and found by what their held answers show.
+    /// (and as soon as taken), and, when `indexesShown`, found by what
+    /// their held answers show.
     private struct Kept<Key: Hashable> {
         var entries: [Key: Entry] = [:]
         /// Keys in the order written, for the expiry.
         var order: FIFO<Key> = FIFO()
+        /// Whether `byShown` is kept: only the table by position is looked
+        /// up by what the held answer shows (`take`); the one by key is
+        /// read by its key (`retried`).
+        let indexesShown: Bool
         /// The keys of the entries showing each list and revision (almost
         /// always one), so a lookup costs no scan of the entries.
         var byShown: [Shown: [Key]] = [:]
+
+        init(indexesShown: Bool) { self.indexesShown = indexesShown }
 
         /// Sets `key`'s answer; a key kept already keeps its first revision.
         mutating func put(_ key: Key, _ answer: RebasedAnswer, list: ListID, revision: Revision, now: UInt64) {
@@ -67,7 +74,7 @@ final class RebasedAnswers: Sendable {
             } else {
                 entries[key] = Entry(list: list, revision: revision, answer: answer, writtenAt: now)
                 order.append(key)
-                byShown[Shown(list: list, revision: revision), default: []].append(key)
+                if indexesShown { byShown[Shown(list: list, revision: revision), default: []].append(key) }
             }
         }
 
@@ -79,6 +86,7 @@ final class RebasedAnswers: Sendable {
         /// Removes `key`'s entry; returns it.
         mutating func remove(_ key: Key) -> Entry? {
             guard let entry = entries.removeValue(forKey: key) else { return nil }
+            guard indexesShown else { return entry }
             let shown = Shown(list: entry.list, revision: entry.revision)
             byShown[shown]?.removeAll { $0 == key }
             if byShown[shown]?.isEmpty == true { byShown[shown] = nil }
@@ -95,8 +103,8 @@ final class RebasedAnswers: Sendable {
     }
 
     private struct State {
-        var byPosition = Kept<UInt64>()
-        var byKey = Kept<RetriedPatch>()
+        var byPosition = Kept<UInt64>(indexesShown: true)
+        var byKey = Kept<RetriedPatch>(indexesShown: false)
         var count: Int { byPosition.entries.count + byKey.entries.count }
     }
 
