@@ -1,11 +1,13 @@
+import ChecklistClient
 import ChecklistTesting
 import Foundation
 
 /// `checklist-bench memory`: what one item costs the server, filled over the
 /// wire and after a restart, beside what the same list costs Redis. N items
 /// (texts of `--text-bytes`) are appended to one list with pipelined PATCH
-/// batches; the server's resident memory is read before and after, then
-/// again after a restart on the same data directory. With `--redis auto`
+/// batches; the server's resident memory is read before and after (once
+/// its log has written everything: `settleMs`), then again after a restart
+/// on the same data directory. With `--redis auto`
 /// (the default; skipped when `redis-server` is not on PATH) a private
 /// `redis-server` (no persistence, a Unix socket) gets the same texts with
 /// RPUSH, and its `used_memory` growth is the comparison.
@@ -32,6 +34,7 @@ enum MemoryScenario {
         let started = ContinuousClock.now
         _ = try await target.benchList(items: items, textBytes: textBytes, on: connection)
         let fillSeconds = SnapshotScenario.seconds(started.duration(to: .now))
+        let settleMs = SnapshotScenario.seconds(try await logAtRest(connection)) * 1000
         await connection.close()
         let filled = ResourceUsage.residentBytes(pid: pid) ?? 0
         let restartMs = SnapshotScenario.seconds(try target.restart()) * 1000
@@ -42,6 +45,7 @@ enum MemoryScenario {
         report.add("items", items)
         report.add("textBytes", textBytes)
         report.add("fillSeconds", fillSeconds)
+        report.add("settleMs", settleMs)
         report.add("serverRssBeforeBytes", before)
         report.add("serverRssFilledBytes", filled)
         report.add("serverRssRestartedBytes", restarted)
@@ -56,6 +60,23 @@ enum MemoryScenario {
             report.add("restartRatioToRedis", restartPerItem / redis)
         }
         report.print(json: args.flag("json"))
+    }
+
+    /// Waits until the server's log holds on disk every record it appended
+    /// (STATS: durable LSN at the last LSN; at most about a second under
+    /// `--fsync everysec`), so that the resident memory read next is what
+    /// the items hold, not the log's batches still being written. Returns
+    /// how long that took; throws after 10 s.
+    static func logAtRest(_ connection: ChecklistConnection) async throws -> Duration {
+        let started = ContinuousClock.now
+        while true {
+            guard let log = try await connection.stats().log else { return started.duration(to: .now) }
+            if log.durableLSN >= log.lastLSN { return started.duration(to: .now) }
+            guard started.duration(to: .now) < .seconds(10) else {
+                throw BenchArguments.UsageError(description: "the server's log did not come to rest within 10 s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 }
 

@@ -21,6 +21,7 @@ do {
     // First, before any thread starts: every later thread inherits the
     // blocked signals, so SIGINT/SIGTERM reach only the watcher.
     let stop = DispatchSemaphore(value: 0)
+    FreeMemory.keepHeapTight()
     let accessControl = try AccessSetup.start(options)
     let tls = try TLSSetup.start(options)
     let signals = try SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP]) { signal in

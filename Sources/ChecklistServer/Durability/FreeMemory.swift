@@ -11,7 +11,7 @@ import Synchronization
 /// large PATCH batches (a bulk fill over the wire leaves the same kind of
 /// high water: decoded batches, their log records and changes); never per
 /// request: a trim walks the heap.
-enum FreeMemory {
+public enum FreeMemory {
     /// A batch of at least this many operations counts as large.
     static let largeBatch = 256
     /// Operations of large batches between two trims (with 40-byte texts
@@ -21,7 +21,28 @@ enum FreeMemory {
 
     private static let pending = Atomic<Int>(0)
 
-    static func giveBack() {
+    /// Allocations of at least this many bytes get pages of their own
+    /// (`M_MMAP_THRESHOLD`), returned to the system when freed.
+    static let ownPagesFrom = 512 << 10
+    /// Free memory at the top of a heap beyond this is returned at once
+    /// (`M_TRIM_THRESHOLD`).
+    static let trimTopAbove = 2 << 20
+
+    /// Fixes the C heap's thresholds for the server process; call once,
+    /// before the server starts. glibc raises both thresholds each time a
+    /// large block it mapped is freed (up to 32 MiB and 64 MiB), so after
+    /// the log's batch buffers grew during a bulk fill, the buffers of the
+    /// next one came from the heap and stayed there as free holes among the
+    /// rows: 3-9 bytes per item of a 1M-item fill, varying run to run. Set
+    /// explicitly they stay put (mallopt(3)): large buffers go back to the
+    /// system when freed, and the heap only keeps what the rows use.
+    public static func keepHeapTight() {
+        _ = mallopt(M_MMAP_THRESHOLD, Int32(ownPagesFrom))
+        _ = mallopt(M_TRIM_THRESHOLD, Int32(trimTopAbove))
+    }
+
+    /// Returns the free memory of every heap to the system now.
+    public static func giveBack() {
         _ = malloc_trim(0)
     }
 
