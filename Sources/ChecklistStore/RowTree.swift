@@ -55,9 +55,9 @@ struct RowTree: Sendable {
     let leafCapacity: Int
     let innerCapacity: Int
     /// Number of rows. (Set directly only by `RowTreeBuilder`.)
-    internal(set) var count = 0
+    var count = 0
     /// Number of checked rows.
-    internal(set) var checkedCount = 0
+    var checkedCount = 0
 
     var leaves: [RowLeaf] = [RowLeaf()]
     var freeLeaves: [Int] = []
