@@ -20,7 +20,9 @@
 # tool's own CPU per request; with --json one JSON object on one line:
 # {"items", "connections", "textBytes", "seconds", "runs": [{"pipeline",
 #  "offset", "oursPerSecond", "redisPerSecond", "ratio", "oursServerCpuUs",
-#  "redisServerCpuUs", "toolCpuUs", "errors"}, ...]}
+#  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors"}, ...]}
+# (toolCpuUs: checklist-bench's CPU per request; redisToolCpuUs:
+# redis-benchmark's, the calibration run excluded).
 set -euo pipefail
 
 seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0
@@ -32,7 +34,7 @@ while [[ $# -gt 0 ]]; do
         --text-bytes) text_bytes=$2; shift 2 ;;
         --no-build) build=0; shift ;;
         --json) json=1; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "vs-redis.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -115,17 +117,26 @@ address=$(grep -o "listening on [^ ]*" "$work/server.out" | head -1 | cut -d' ' 
 log "checklistd $server_pid on $address"
 
 # redis-benchmark has no time limit: a short calibration sets -n for about
-# --seconds, and `timeout` bounds it in any case. Prints "RPS SERVER_CPU_US".
+# --seconds, and `timeout` bounds it in any case. Prints "RPS SERVER_CPU_US
+# TOOL_CPU_US": Redis's CPU and redis-benchmark's own, per request (the
+# tool's from its rusage as a child, so both tools are seen the same way).
 redis_run() {
     local pipeline=$1 start=$2 stop=$(($2 + 99)) rps n before after
     rps=$(redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" -P "$pipeline" -n 20000 --csv \
         LRANGE list "$start" "$stop" | tail -1 | cut -d, -f2 | tr -d '"')
     n=$(python3 -c "print(max(1000, int(float('$rps') * $seconds)))")
     before=$(cpu_us "$redis_pid")
-    rps=$(timeout $((seconds * 3 + 30)) redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" -P "$pipeline" \
-        -n "$n" --csv LRANGE list "$start" "$stop" | tail -1 | cut -d, -f2 | tr -d '"')
+    python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as out:
+    subprocess.run(sys.argv[2:], stdout=out, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(int((r.ru_utime + r.ru_stime) * 1e6), file=open(sys.argv[1] + ".cpu", "w"))
+' "$work/redis-bench.csv" timeout $((seconds * 3 + 30)) redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" \
+        -P "$pipeline" -n "$n" --csv LRANGE list "$start" "$stop"
     after=$(cpu_us "$redis_pid")
-    echo "$rps $(python3 -c "print(round(($after - $before) / $n, 2))")"
+    rps=$(tail -1 "$work/redis-bench.csv" | cut -d, -f2 | tr -d '"')
+    echo "$rps $(python3 -c "print(round(($after - $before) / $n, 2), round($(cat "$work/redis-bench.csv.cpu") / $n, 2))")"
 }
 
 # One `checklist-bench load` run (it fills its own list of --items rows on
@@ -154,10 +165,10 @@ results=()
 for pipeline in 1 10; do
     for offset in 0 "$middle"; do
         log "pipeline $pipeline, offset $offset: Redis"
-        read -r redis_rps redis_cpu < <(redis_run "$pipeline" "$offset")
+        read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" "$offset")
         log "pipeline $pipeline, offset $offset: checklistd"
         ours=$(ours_run "$pipeline" "$offset")
-        results+=("$pipeline $offset $redis_rps $redis_cpu $ours")
+        results+=("$pipeline $offset $redis_rps $redis_cpu $redis_tool_cpu $ours")
     done
 done
 
@@ -165,18 +176,19 @@ printf '%s\n' "${results[@]}" | python3 -c "
 import json, sys
 runs = []
 for line in sys.stdin:
-    pipeline, offset, redis_rps, redis_cpu, ours = line.split(' ', 4)
+    pipeline, offset, redis_rps, redis_cpu, redis_tool_cpu, ours = line.split(' ', 5)
     o = json.loads(ours)
     runs.append({'pipeline': int(pipeline), 'offset': int(offset), 'oursPerSecond': round(o['requestsPerSecond']),
                  'redisPerSecond': round(float(redis_rps)), 'ratio': round(o['requestsPerSecond'] / float(redis_rps), 3),
                  'oursServerCpuUs': o['serverCpuUs'], 'redisServerCpuUs': float(redis_cpu),
-                 'toolCpuUs': round(o['toolCpuUsPerRequest'], 2), 'errors': o['errors']})
+                 'toolCpuUs': round(o['toolCpuUsPerRequest'], 2), 'redisToolCpuUs': float(redis_tool_cpu),
+                 'errors': o['errors']})
 if $json:
     print(json.dumps({'items': $items, 'connections': $connections, 'textBytes': $text_bytes, 'seconds': $seconds, 'runs': runs}))
 else:
     print('%d items, %d-byte texts, 100-row pages, %d connections, %d s per run' % ($items, $text_bytes, $connections, $seconds))
-    print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | our server CPU µs/req | Redis CPU µs/req | bench CPU µs/req | errors |')
-    print('|---|---|---|---|---|---|---|---|---|')
+    print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | our server CPU µs/req | Redis CPU µs/req | checklist-bench CPU µs/req | redis-benchmark CPU µs/req | errors |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for r in runs:
-        print('| %(pipeline)d | %(offset)d | %(oursPerSecond)d | %(redisPerSecond)d | %(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(errors)d |' % r)
+        print('| %(pipeline)d | %(offset)d | %(oursPerSecond)d | %(redisPerSecond)d | %(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(redisToolCpuUs).2f | %(errors)d |' % r)
 "
