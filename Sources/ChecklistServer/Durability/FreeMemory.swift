@@ -33,7 +33,8 @@ public enum FreeMemory {
     /// large block it mapped is freed (up to 32 MiB and 64 MiB), so after
     /// the log's batch buffers grew during a bulk fill, the buffers of the
     /// next one came from the heap and stayed there as free holes among the
-    /// rows: 3-9 bytes per item of a 1M-item fill, varying run to run. Set
+    /// rows: up to 16 bytes per item of a 1M-item fill, varying from run to
+    /// run (Benchmarks/README.md, "memory"). Set
     /// explicitly they stay put (mallopt(3)): large buffers go back to the
     /// system when freed, and the heap only keeps what the rows use.
     public static func keepHeapTight() {
