@@ -77,8 +77,8 @@ import Testing
             let copy = try ScratchDirectory()
             defer { copy.remove() }
             let bytes = try #require(FileManager.default.contents(atPath: segment))
-            FileManager.default.createFile(atPath: copy.path + "/" + (segment as NSString).lastPathComponent,
-                                           contents: bytes.prefix(cut))
+            #expect(FileManager.default.createFile(atPath: copy.path + "/" + (segment as NSString).lastPathComponent,
+                                                   contents: bytes.prefix(cut)))
             let (recovered, report) = try recoverStore(copy.path)
             #expect(report.tornTail?.offset == UInt64(sizeBefore), "cut at \(cut)")
             #expect(StoreImage(recovered) == before, "cut at \(cut)")
