@@ -116,27 +116,31 @@ address=$(grep -o "listening on [^ ]*" "$work/server.out" | head -1 | cut -d' ' 
 [[ -n $address ]] || { echo "vs-redis.sh: checklistd did not report listening" >&2; exit 1; }
 log "checklistd $server_pid on $address"
 
+# One redis-benchmark run with arguments "$@" (--csv among them). Prints
+# "RPS CPU_US": its rate, from its CSV line, and its own CPU time (user +
+# system, from its rusage as a child, so both tools are seen the same way).
+redis_bench() {
+    python3 -c '
+import csv, io, resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, check=True).stdout.decode()
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(list(csv.reader(io.StringIO(out)))[-1][1], int((r.ru_utime + r.ru_stime) * 1e6))
+' "$@"
+}
+
 # redis-benchmark has no time limit: a short calibration sets -n for about
 # --seconds, and `timeout` bounds it in any case. Prints "RPS SERVER_CPU_US
-# TOOL_CPU_US": Redis's CPU and redis-benchmark's own, per request (the
-# tool's from its rusage as a child, so both tools are seen the same way).
+# TOOL_CPU_US": Redis's CPU and redis-benchmark's own, per request.
 redis_run() {
-    local pipeline=$1 start=$2 stop=$(($2 + 99)) rps n before after
-    rps=$(redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" -P "$pipeline" -n 20000 --csv \
-        LRANGE list "$start" "$stop" | tail -1 | cut -d, -f2 | tr -d '"')
+    local pipeline=$1 start=$2 stop=$(($2 + 99)) rps n before after tool_us
+    read -r rps _ < <(redis_bench redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" -P "$pipeline" \
+        -n 20000 --csv LRANGE list "$start" "$stop")
     n=$(python3 -c "print(max(1000, int(float('$rps') * $seconds)))")
     before=$(cpu_us "$redis_pid")
-    python3 -c '
-import resource, subprocess, sys
-with open(sys.argv[1], "wb") as out:
-    subprocess.run(sys.argv[2:], stdout=out, check=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(int((r.ru_utime + r.ru_stime) * 1e6), file=open(sys.argv[1] + ".cpu", "w"))
-' "$work/redis-bench.csv" timeout $((seconds * 3 + 30)) redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" \
-        -P "$pipeline" -n "$n" --csv LRANGE list "$start" "$stop"
+    read -r rps tool_us < <(redis_bench timeout $((seconds * 3 + 30)) redis-benchmark -h 127.0.0.1 -p "$redis_port" \
+        -c "$connections" -P "$pipeline" -n "$n" --csv LRANGE list "$start" "$stop")
     after=$(cpu_us "$redis_pid")
-    rps=$(tail -1 "$work/redis-bench.csv" | cut -d, -f2 | tr -d '"')
-    echo "$rps $(python3 -c "print(round(($after - $before) / $n, 2), round($(cat "$work/redis-bench.csv.cpu") / $n, 2))")"
+    echo "$rps $(python3 -c "print(round(($after - $before) / $n, 2), round($tool_us / $n, 2))")"
 }
 
 # One `checklist-bench load` run (it fills its own list of --items rows on

@@ -34,16 +34,16 @@ public enum FreeMemory {
     /// the log's batch buffers grew during a bulk fill, the buffers of the
     /// next one came from the heap and stayed there as free holes among the
     /// rows: up to 16 bytes per item of a 1M-item fill, varying from run to
-    /// run (Benchmarks/README.md, "memory"). Set
-    /// explicitly they stay put (mallopt(3)): large buffers go back to the
-    /// system when freed, and the heap only keeps what the rows use.
+    /// run (Benchmarks/README.md, "memory"). Set explicitly they stay put
+    /// (mallopt(3)): large buffers go back to the system when freed, and
+    /// the heap only keeps what the rows use.
     public static func keepHeapTight() {
         _ = mallopt(M_MMAP_THRESHOLD, Int32(ownPagesFrom))
         _ = mallopt(M_TRIM_THRESHOLD, Int32(trimTopAbove))
     }
 
     /// Returns the free memory of every heap to the system now.
-    public static func giveBack() {
+    static func giveBack() {
         _ = malloc_trim(0)
     }
 
