@@ -103,6 +103,14 @@ extension Store {
     private static func reapply(_ entry: PendingPatches.Entry, _ list: ListID, in ns: Namespace,
                                 _ state: inout StoreState, limits: Limits) -> RebasedPatch {
         do throws(ChecklistError) {
+            // A key the other node answered first (a retry sent there) gets
+            // its answer, whatever the base: the other node's commit of the
+            // same patch is what moved the list past it.
+            if let key = entry.key, let repeated = try state.answerRetry(key, list: list, ops: entry.ops, in: ns) {
+                let result = PatchResult(revision: repeated.change.revision, ids: repeated.assignments, applied: [],
+                                         summary: repeated.summary, isRepeat: true)
+                return .repeated(result)
+            }
             if entry.baseRevision != nil {
                 let current = state.lists[list]?.revision
                 throw ChecklistError(.conflict, current.map { "list \(list) is at revision \($0), not \(entry.baseRevision!)" }

@@ -171,6 +171,23 @@ import Testing
         #expect(StoreContents(mine) == StoreContents(theirs))
     }
 
+    /// A keyed patch with a `baseRevision` that the other node already
+    /// applied (a retry sent there) gets that node's answer, not
+    /// `CONFLICT` for a base the other node's own commit of it moved.
+    @Test func aKeyedPatchWithABaseTheOtherNodeAppliedGetsItsAnswer() throws {
+        let base = try twoNodes()
+        let (mine, theirs, list) = (base.mine, base.theirs, base.list)
+        let key = IdempotencyKey(client: 9, sequence: 5)
+        let ops: [PatchOperation] = [.toggle(.id(ItemID(1)))]
+        let first = try theirs.patch(in: ns, list: list, baseRevision: 2, ops: ops, idempotencyKey: key)
+        let foreign = [Change(namespace: ns, list: list, revision: first.revision, kind: .patched(first.applied), idempotencyKey: key)]
+        _ = try mine.patch(in: ns, list: list, baseRevision: 2, ops: ops, idempotencyKey: key)
+        let rebase = try #require(try mine.rebase(list, committed: 2, onto: foreign, split: 3) { _ in })
+        guard case .repeated(let answer) = rebase.patches[0].outcome else { Issue.record("\(rebase.patches)"); return }
+        #expect(answer.revision == first.revision)
+        #expect(StoreContents(mine) == StoreContents(theirs))
+    }
+
     @Test func otherPendingChangesAreNotRebased() throws {
         let base = try twoNodes()
         let (mine, list) = (base.mine, base.list)
