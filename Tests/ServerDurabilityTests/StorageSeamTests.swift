@@ -21,9 +21,14 @@ struct StorageSeamTests {
         let closes = Atomic<Int>(0)
 
         func append(_ changes: [Change]) {
-            position.add(1, ordering: .sequentiallyConsistent)
+            let next = position.add(1, ordering: .sequentiallyConsistent).newValue
+            uncommitted.record(changes, at: next)
             appended.signal()
         }
+
+        /// The keys of patches not yet committed, as PostgreSQL's storage keeps them.
+        let uncommitted = UncommittedKeys()
+        func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64? { uncommitted.position(of: retry) }
 
         /// Signalled each time a commit is asked about while pending.
         let askedWhilePending = DispatchSemaphore(value: 0)
@@ -60,6 +65,11 @@ struct StorageSeamTests {
         }
 
         func settle(durable through: UInt64) { waiters.durable(through) }
+        /// The failed commits up to `through` were committed on a later try.
+        func commitFailed(through: UInt64) {
+            waiters.durableIncludingFailed(through)
+            uncommitted.settle(through: through)
+        }
         func fail(_ positions: ClosedRange<UInt64>) { waiters.failed(positions) }
     }
 
@@ -139,6 +149,40 @@ struct StorageSeamTests {
                 guard case .patchOK(let ok) = answer else { Issue.record("expected PATCH_OK, got \(answer)"); continue }
                 #expect(ok.revision == 9 && ok.ids == [TempRefAssignment(tempRef: 3, id: ItemID(4))], "answer \(id): \(ok)")
             }
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
+    /// A retry of a keyed patch whose commit failed (and is kept, to be
+    /// tried again) is answered `UNAVAILABLE` too, never the PATCH_OK the
+    /// idempotency memory holds for a change no transaction holds; once the
+    /// commit went through on a later try, the retry gets the answer it was
+    /// committed with.
+    @Test func aRetryOfAPatchWhoseCommitFailedIsUnavailableUntilItCommits() throws {
+        let storage = ManualStorage()
+        let service = try Self.startWithAList(storage)
+        try {
+            let key = IdempotencyKey(client: 6, sequence: 1)
+            let patch = Request.patch(Patch(list: ListID(1), idempotencyKey: key,
+                                            ops: [.insert(tempRef: 3, position: .end, fields: ItemFields(text: "milk"))]))
+            let socket = try FrameSocket(port: service.server.port)
+            try socket.handshake()
+            try socket.send(patch, id: 1)
+            let position = try #require(storage.waitForAppend())
+            storage.fail(position...position)
+            #expect(try socket.receiveError().error.code == .unavailable)
+            try socket.send(patch, id: 2)
+            let (retryID, retryError) = try socket.receiveError()
+            #expect(retryID == 2 && retryError.code == .unavailable)
+            #expect(retryError.message == DurabilityBarrier.outcomeUnknown.message)
+            // Committed on the next try (a rebase would have corrected the
+            // memory under the store's lock before this).
+            storage.commitFailed(through: position)
+            try socket.send(patch, id: 3)
+            let (header, answer) = try socket.receive()
+            #expect(header.requestID == 3)
+            guard case .patchOK(let ok) = answer else { Issue.record("expected PATCH_OK, got \(answer)"); return }
+            #expect(ok.revision == 2 && ok.ids == [TempRefAssignment(tempRef: 3, id: ItemID(1))])
         }()
         try service.shutdown(timeout: .seconds(5))
     }

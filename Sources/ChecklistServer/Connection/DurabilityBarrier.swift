@@ -45,6 +45,14 @@ struct DurabilityBarrier {
     /// at or before the log's end, may still be in flight).
     mutating func noteAnswer(_ outcome: RequestOutcome, logBefore: UInt64?) {
         guard let storage else { return }
+        // A retry of a patch whose own commit is not durable (in flight, or
+        // failed and kept): its answer waits for that commit, and is
+        // `UNAVAILABLE` while it is failed.
+        if let retry = outcome.retried, let original = storage.uncommittedPosition(ofRetry: retry) {
+            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: original,
+                                                from: original, retried: retry))
+            return
+        }
         let last = storage.lastPosition
         // A retry's answer waits only for a commit still pending: when the
         // newest one failed (on PostgreSQL, lost to another node's), the

@@ -23,7 +23,8 @@ struct HeldAnswers {
     }
 
     private var bytes: [UInt8] = []
-    /// In increasing order of bytes and positions; never overlapping.
+    /// In increasing order of bytes; never overlapping. Positions increase
+    /// too, except a retry's, which waits for its original's commit.
     private var barriers: [Barrier] = []
 
     var isEmpty: Bool { bytes.isEmpty }
@@ -31,8 +32,9 @@ struct HeldAnswers {
     /// Bytes held.
     var count: Int { bytes.count }
 
-    /// The largest LSN a held answer waits for, if any.
-    var waitingFor: UInt64? { barriers.last?.lsn }
+    /// The largest LSN a held answer waits for, if any (a retry's answer
+    /// may wait for an older position than the answers before it).
+    var waitingFor: UInt64? { barriers.lazy.map(\.lsn).max() }
 
     /// Adds `output`; `outputBarriers` lie in `output`'s offsets.
     mutating func append(_ output: UnsafeRawBufferPointer, barriers outputBarriers: [Barrier]) {

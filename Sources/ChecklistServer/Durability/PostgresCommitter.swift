@@ -37,6 +37,8 @@ final class PostgresCommitter: Sendable {
     private let waiters: DurabilityWaiters
     /// The answers of rebased patches, for the connections holding them.
     let rebasedAnswers: RebasedAnswers
+    /// The keys of patches not committed yet, settled as batches commit.
+    let uncommittedKeys: UncommittedKeys
     /// List ids reserved per block (`Store.addListIDs`); a new block is
     /// reserved after a batch that left fewer than half of one.
     static let listIDBlock = 100
@@ -54,10 +56,11 @@ final class PostgresCommitter: Sendable {
     /// - Parameter statementTimeout: the connection's `statement_timeout`:
     ///   a stuck statement fails the batch (kept and tried again).
     init(conninfo: String, statementTimeout: Duration?, store: Store, view: CommittedView, node: UInt64,
-         waiters: DurabilityWaiters, rebasedAnswers: RebasedAnswers, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
+         waiters: DurabilityWaiters, rebasedAnswers: RebasedAnswers, uncommittedKeys: UncommittedKeys, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
         self.rebasedAnswers = rebasedAnswers
+        self.uncommittedKeys = uncommittedKeys
         self.view = view
         self.node = node
         self.onCommitted = onCommitted
@@ -345,6 +348,7 @@ private struct CommitLoop {
         committer.onCommitted(revisions, batch.changeCount)
         // Positions failed on an earlier try are committed now too.
         committer.durability.durableIncludingFailed(batch.positions.upperBound)
+        committer.uncommittedKeys.settle(through: batch.positions.upperBound)
         do {
             for payload in CommitNotice.payloads(node: committer.node, revisions, bodies: bodies) {
                 try database?.connection.notifyCommits(payload)
@@ -420,6 +424,7 @@ private struct CommitLoop {
             }
         }
         committer.onCommitted(affected.map { ($0, committer.view.revision(of: $0)) }, 0)
+        for commit in dropped { committer.uncommittedKeys.forget(commit.changes) }
         for commit in dropped {
             for change in commit.changes {
                 guard let key = change.idempotencyKey else { continue }

@@ -51,6 +51,8 @@ public final class PostgresStorage: ServerStorage {
     private let view: CommittedView
     /// The answers of patches rebased onto other nodes' commits.
     private let rebasedAnswers: RebasedAnswers
+    /// The keys of patches whose commits are not durable yet.
+    private let uncommittedKeys: UncommittedKeys
     /// The commit counter: the newest position given out by `append`.
     private let position = Atomic<UInt64>(0)
 
@@ -119,6 +121,8 @@ public final class PostgresStorage: ServerStorage {
         self.view = view
         let rebasedAnswers = RebasedAnswers()
         self.rebasedAnswers = rebasedAnswers
+        let uncommittedKeys = UncommittedKeys()
+        self.uncommittedKeys = uncommittedKeys
         let node = UInt64.random(in: 1...UInt64.max)
         let upkeep = PostgresUpkeep(conninfo: conninfo, settings: settings, store: store, waiters: waiters,
                                     committedRevision: { [view] in view.revision(of: $0) })
@@ -141,6 +145,7 @@ public final class PostgresStorage: ServerStorage {
         }
         committer = try PostgresCommitter(conninfo: conninfo, statementTimeout: settings.statementTimeout, store: store,
                                           view: view, node: node, waiters: waiters, rebasedAnswers: rebasedAnswers,
+                                          uncommittedKeys: uncommittedKeys,
                                           onCommitted: reportCommitted)
         do {
             let catchUp = ListCatchUp(store: store, view: view) { [listCache] revisions in listCache?.committed(revisions) }
@@ -165,6 +170,7 @@ public final class PostgresStorage: ServerStorage {
     public func append(_ changes: [Change]) {
         let next = position.load(ordering: .relaxed) + 1
         position.store(next, ordering: .releasing)
+        uncommittedKeys.record(changes, at: next)
         committer.enqueue(QueuedCommit(position: next, changes: changes))
     }
 
@@ -187,6 +193,10 @@ public final class PostgresStorage: ServerStorage {
 
     public func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? {
         rebasedAnswers.retried(retry, list: list, revision: revision)
+    }
+
+    public func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64? {
+        uncommittedKeys.position(of: retry)
     }
 
     /// Logs `event=postgres_loaded` and starts the upkeep thread

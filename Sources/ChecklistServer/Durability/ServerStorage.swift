@@ -109,6 +109,13 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// takes its own); asked once the commit the retry waited for is
     /// durable. Never blocks.
     func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer?
+
+    /// The position of the commit, not durable yet, of the keyed patch a
+    /// retry `retry` was answered from the idempotency memory for; nil when
+    /// that commit is durable (or the storage does not say). The retry's
+    /// answer waits for that position and is replaced by `ERROR
+    /// UNAVAILABLE` (outcome unknown) while it is failed. Never blocks.
+    func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64?
 }
 
 extension ServerStorage {
@@ -120,6 +127,9 @@ extension ServerStorage {
 
     /// Never, as above.
     public func rebasedAnswer(ofRetry retry: RetriedPatch, list: ListID, revision: Revision) -> RebasedAnswer? { nil }
+
+    /// Not known: a retry waits for the newest commit when that is pending.
+    public func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64? { nil }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).
