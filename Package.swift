@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
-                dependencies: ["CPostgres", "ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
+                dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
@@ -125,7 +125,7 @@ let package = Package(
                 dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
                                "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
         .testTarget(name: "ChecklistPostgresTests",
-                dependencies: ["ChecklistPostgres", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistModel", "ChecklistStore", "ChecklistTesting"]),
+                dependencies: ["ChecklistPostgres", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistModel", "ChecklistStore", "ChecklistSocket", "ChecklistTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,10 +26,14 @@ extension PostgresConnection {
             throw PostgresError(isUsable ? .misuse : .connectionLost, "entering pipeline mode: \(Self.message(of: handle))")
         }
         var flight = PipelineFlight(statements: pipeline.count)
-        send(pipeline, &flight)
-        whileInFlight()
-        receive(&flight)
-        if PQstatus(handle) == CONNECTION_OK, PQexitPipelineMode(handle) != 1 {
+        bounded {
+            send(pipeline, &flight)
+            whileInFlight()
+            receive(&flight)
+        }
+        if replyTimedOut {
+            flight.lost(replyTimeoutError)
+        } else if PQstatus(handle) == CONNECTION_OK, PQexitPipelineMode(handle) != 1 {
             // Every answer was read, so libpq must let go; if it does not,
             // the connection can run nothing more: it reports itself lost.
             stuckInPipeline = true

@@ -22,6 +22,12 @@ public final class PostgresConnection {
     /// cannot happen when every answer was read): the connection can run
     /// nothing more, so it reports itself lost.
     var stuckInPipeline = false
+    /// How long one call may wait for the server's answer before its socket
+    /// is shut down (`ReplyWatchdog`); nil: as long as the link limits let it.
+    private(set) var replyLimit: Duration?
+    /// Set once a call's answer did not come within `replyLimit`: the
+    /// connection is lost.
+    private(set) var replyTimedOut = false
 
     /// Connects with a libpq connection string (`host=... dbname=...`) or a
     /// `postgresql://` URI, and sets the client encoding to UTF8.
@@ -65,14 +71,41 @@ public final class PostgresConnection {
     public var backendPID: Int32 { PQbackendPID(handle) }
 
     /// False once the connection broke; it must then be replaced.
-    public var isUsable: Bool { !stuckInPipeline && PQstatus(handle) == CONNECTION_OK }
+    public var isUsable: Bool { !stuckInPipeline && !replyTimedOut && PQstatus(handle) == CONNECTION_OK }
 
     /// Sets this session's `statement_timeout`: a statement running longer
     /// (waiting for a lock included) is cancelled by the server and fails
     /// with `STATEMENT_FAILED`, SQLSTATE 57014. Nil: no limit.
+    ///
+    /// It also bounds every later call on the client's side: one whose
+    /// answer has not come `timeout` plus `replyMargin` after it started (a
+    /// link that passes no bytes, so the server's own cancel cannot arrive
+    /// either) fails with `CONNECTION_LOST` and the connection is lost.
     public func setStatementTimeout(_ timeout: Duration?) throws(PostgresError) {
         let milliseconds = timeout.map { max(1, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0
         try execute("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
+        replyLimit = timeout.map { $0 + Self.replyMargin }
+    }
+
+    /// What a call is given beyond the statement timeout before the link
+    /// counts as stalled: the server cancels a slow statement at the
+    /// timeout, and its answer needs a round trip to arrive.
+    public static let replyMargin: Duration = .seconds(2)
+
+    /// Runs one blocking libpq call under `replyLimit` (`ReplyWatchdog`).
+    func bounded<R>(_ call: () -> R) -> R {
+        guard let replyLimit, !replyTimedOut else { return call() }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return call() }
+        let token = ReplyWatchdog.shared.arm(socket: socket, limit: replyLimit)
+        let result = call()
+        if ReplyWatchdog.shared.disarm(token) { replyTimedOut = true }
+        return result
+    }
+
+    /// The error of a call the watchdog cut off.
+    var replyTimeoutError: PostgresError {
+        PostgresError(.connectionLost, "no answer from the server within \(replyLimit ?? .zero): the link passes no bytes; the connection was dropped")
     }
 
     /// The value libpq uses for connection parameter `keyword` on this
@@ -107,8 +140,10 @@ public final class PostgresConnection {
     public func execute(_ statement: PostgresStatement, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         if !prepared.contains(statement.name) {
             let types = parameters.map(\.oid)
-            let result = types.withUnsafeBufferPointer { types in
-                PQprepare(handle, statement.name, statement.sql, Int32(types.count), types.baseAddress)
+            let result = bounded {
+                types.withUnsafeBufferPointer { types in
+                    PQprepare(handle, statement.name, statement.sql, Int32(types.count), types.baseAddress)
+                }
             }
             _ = try check(result)
             prepared.insert(statement.name)
@@ -121,7 +156,7 @@ public final class PostgresConnection {
     /// Runs constant SQL that may hold several statements and takes no
     /// parameters (schema steps), via `PQexec`.
     public func executeScript(_ sql: StaticString) throws(PostgresError) {
-        _ = try check(PQexec(handle, sql.description))
+        _ = try check(bounded { PQexec(handle, sql.description) })
     }
 
     /// How a transaction sees the database.
@@ -158,7 +193,7 @@ public final class PostgresConnection {
             if isUsable { try? executeScript("ROLLBACK") }
             throw error
         }
-        let result = try check(PQexec(handle, "COMMIT"))
+        let result = try check(bounded { PQexec(handle, "COMMIT") })
         guard result.commandStatus == "COMMIT" else {
             throw PostgresError(.statementFailed, "COMMIT ended in a rollback")
         }
@@ -190,7 +225,7 @@ public final class PostgresConnection {
     private func run(_ parameters: [PostgresValue],
                      _ send: (Int32, UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?,
                               UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> OpaquePointer?) throws(PostgresError) -> PostgresResult {
-        try check(Self.withEncoded(parameters, send))
+        try check(bounded { Self.withEncoded(parameters, send) })
     }
 
     /// Encodes `parameters` into one buffer and calls `body` with libpq's
@@ -219,6 +254,10 @@ public final class PostgresConnection {
 
     /// Turns a libpq result into a `PostgresResult`, or the error it holds.
     func check(_ raw: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        if replyTimedOut {
+            if let raw { PQclear(raw) }
+            throw replyTimeoutError
+        }
         guard let raw else {
             throw PostgresError(isUsable ? .statementFailed : .connectionLost, Self.message(of: handle))
         }

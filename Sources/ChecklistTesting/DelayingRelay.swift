@@ -19,6 +19,12 @@ import Glibc
 /// per direction (the reader waits for room, so TCP's flow control reaches
 /// the sender). Half-closes pass through: a side's end of file reaches the
 /// other side after the data before it.
+///
+/// **Faults:** `stall()` stops passing bytes while every socket stays open
+/// (a hung proxy, a frozen peer: no RST, no FIN, and the kernels still
+/// acknowledge what they receive) until `resume()`; `cutConnections()`
+/// ends every relayed connection (both sides see it end) and goes on
+/// accepting new ones.
 public final class DelayingRelay: Sendable {
     /// The address clients connect to.
     public let host: String
@@ -29,6 +35,8 @@ public final class DelayingRelay: Sendable {
     private let target: SocketAddress
     private let listenFD: Int32
     private let state = Mutex(Connections())
+    /// True while stalled: the writers hold what they have.
+    private let stalled = ConditionLock(false)
 
     private struct Connections {
         var stopped = false
@@ -54,6 +62,26 @@ public final class DelayingRelay: Sendable {
 
     /// How many connections it has accepted and relayed so far.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
+    /// Stops passing bytes, each way, on every relayed connection (and the
+    /// ones accepted later) until `resume`; sockets stay open.
+    public func stall() {
+        stalled.withLock { $0 = true }
+    }
+
+    /// Passes bytes again after `stall`, in order, nothing lost.
+    public func resume() {
+        stalled.withLock { $0 = false }
+        stalled.broadcast(.work)
+    }
+
+    /// Ends every relayed connection now (both directions shut down, so
+    /// each side reads the end), and keeps accepting new ones.
+    public func cutConnections() {
+        state.withLock { state in
+            for fd in state.open { try? shutdownSocket(fd, .both) }
+        }
+    }
 
     /// Stops accepting and cuts every relayed connection (both directions shut down).
     public func stop() {
@@ -101,7 +129,7 @@ public final class DelayingRelay: Sendable {
             if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { finish([client, backend]) }
         }
         for (from, to) in [(client, backend), (backend, client)] {
-            let queue = DelayQueue(latency: latency, limit: bufferLimit)
+            let queue = DelayQueue(latency: latency, limit: bufferLimit, stalled: stalled)
             NativeThread.spawn(name: "relay-read") {
                 queue.fill(from: from)
                 end()
@@ -139,8 +167,11 @@ private final class DelayQueue: Sendable {
     private let pending = ConditionLock(Pending())
     private let latency: UInt64
     private let limit: Int
+    /// The relay's stall switch: nothing is written while it is on.
+    private let stalled: ConditionLock<Bool>
 
-    init(latency: Duration, limit: Int) {
+    init(latency: Duration, limit: Int, stalled: ConditionLock<Bool>) {
+        self.stalled = stalled
         let (seconds, attoseconds) = latency.components
         self.latency = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         self.limit = limit
@@ -178,6 +209,7 @@ private final class DelayQueue: Sendable {
                 return true
             }
             Self.sleep(until: due)  // the latency itself, not a wait for readiness
+            stalled.withLock(waitingOn: .work, until: { !$0 }) { _, _ in }
             let written = (try? writeAll(fd, bytes)) != nil
             pending.withLock { state in
                 state.head += 1

@@ -1,4 +1,7 @@
 import ChecklistPostgres
+import ChecklistSocket
+import ChecklistTesting
+import Foundation
 import Testing
 
 /// The link limits a connection adds (docs/POSTGRES.md, "A dead link"), and
@@ -56,5 +59,38 @@ struct LinkTimeoutTests {
         #expect(altered.status == 0, "\(altered.stderr)")
         let connection = try PostgresConnection(conninfo: conninfo)
         #expect(try connection.transaction(.commit) { try setting("idle_in_transaction_session_timeout", on: connection) } == "45s")
+    }
+
+    /// A link that stops passing bytes while its sockets stay open (a hung
+    /// proxy): no keepalive fires and the server's statement timeout cannot
+    /// arrive, so the client bounds the wait itself. A call, and a pipeline
+    /// flight, fail as `CONNECTION_LOST` once the statement timeout plus
+    /// the margin passed (without the bound, each waits for as long as the
+    /// stall lasts: the suite's time limit), and the connection is lost.
+    @Test func aCallOnALinkThatPassesNoBytesFailsAsLost() throws {
+        let cluster = try TestCluster.cluster()
+        let relay = try DelayingRelay(to: try SocketAddress(host: "127.0.0.1", port: UInt16(cluster.port)), latency: .zero)
+        defer { relay.stop() }
+        let conninfo = "host=127.0.0.1 port=\(relay.port) user=postgres dbname=postgres"
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.setStatementTimeout(.seconds(1))
+        #expect(try connection.execute("SELECT 1").int64(0, 0) == 1)
+        relay.stall()
+        #expect { try connection.execute("SELECT 1") } throws: { error in
+            (error as? PostgresError)?.code == .connectionLost && (error as? PostgresError)?.message.contains("no answer") == true
+        }
+        #expect(!connection.isUsable)
+
+        relay.resume()
+        let flight = try PostgresConnection(conninfo: conninfo)
+        try flight.setStatementTimeout(.seconds(1))
+        relay.stall()
+        var pipeline = PostgresPipeline()
+        pipeline.append("SELECT 1")
+        pipeline.sync()
+        let results = try flight.run(pipeline)
+        #expect(results.firstFailure?.error.code == .connectionLost)
+        #expect(!flight.isUsable)
+        relay.resume()
     }
 }
