@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistSocket
 import ChecklistTesting
 import ChecklistWire
 import Testing
@@ -183,6 +184,31 @@ struct PostgresFreshnessTests {
         #expect(subscribed.entries.map(\.status) == [.fetch])
         #expect(before.map(\.revision) == Array(6...13))
         #expect(try await Self.allChanges(list, since: 5, limit: 1000, on: again) == before)
+    }
+
+    /// CHANGES_SINCE past the node's feed while the database cannot be
+    /// reached is `UNAVAILABLE` (try again), not `RESYNC_REQUIRED`: the
+    /// database still keeps those changes, and a client told they are gone
+    /// would throw its copy away and read everything again.
+    @Test func changesPastTheFeedWhileTheDatabaseIsAwayAreUnavailable() async throws {
+        let (again, list, _) = try await Self.restartedWithAList()
+        let database = try #require(again.postgres)
+        again.stop()
+        let cluster = try PostgresCluster.shared()
+        let relay = try DelayingRelay(to: try SocketAddress(host: "127.0.0.1", port: UInt16(cluster.port)), latency: .zero)
+        defer { relay.stop() }
+        let node = try TestServer.start(["--retain-bytes", "200"], store: .postgres, postgres: database + " port=\(relay.port)")
+        defer { node.stop() }
+        let socket = try FrameSocket(port: node.port, timeout: .seconds(30))
+        try socket.handshake()
+        // The list's rows are loaded; its feed holds only the last changes.
+        try socket.send(.getPage(GetPage(list: list, start: .offset(0), limit: 1)), id: 2)
+        guard case .page = try socket.receive().message else { Issue.record("expected PAGE"); return }
+        relay.stop()
+        try socket.send(.changesSince(ChangesSince(list: list, revision: 5, limit: 100)), id: 3)
+        let (requestID, error) = try socket.receiveError()
+        #expect(requestID == 3)
+        #expect(error.code == .unavailable, "\(error)")
     }
 
     /// A node with a small feed that made a list and 12 patches of it

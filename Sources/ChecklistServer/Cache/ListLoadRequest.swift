@@ -46,8 +46,13 @@ enum StoredChanges: Sendable {
     /// database when it was read, or at the read's limit.
     case changes([EncodedChange])
     /// The database does not hold them all either (trimmed past its
-    /// retention, the list gone, or the read failed): RESYNC_REQUIRED stands.
+    /// retention, or the list gone): RESYNC_REQUIRED stands.
     case notRetained
+    /// The read did not happen (the database is unreachable, the node is
+    /// shutting down): answered with this error (`UNAVAILABLE`,
+    /// `SHUTTING_DOWN`), never as changes no longer retained, so the
+    /// client retries instead of throwing its copy away.
+    case unread(ChecklistError)
 }
 
 /// What the database reads for a parked request came to (`ListCache.prepare`).

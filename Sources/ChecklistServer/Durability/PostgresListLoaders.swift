@@ -103,7 +103,7 @@ final class PostgresListLoaders: ListLoading {
     }
 
     func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void) {
-        if !enqueue(.readChanges(read, done: done)) { done(.notRetained) }
+        if !enqueue(.readChanges(read, done: done)) { done(.unread(Self.shuttingDown)) }
     }
 
     /// Queues `job` unless closing; says whether it was.
@@ -117,8 +117,11 @@ final class PostgresListLoaders: ListLoading {
         return queued
     }
 
+    /// What a read queued when the loaders close is answered.
+    private static let shuttingDown = ChecklistError(.shuttingDown, "the server is shutting down")
+
     /// Stops the threads (queued loads are answered SHUTTING_DOWN; queued
-    /// catch-ups end, stored changes read as not retained).
+    /// catch-ups end, stored changes are not read: SHUTTING_DOWN).
     func close() {
         let (loads, jobs) = queue.withLock { state -> ([@Sendable (ChecklistError?) -> Void], [Job]) in
             state.closing = true
@@ -135,7 +138,7 @@ final class PostgresListLoaders: ListLoading {
         switch job {
         case .load: break  // its waiters are answered with the loads
         case .catchUp(_, _, let done): done()
-        case .readChanges(_, let done): done(.notRetained)
+        case .readChanges(_, let done): done(.unread(shuttingDown))
         }
     }
 
@@ -254,7 +257,7 @@ final class PostgresListLoaders: ListLoading {
         } catch {
             worker.dropIfBroken(error)
             withLog { $0.warn("stored_changes_failed", ["list": read.list, "error": "\(error)"]) }
-            return .notRetained
+            return .unread(ChecklistError(.unavailable, "the database could not be read for the changes of list \(read.list); try again"))
         }
     }
 

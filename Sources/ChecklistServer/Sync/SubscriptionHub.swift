@@ -361,6 +361,8 @@ public final class SubscriptionHub: Sendable {
                    let page = Self.page(read, after: revision, current: current, limit: limit, maxBytes: maxBytes) {
                     return (current, page)
                 }
+                // The database may hold them: not read is not gone.
+                if revision < current, case .unread(let error)? = stored { throw error }
                 let why = revision > current ? "the list is at revision \(current), behind the client's \(revision)"
                                              : "the changes after revision \(revision) are no longer retained"
                 throw ChecklistError(.resyncRequired, "list \(list): \(why); read the list again", revision: current)
