@@ -85,10 +85,13 @@ extension Store {
     /// Moves list `list` out of `loaded` (a private store the list was
     /// loaded into: checkpoint and replayed changes) into this store, where
     /// it replaces the summary-only list, if that is at the loaded list's
-    /// revision. `loaded` loses the list either way.
+    /// revision. `loaded` loses the list either way. The answers of the
+    /// keyed patches the load replayed come along into this store's
+    /// idempotency memory (another node may have committed them: a retry
+    /// sent here is answered, not applied again).
     public func installLoaded(_ list: ListID, from loaded: Store) -> LoadedListInstall {
-        let taken = loaded.locked { state -> ListState? in
-            state.lists.index(forKey: list).map { state.remove(at: $0) }
+        let (taken, keys) = loaded.locked { state -> (ListState?, IdempotencyMemory) in
+            (state.lists.index(forKey: list).map { state.remove(at: $0) }, state.idempotency.memory)
         }
         guard let taken else { return .notNeeded }
         return locked { state in
@@ -97,6 +100,7 @@ extension Store {
             let current = state.lists.values[index].revision
             guard current == taken.revision else { return .revisionMoved(current: current) }
             state.lists.values[index] = taken
+            state.idempotency.restore(keys)
             return .installed
         }
     }

@@ -52,6 +52,22 @@ import Testing
         #expect(store.residency(of: summary.id, in: Self.ns) == .unloaded)
     }
 
+    /// The keys of the patches a load replayed come with the rows: a retry
+    /// sent to this node of a patch another node committed is answered, not
+    /// applied again.
+    @Test func aLoadedListBringsTheKeysItsLoadReplayed() throws {
+        let (loaded, filled) = try Self.filled(["milk", "eggs"])
+        let key = IdempotencyKey(client: 11, sequence: 3)
+        let toggle: [PatchOperation] = [.toggle(.id(ItemID(1)))]
+        let committed = try loaded.patch(in: Self.ns, list: filled.id, baseRevision: nil, ops: toggle, idempotencyKey: key)
+        let store = Store()
+        #expect(store.installUnloaded(ExportedList(namespace: Self.ns, summary: committed.summary, nextItemID: ItemID(3))))
+        #expect(store.installLoaded(filled.id, from: loaded) == .installed)
+        let retry = try store.patch(in: Self.ns, list: filled.id, baseRevision: nil, ops: toggle, idempotencyKey: key)
+        #expect(retry.isRepeat && retry.revision == committed.revision)
+        #expect(store.lists(in: Self.ns).map(\.revision) == [committed.revision])
+    }
+
     @Test func installUnloadedAddsAndUpdatesSummariesButNeverDropsRows() throws {
         let store = Store()
         let exported = ExportedList(namespace: Self.ns, summary: ListSummary(id: ListID(7), name: "far", icon: "", itemCount: 3,

@@ -168,6 +168,31 @@ struct PostgresNodesTests {
         #expect(try await Self.waitFor(list.id, at: first.revision, on: nodes[0]))
     }
 
+    /// A keyed DELETE acknowledged by node A, sent again to node B after A's
+    /// checkpoint of the list covered it and before B loaded the list's rows
+    /// (so B's load replays nothing that carries the key): B finds the item
+    /// gone, but answers A's PATCH_OK, not `NOT_FOUND` of its own.
+    @Test func aRetryRefusedOnAnotherNodeGetsTheFirstAnswer() async throws {
+        let nodes = try Self.nodes(2, ["--postgres-checkpoint-after", "1"])
+        defer { nodes.forEach { $0.stop() } }
+        let a = try await nodes[0].connect()
+        let list = try await a.createList(name: "Keyed", icon: "Inbox")
+        _ = try await a.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "gone"))])
+        let key = IdempotencyKey(client: 0x0DE1_E7E0, sequence: 1)
+        let delete: [PatchOperation] = [.delete(.id(ItemID(1)))]
+        let first = try await a.patch(list.id, idempotencyKey: key, ops: delete)
+        await a.close()
+        #expect(nodes[0].process.waitForStandardError(containing: "list=\(list.id.rawValue) revision=\(first.revision) items=",
+                                                          timeout: .seconds(60)),
+                "A's checkpoint (event=postgres_checkpoint) at the delete's revision")
+        #expect(try await Self.waitFor(list.id, at: first.revision, on: nodes[1]))
+        let b = try await nodes[1].connect()
+        let again = try await b.patch(list.id, idempotencyKey: key, ops: delete)
+        #expect(again.revision == first.revision)
+        #expect(try await b.page(list.id, limit: 10).revision == first.revision)
+        await b.close()
+    }
+
     /// A node killed with -9 while writers on both nodes insert: every
     /// acknowledged patch is on the surviving node exactly once.
     @Test func aNodeKilledUnderLoadLosesNothingAcknowledged() async throws {

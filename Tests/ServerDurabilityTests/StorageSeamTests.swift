@@ -26,6 +26,10 @@ struct StorageSeamTests {
             appended.signal()
         }
 
+        /// A list cache with rows on first use (PostgreSQL), when a test sets one.
+        let cache = Mutex<ListCache?>(nil)
+        var listCache: ListCache? { cache.withLock { $0 } }
+
         /// The keys of patches not yet committed, as PostgreSQL's storage keeps them.
         let uncommitted = UncommittedKeys()
         func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64? { uncommitted.position(of: retry) }
@@ -73,19 +77,26 @@ struct StorageSeamTests {
         func fail(_ positions: ClosedRange<UInt64>) { waiters.failed(positions) }
     }
 
-    static func start(_ storage: ManualStorage) throws -> ChecklistService {
+    static func start(_ storage: ManualStorage, loading: (any ListLoading)? = nil) throws -> ChecklistService {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = 1
         configuration.logLevel = .error
         return try ChecklistService(ServiceOptions(configuration: configuration,
-                                                   storage: StorageOpener { _, _, _ in storage }))
+                                                   storage: StorageOpener { store, _, _ in
+            if let loading {
+                let cache = ListCache(store: store, configuration: .init(), committed: [:])
+                cache.setLoader(loading)
+                storage.cache.withLock { $0 = cache }
+            }
+            return storage
+        }))
     }
 
     /// `start`, then creates list 1 and lets its commit be durable.
-    static func startWithAList(_ storage: ManualStorage) throws -> ChecklistService {
-        let service = try start(storage)
+    static func startWithAList(_ storage: ManualStorage, loading: (any ListLoading)? = nil) throws -> ChecklistService {
+        let service = try start(storage, loading: loading)
         _ = try service.store.createList(in: .default, name: "L", icon: "")
         storage.settle(durable: try #require(storage.waitForAppend()))
         return service

@@ -159,7 +159,8 @@ public final class ListCache: Sendable {
 
     /// Carries out a parked request's database reads on the loader
     /// threads, in turn: loads `request.lists` (pinned by the caller), then
-    /// catches up `request.catchUp`, then reads `request.storedChanges`;
+    /// catches up `request.catchUp`, then reads `request.storedChanges`,
+    /// then looks up `request.keyLookUp`;
     /// calls `done` there once all are done, or with the error to answer
     /// the request with when a list could not be loaded.
     func prepare(_ request: ListLoadRequest, done: @escaping @Sendable (ListLoadOutcome) -> Void) {
@@ -172,9 +173,13 @@ public final class ListCache: Sendable {
             state.withLock { $0.parked -= 1 }
             done(outcome)
         }
+        let lookUp: @Sendable (StoredChanges?) -> Void = { stored in
+            guard let key = request.keyLookUp else { return finish(ListLoadOutcome(storedChanges: stored)) }
+            loading.lookUpKey(key) { finish(ListLoadOutcome(error: $0, storedChanges: stored)) }
+        }
         let read: @Sendable () -> Void = {
-            guard let stored = request.storedChanges else { return finish(ListLoadOutcome()) }
-            loading.readChanges(stored) { finish(ListLoadOutcome(storedChanges: $0)) }
+            guard let stored = request.storedChanges else { return lookUp(nil) }
+            loading.readChanges(stored) { lookUp($0) }
         }
         let catchUp: @Sendable (ChecklistError?) -> Void = { error in
             if let error { return finish(ListLoadOutcome(error: error)) }
@@ -312,6 +317,10 @@ protocol ListLoading: Sendable {
     func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void)
     /// Reads the stored changes `read` asks for, then calls `done` with them.
     func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void)
+    /// Reads the database's answer to `key`, if it has one, into the
+    /// store's idempotency memory, then calls `done` (nil, or why the
+    /// database could not be read: the request is answered with it).
+    func lookUpKey(_ key: RetriedPatch, done: @escaping @Sendable (ChecklistError?) -> Void)
 }
 
 /// Calls `done` once, when `count` steps arrived (at once for none), with the first error.

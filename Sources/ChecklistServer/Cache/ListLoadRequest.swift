@@ -20,6 +20,11 @@ struct ListLoadRequest: Sendable, Hashable {
     /// A CHANGES_SINCE reaching back past the node's retained feed: its
     /// changes are read from the database's `changes` table.
     var storedChanges: StoredChangesRead?
+    /// A keyed PATCH this node refused while its key was unknown here: the
+    /// database's idempotency memory is read for the key (another node may
+    /// have answered it: a retry sent here), so that the request, handled
+    /// again, gets that answer rather than a refusal of its own.
+    var keyLookUp: RetriedPatch?
 }
 
 /// A CHANGES_SINCE the node's feed does not reach back for, to be read

@@ -39,6 +39,7 @@ final class PostgresListLoaders: ListLoading {
         case load(ListID, Namespace)
         case catchUp(ListID, Revision, done: @Sendable () -> Void)
         case readChanges(StoredChangesRead, done: @Sendable (StoredChanges) -> Void)
+        case lookUpKey(RetriedPatch, done: @Sendable (ChecklistError?) -> Void)
     }
 
     private struct Queue {
@@ -106,6 +107,10 @@ final class PostgresListLoaders: ListLoading {
         if !enqueue(.readChanges(read, done: done)) { done(.unread(Self.shuttingDown)) }
     }
 
+    func lookUpKey(_ key: RetriedPatch, done: @escaping @Sendable (ChecklistError?) -> Void) {
+        if !enqueue(.lookUpKey(key, done: done)) { done(Self.shuttingDown) }
+    }
+
     /// Queues `job` unless closing; says whether it was.
     private func enqueue(_ job: Job) -> Bool {
         let queued = queue.withLock { state -> Bool in
@@ -139,6 +144,7 @@ final class PostgresListLoaders: ListLoading {
         case .load: break  // its waiters are answered with the loads
         case .catchUp(_, _, let done): done()
         case .readChanges(_, let done): done(.unread(shuttingDown))
+        case .lookUpKey(_, let done): done(shuttingDown)
         }
     }
 
@@ -164,6 +170,8 @@ final class PostgresListLoaders: ListLoading {
                 done()
             case .readChanges(let read, let done):
                 done(readChanges(read, &worker))
+            case .lookUpKey(let key, let done):
+                done(lookUpKey(key, &worker))
             case nil:
                 break
             }
@@ -242,6 +250,24 @@ final class PostgresListLoaders: ListLoading {
                 withLog { $0.warn("list_catch_up_failed", ["list": list, "error": "\(error)"]) }
                 pause(Self.retryPause)
             }
+        }
+    }
+
+    /// Reads the database's answer to `key` into the store's idempotency
+    /// memory when it has one; nil, or `UNAVAILABLE` when it cannot be read
+    /// (then nobody knows whether the key was answered).
+    private func lookUpKey(_ key: RetriedPatch, _ worker: inout LoaderConnection) -> ChecklistError? {
+        do {
+            let found = try worker.database().lookUp(namespace: key.namespace, client: key.key.client, sequence: key.key.sequence)
+            if case .answered(let answer) = found {
+                store.restoreIdempotency(IdempotencyMemory(clients: [
+                    IdempotencyMemory.Client(namespace: key.namespace, client: key.key.client, floor: 0, answers: [answer])]))
+            }
+            return nil
+        } catch {
+            worker.dropIfBroken(error)
+            withLog { $0.warn("key_lookup_failed", ["client": key.key.client, "sequence": key.key.sequence, "error": "\(error)"]) }
+            return ChecklistError(.unavailable, "the database could not be read for this idempotency key; try again")
         }
     }
 

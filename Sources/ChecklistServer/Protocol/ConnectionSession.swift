@@ -204,11 +204,30 @@ struct ConnectionSession {
                     return
                 }
             }
+            let before = answers.count
             if let read = dispatch(request, requestID: header.requestID, stored: stored) {
                 parkedPins = pins.pinned
                 listLoad = ListLoadRequest(namespace: namespace, lists: [], storedChanges: read)
+            } else if !parkedBefore, let key = refusedUnknownKey(request, since: before) {
+                // Another node may have answered this key (a retry sent
+                // here): its answer, not a refusal of this node's, is owed.
+                answers.withdraw(since: before)
+                parkedPins = pins.pinned
+                listLoad = ListLoadRequest(namespace: namespace, lists: [], keyLookUp: key)
             }
         }
+    }
+
+    /// The key of `request` when it is a keyed PATCH that the answer written
+    /// since `start` refused, other than for an unreachable database or a
+    /// shutdown. (A key this node remembers is answered from its memory, or
+    /// refused for the key itself; reading the database again changes
+    /// nothing then, and refusals are rare.)
+    private func refusedUnknownKey(_ request: Request, since start: Int) -> RetriedPatch? {
+        guard case .patch(let patch) = request, let key = patch.idempotencyKey, answers.count > start,
+              answers.lastKind == .error, let code = answers.lastErrorCode,
+              code != .unavailable, code != .shuttingDown else { return nil }
+        return RetriedPatch(namespace: namespace, key: key)
     }
 
     /// The revisions `request` names that this node has not seen yet.
