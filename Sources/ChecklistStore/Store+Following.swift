@@ -55,6 +55,7 @@ extension Store {
         let replacement = source?.locked { $0.lists[id] }
         return locked { state in
             guard shouldReplace(state.lists[id]?.revision) else { return false }
+            state.rewrites[id, default: 0] &+= 1
             if let index = state.lists.index(forKey: id) { _ = state.remove(at: index) }
             if let replacement { state.add(replacement) }
             state.pending?.settle(id, through: nil)

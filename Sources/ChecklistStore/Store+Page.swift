@@ -35,13 +35,24 @@ extension Store {
                          filter: RowFilter) throws(ChecklistError) -> PageRows {
         try Validation.pageLimit(limit, limits: limits)
         return try reading { state throws(ChecklistError) in
-            try state.readList(list, in: ns) { list throws(ChecklistError) in
+            let rewrites = state.rewrites[list] ?? 0
+            return try state.readList(list, in: ns) { list throws(ChecklistError) in
                 try list.requireRows()
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
                 let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
-                return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys)
+                return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys,
+                                rewrites: rewrites)
             }
         }
+    }
+
+    /// How often the cached revisions of `list` were rewritten: by a
+    /// rebase of the node's commits in flight onto another node's, or a
+    /// reload that replaced the list. A page read while the list had
+    /// changes not yet committed shows what was committed at its revision
+    /// if this has not moved once those changes committed.
+    public func rewrites(of list: ListID) -> UInt64 {
+        reading { $0.rewrites[list] ?? 0 }
     }
 
     /// Resolves where a page starts and how many rows it has.
@@ -78,6 +89,9 @@ public struct PageRows: Sendable {
     let runs: [RowRun]
     /// A share of the list's client keys as of this page.
     let keys: ClientKeyIndex
+    /// How often the list's cached revisions had been rewritten when the
+    /// page was read (`Store.rewrites(of:)`).
+    public let rewrites: UInt64
 
     /// Whether reading the rows needs the list's client keys: the list has
     /// some and the reader wants them (`forEachRun` leaves them out).

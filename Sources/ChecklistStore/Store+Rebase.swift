@@ -72,6 +72,7 @@ extension Store {
                   let entries = state.pending?.byList[list], let first = entries.first, let last = entries.last,
                   first.revision == committed + 1, last.revision == state.inPlace(index, { $0.revision }),
                   entries.count == Int(last.revision - committed) else { return nil }
+            state.rewrites[list, default: 0] &+= 1
             if let rebase = try state.rebaseCommuting(at: index, committed: committed, entries: entries, onto: foreign, split: split) {
                 underLock(rebase)
                 return rebase

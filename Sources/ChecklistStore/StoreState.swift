@@ -23,6 +23,12 @@ struct StoreState: ~Copyable {
     /// when a database hands them out (`Store.addListIDs`); nil: created
     /// lists take `nextListID`.
     var listIDBlocks: [Range<UInt64>]?
+    /// How often each list's cached revisions were rewritten (a rebase onto
+    /// another node's commits, a reload replacing the list): a read of a
+    /// list with changes not committed yet is what the database holds at
+    /// its revision only if this did not move before they committed.
+    /// Lists never rewritten have no entry.
+    var rewrites: [ListID: UInt64] = [:]
 
     init(treeShape: RowTreeShape) {
         self.treeShape = treeShape

@@ -26,6 +26,11 @@ struct StorageSeamTests {
             appended.signal()
         }
 
+        /// Whether pages read while their changes were in flight still show
+        /// what was committed (no rebase meanwhile).
+        let readsHold = Atomic<Bool>(true)
+        func committedAsRead(_ read: UncommittedRead) -> Bool { readsHold.load(ordering: .relaxed) }
+
         /// A list cache with rows on first use (PostgreSQL), when a test sets one.
         let cache = Mutex<ListCache?>(nil)
         var listCache: ListCache? { cache.withLock { $0 } }
@@ -198,6 +203,49 @@ struct StorageSeamTests {
         try service.shutdown(timeout: .seconds(5))
     }
 
+    /// A PAGE that shows changes not committed yet (the store's revision
+    /// ahead of the committed one) waits for them; if they were rewritten
+    /// meanwhile (rebased onto another node's commit), the page was not what
+    /// is committed at its revision and `UNAVAILABLE` goes in its place.
+    @Test func aPageShowingChangesInFlightWaitsForThemAndIsRefusedWhenTheyWereRewritten() throws {
+        let storage = ManualStorage()
+        let service = try Self.startWithAList(storage)
+        let committed = Mutex<[ListID: Revision]>([ListID(1): 1])
+        // Asked when a page is read (and only then, here).
+        let read = DispatchSemaphore(value: 0)
+        service.liveSync.setCommittedRevisions { list, cached in
+            defer { read.signal() }
+            return committed.withLock { $0[list] } ?? cached
+        }
+        try {
+            let writer = try FrameSocket(port: service.server.port)
+            try writer.handshake()
+            let reader = try FrameSocket(port: service.server.port)
+            try reader.handshake()
+            let page = Request.getPage(GetPage(list: ListID(1), limit: 10))
+            for (round, holds) in [(2, false), (3, true)] {
+                try writer.send(Self.insert("item \(round)"), id: UInt32(round))
+                let position = try #require(storage.waitForAppend())
+                try reader.send(page, id: UInt32(10 + round))
+                #expect(read.wait(timeout: .now() + 20) == .success)
+                storage.readsHold.store(holds, ordering: .relaxed)
+                committed.withLock { $0[ListID(1)] = Revision(round) }
+                storage.settle(durable: position)
+                #expect(try writer.receive().header.requestID == UInt32(round))
+                let (header, answer) = try reader.receive()
+                #expect(header.requestID == UInt32(10 + round))
+                if holds {
+                    guard case .page(let shown) = answer else { Issue.record("expected PAGE, got \(answer)"); continue }
+                    #expect(shown.header.revision == Revision(round) && shown.rows.count == round - 1)
+                } else {
+                    guard case .error(let refused) = answer else { Issue.record("expected ERROR, got \(answer)"); continue }
+                    #expect(refused.error.code == .unavailable && refused.error.message == DurabilityBarrier.readRewritten.message)
+                }
+            }
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
     /// The held PATCH_OK of a failed commit is never sent: ERROR
     /// UNAVAILABLE (outcome unknown) with its request id goes instead, the
     /// connection stays open, and the frame is the golden vector's.
@@ -258,13 +306,13 @@ struct StorageSeamTests {
         var sent: [UInt8] = []
         var states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
         var replaced: [[UInt8]] = []
-        held.release({ states[$0] ?? .pending }, replace: { replaced.append(Array($0)); return [0xEE] }) { sent.append(contentsOf: $0) }
+        held.release({ states[$0] ?? .pending }, replace: { replaced.append(Array($1)); return [0xEE] }) { sent.append(contentsOf: $0) }
         #expect(replaced == [[2, 2]])
         #expect(sent == [1, 1, 9, 0xEE, 3, 3])
         #expect(held.count == 2)
         #expect(held.waitingFor == 4)
         states[4] = .durable
-        held.release({ states[$0] ?? .pending }, replace: { _ in [] }) { sent.append(contentsOf: $0) }
+        held.release({ states[$0] ?? .pending }, replace: { _, _ in [] }) { sent.append(contentsOf: $0) }
         #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4])
         #expect(held.isEmpty)
     }

@@ -54,6 +54,13 @@ struct DurabilityBarrier {
             return
         }
         let last = storage.lastPosition
+        // A page showing changes in flight waits for them (all at or before
+        // the newest commit), then is checked (`release`).
+        if let read = outcome.uncommittedRead {
+            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
+                                                from: last + 1, read: read))
+            return
+        }
         // A retry's answer waits only for a commit still pending: when the
         // newest one failed (on PostgreSQL, lost to another node's), the
         // original was committed apart from it.
@@ -93,13 +100,15 @@ struct DurabilityBarrier {
     mutating func release(to connection: Connection) -> (waitingFor: UInt64?, addedBytes: Int) {
         guard let storage else { return (nil, 0) }
         var added = 0
-        held.release(storage.commitState(of:), replace: { answer in
-            let error = Self.unavailable(answering: answer)
+        held.release(storage.commitState(of:), replace: { barrier, answer in
+            let error = Self.unavailable(answering: answer, barrier.read == nil ? Self.outcomeUnknown : Self.readRewritten)
             added += error.count - answer.count
             return error
         }, rewrite: { barrier, answer in
             let rewritten: [UInt8]?
-            if let retry = barrier.retried {
+            if let read = barrier.read {
+                rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(answering: answer, Self.readRewritten)
+            } else if let retry = barrier.retried {
                 rewritten = Self.rebased(answer) { storage.rebasedAnswer(ofRetry: retry, list: $0, revision: $1) }
             } else if barrier.from <= barrier.lsn {
                 rewritten = Self.rebased(answer) { storage.rebasedAnswer(in: barrier.from...barrier.lsn, list: $0, revision: $1) }
@@ -113,16 +122,23 @@ struct DurabilityBarrier {
         return (held.waitingFor, added)
     }
 
-    /// The ERROR frame that replaces `answer` (whole frames, the first
-    /// starting at its first byte): same request id.
-    static func unavailable(answering answer: UnsafeRawBufferPointer) -> [UInt8] {
+    /// What replaces a PAGE that showed changes in flight when those were
+    /// rewritten (rebased onto another node's commits) or failed before
+    /// they committed: the page was not what the database holds at its
+    /// revision.
+    static let readRewritten = ChecklistError(.unavailable,
+        "the list changed through another node while this page was read, so the page was not what is committed at its revision; read it again")
+
+    /// The ERROR frame (`error`, by default `outcomeUnknown`) that replaces
+    /// `answer` (whole frames, the first starting at its first byte): same request id.
+    static func unavailable(answering answer: UnsafeRawBufferPointer, _ error: ChecklistError = outcomeUnknown) -> [UInt8] {
         var requestID: UInt32 = 0
         if answer.count >= FrameHeader.size {
             for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
         }
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
-        encoder.append(ErrorMessage(outcomeUnknown), requestID: requestID, to: &w)
+        encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
         return w.bytes
     }
 

@@ -20,6 +20,8 @@ struct HeldAnswers {
         /// A retry's PATCH_OK from the idempotency memory: the patch's key
         /// (its original's commit lies at or before `lsn`).
         var retried: RetriedPatch? = nil
+        /// A PAGE that showed changes then in flight.
+        var read: UncommittedRead? = nil
     }
 
     private var bytes: [UInt8] = []
@@ -49,10 +51,10 @@ struct HeldAnswers {
 
     /// Removes and hands to `send` the leading bytes whose barriers are
     /// durable by `state`; an answer whose commit failed is handed to
-    /// `replace` (its bytes), and what that returns is sent in its place;
+    /// `replace` (its barrier and bytes), and what that returns is sent in its place;
     /// a durable answer is handed to `rewrite`, and what that returns (if
     /// anything) is sent in its place. With no barrier left, everything goes.
-    mutating func release(_ state: (UInt64) -> CommitState, replace: (UnsafeRawBufferPointer) -> [UInt8],
+    mutating func release(_ state: (UInt64) -> CommitState, replace: (Barrier, UnsafeRawBufferPointer) -> [UInt8],
                           rewrite: (Barrier, UnsafeRawBufferPointer) -> [UInt8]? = { _, _ in nil },
                           _ send: (UnsafeRawBufferPointer) -> Void) {
         var sent = 0
@@ -73,7 +75,7 @@ struct HeldAnswers {
                     continue
                 case .failed:
                     if b.start > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<b.start])) }
-                    replace(UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])).withUnsafeBytes { send($0) }
+                    replace(b, UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])).withUnsafeBytes { send($0) }
                     sent = b.end
                     releasable = b.end
                     passed += 1

@@ -199,6 +199,10 @@ public final class PostgresStorage: ServerStorage {
         uncommittedKeys.position(of: retry)
     }
 
+    public func committedAsRead(_ read: UncommittedRead) -> Bool {
+        committer.store.rewrites(of: read.list) == read.rewrites
+    }
+
     /// Logs `event=postgres_loaded` and starts the upkeep thread
     /// (`event=postgres_checkpoint`, `event=postgres_trimmed`); the committer
     /// logs `event=postgres_lost` and `event=postgres_reconnected` to `log`

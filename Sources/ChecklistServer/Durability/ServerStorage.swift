@@ -116,6 +116,12 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// answer waits for that position and is replaced by `ERROR
     /// UNAVAILABLE` (outcome unknown) while it is failed. Never blocks.
     func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64?
+
+    /// Whether a page read while its list's changes were in flight
+    /// (`read`) still shows what was committed at its revision, asked once
+    /// those changes are durable: false when they were rewritten meanwhile
+    /// (rebased onto another node's commits, the list reloaded). Never blocks.
+    func committedAsRead(_ read: UncommittedRead) -> Bool
 }
 
 extension ServerStorage {
@@ -130,6 +136,9 @@ extension ServerStorage {
 
     /// Not known: a retry waits for the newest commit when that is pending.
     public func uncommittedPosition(ofRetry retry: RetriedPatch) -> UInt64? { nil }
+
+    /// Always: only a storage shared by several nodes rewrites a list's changes in flight.
+    public func committedAsRead(_ read: UncommittedRead) -> Bool { true }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).

@@ -43,8 +43,8 @@ struct ConnectionSession {
     private var snapshotWork: SnapshotWork?
     /// The lists the request being handled waits for (PostgreSQL cache).
     private var listLoad: ListLoadRequest?
-    /// The key of the PATCH just answered from the idempotency memory.
-    private var retried: RetriedPatch?
+    /// What the answer just written waits for (`RequestDispatcher.Waits`).
+    private var waits = RequestDispatcher.Waits()
     /// Pins held for a parked request, given back once its frame is
     /// handled again (the next frame this session gets).
     private var parkedPins: [ListID]?
@@ -93,7 +93,9 @@ struct ConnectionSession {
         snapshotWork = nil
         if outcome.transferWork != nil { outcome.kind = nil }
         outcome.listLoad = listLoad.take()
-        outcome.retried = retried.take()
+        outcome.retried = waits.retried
+        outcome.uncommittedRead = waits.uncommittedRead
+        waits = RequestDispatcher.Waits()
         return outcome
     }
 
@@ -252,7 +254,7 @@ struct ConnectionSession {
         } else if SnapshotSession.handles(request) {
             snapshotWork = snapshots.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         } else {
-            retried = dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+            waits = dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         }
         return nil
     }

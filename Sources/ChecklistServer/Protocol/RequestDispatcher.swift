@@ -33,13 +33,21 @@ final class RequestDispatcher: Sendable {
         self.liveSync = liveSync
     }
 
-    /// Answers one request (already past the handshake) into `answers`.
-    ///
-    /// - Returns: for a keyed PATCH answered from the idempotency memory
-    ///   (a retry), its key: the original may still be in flight, and a
-    ///   rebase of it changes the answer (`DurabilityBarrier`).
+    /// What an answer written by `handle` must wait for beyond its own
+    /// commit (`DurabilityBarrier`).
+    struct Waits {
+        /// A keyed PATCH answered from the idempotency memory (a retry):
+        /// its key. The original may still be in flight, and a rebase of it
+        /// changes the answer.
+        var retried: RetriedPatch?
+        /// A PAGE of a list whose changes in flight it shows.
+        var uncommittedRead: UncommittedRead?
+    }
+
+    /// Answers one request (already past the handshake) into `answers`,
+    /// and says what the answer must wait for.
     @discardableResult
-    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) -> RetriedPatch? {
+    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) -> Waits {
         do {
             switch request {
             case .hello:
@@ -62,12 +70,16 @@ final class RequestDispatcher: Sendable {
                                               filter: m.filter)
                 // The store is no longer locked: encoding and compressing hold nobody up.
                 page(rows, requestID: requestID, into: &answers)
+                let revision = rows.summary.revision
+                if let liveSync, liveSync.currentRevision(of: m.list, cached: revision) < revision {
+                    return Waits(uncommittedRead: UncommittedRead(list: m.list, revision: revision, rewrites: rows.rewrites))
+                }
             case .patch(let m):
                 let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
                                              idempotencyKey: m.idempotencyKey)
                 answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
                 FreeMemory.applied(batchOf: m.ops.count)
-                if result.isRepeat, let key = m.idempotencyKey { return RetriedPatch(namespace: namespace, key: key) }
+                if result.isRepeat, let key = m.idempotencyKey { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
@@ -80,7 +92,7 @@ final class RequestDispatcher: Sendable {
         } catch {
             answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
         }
-        return nil
+        return Waits()
     }
 
     /// Encodes a PAGE from the rows `Store.pageRows` resolved (`PageEncoder`).

@@ -26,6 +26,8 @@ struct RequestOutcome {
     var listLoad: ListLoadRequest?
     /// A PATCH_OK answered from the idempotency memory: the patch's key.
     var retried: RetriedPatch?
+    /// A PAGE that shows changes not committed yet: it waits for them.
+    var uncommittedRead: UncommittedRead?
 
     /// The answer reports a commit: a PATCH_OK, for a patch applied now or
     /// remembered from an earlier attempt (the idempotency memory), whose
