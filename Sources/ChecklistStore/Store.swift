@@ -78,6 +78,18 @@ public final class Store: Sendable {
         }
     }
 
+    /// `lists(in:)`, with `rewrites(of:)` of each list, in one instant.
+    public func listsWithRewrites(in ns: Namespace) -> (lists: [ListSummary], rewrites: [ListID: UInt64]) {
+        reading { state in
+            let lists = (state.listIDs[ns] ?? []).compactMap { state.lists[$0]?.summary }
+            var rewrites: [ListID: UInt64] = [:]
+            if !state.rewrites.isEmpty {
+                for list in lists { if let count = state.rewrites[list.id] { rewrites[list.id] = count } }
+            }
+            return (lists, rewrites)
+        }
+    }
+
     /// The summary of one list.
     /// - Throws: `.notFound` when the list does not exist in `ns`.
     public func summary(in ns: Namespace, list: ListID) throws(ChecklistError) -> ListSummary {

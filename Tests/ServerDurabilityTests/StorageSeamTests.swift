@@ -203,10 +203,11 @@ struct StorageSeamTests {
         try service.shutdown(timeout: .seconds(5))
     }
 
-    /// A PAGE that shows changes not committed yet (the store's revision
-    /// ahead of the committed one) waits for them; if they were rewritten
-    /// meanwhile (rebased onto another node's commit), the page was not what
-    /// is committed at its revision and `UNAVAILABLE` goes in its place.
+    /// A PAGE (and a LISTS) that shows changes not committed yet (the
+    /// store's revision ahead of the committed one) waits for them; if they
+    /// were rewritten meanwhile (rebased onto another node's commit), the
+    /// read was not what is committed at its revision and `UNAVAILABLE`
+    /// goes in its place.
     @Test func aPageShowingChangesInFlightWaitsForThemAndIsRefusedWhenTheyWereRewritten() throws {
         let storage = ManualStorage()
         let service = try Self.startWithAList(storage)
@@ -227,6 +228,8 @@ struct StorageSeamTests {
                 try writer.send(Self.insert("item \(round)"), id: UInt32(round))
                 let position = try #require(storage.waitForAppend())
                 try reader.send(page, id: UInt32(10 + round))
+                try reader.send(.listLists(ListLists()), id: UInt32(20 + round))
+                #expect(read.wait(timeout: .now() + 20) == .success)
                 #expect(read.wait(timeout: .now() + 20) == .success)
                 storage.readsHold.store(holds, ordering: .relaxed)
                 committed.withLock { $0[ListID(1)] = Revision(round) }
@@ -240,6 +243,15 @@ struct StorageSeamTests {
                 } else {
                     guard case .error(let refused) = answer else { Issue.record("expected ERROR, got \(answer)"); continue }
                     #expect(refused.error.code == .unavailable && refused.error.message == DurabilityBarrier.readRewritten.message)
+                }
+                let (listsHeader, lists) = try reader.receive()
+                #expect(listsHeader.requestID == UInt32(20 + round))
+                if holds {
+                    guard case .lists(let shown) = lists else { Issue.record("expected LISTS, got \(lists)"); continue }
+                    #expect(shown.lists.map(\.revision) == [Revision(round)])
+                } else {
+                    guard case .error(let refused) = lists else { Issue.record("expected ERROR, got \(lists)"); continue }
+                    #expect(refused.error.code == .unavailable)
                 }
             }
         }()

@@ -101,7 +101,7 @@ struct DurabilityBarrier {
         guard let storage else { return (nil, 0) }
         var added = 0
         held.release(storage.commitState(of:), replace: { barrier, answer in
-            let error = Self.unavailable(answering: answer, barrier.read == nil ? Self.outcomeUnknown : Self.readRewritten)
+            let error = Self.unavailable(answering: answer, barrier.read == nil ? Self.outcomeUnknown : Self.readUndecided)
             added += error.count - answer.count
             return error
         }, rewrite: { barrier, answer in
@@ -122,12 +122,18 @@ struct DurabilityBarrier {
         return (held.waitingFor, added)
     }
 
-    /// What replaces a PAGE that showed changes in flight when those were
+    /// What replaces a PAGE or LISTS that showed changes in flight when those were
     /// rewritten (rebased onto another node's commits) or failed before
     /// they committed: the page was not what the database holds at its
     /// revision.
     static let readRewritten = ChecklistError(.unavailable,
         "the list changed through another node while this page was read, so the page was not what is committed at its revision; read it again")
+
+    /// What replaces a PAGE or LISTS that showed changes in flight whose
+    /// commit then failed: they are kept and tried again, so what is
+    /// committed at those revisions is not known yet.
+    static let readUndecided = ChecklistError(.unavailable,
+        "this read showed changes whose commit failed (the database is failing); they may still be committed: read it again later")
 
     /// The ERROR frame (`error`, by default `outcomeUnknown`) that replaces
     /// `answer` (whole frames, the first starting at its first byte): same request id.

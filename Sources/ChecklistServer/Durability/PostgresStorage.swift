@@ -200,7 +200,7 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public func committedAsRead(_ read: UncommittedRead) -> Bool {
-        committer.store.rewrites(of: read.list) == read.rewrites
+        read.rewrites.allSatisfy { committer.store.rewrites(of: $0.key) == $0.value }
     }
 
     /// Logs `event=postgres_loaded` and starts the upkeep thread

@@ -55,7 +55,17 @@ final class RequestDispatcher: Sendable {
             case .ping(let ping):
                 answers.append(Pong(data: ping.data), requestID: requestID)
             case .listLists:
-                answers.append(Lists(lists: store.lists(in: namespace)), requestID: requestID)
+                guard let committed = liveSync?.committedRevisions else {
+                    answers.append(Lists(lists: store.lists(in: namespace)), requestID: requestID)
+                    break
+                }
+                let (lists, rewrites) = store.listsWithRewrites(in: namespace)
+                answers.append(Lists(lists: lists), requestID: requestID)
+                var ahead: [ListID: UInt64] = [:]
+                for list in lists where committed(list.id, list.revision) < list.revision {
+                    ahead[list.id] = rewrites[list.id] ?? 0
+                }
+                if !ahead.isEmpty { return Waits(uncommittedRead: UncommittedRead(rewrites: ahead)) }
             case .createList(let m):
                 let summary = try store.createList(in: namespace, name: m.name, icon: m.icon)
                 answers.append(ListInfo(summary: summary), requestID: requestID)
@@ -72,7 +82,7 @@ final class RequestDispatcher: Sendable {
                 page(rows, requestID: requestID, into: &answers)
                 let revision = rows.summary.revision
                 if let liveSync, liveSync.currentRevision(of: m.list, cached: revision) < revision {
-                    return Waits(uncommittedRead: UncommittedRead(list: m.list, revision: revision, rewrites: rows.rewrites))
+                    return Waits(uncommittedRead: UncommittedRead(rewrites: [m.list: rows.rewrites]))
                 }
             case .patch(let m):
                 let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,

@@ -119,6 +119,13 @@ public final class SubscriptionHub: Sendable {
         committedRevision.withLock { $0 = revision }
     }
 
+    /// The committed revision of each list, given the store's (`cached`),
+    /// when the storage publishes on commit; nil when every cached revision
+    /// is committed (one lock for a whole read of many lists).
+    var committedRevisions: (@Sendable (ListID, Revision) -> Revision)? {
+        committedRevision.withLock { $0 }
+    }
+
     /// `summary` with its revision the committed one.
     private func committed(_ summary: ListSummary?) -> ListSummary? {
         guard var summary else { return nil }
