@@ -87,6 +87,14 @@ public final class PostgresConnection {
         replyLimit = timeout.map { $0 + Self.replyMargin }
     }
 
+    /// Bounds every later call on the client's side, as `setStatementTimeout`
+    /// does, without a server-side statement timeout: for connections whose
+    /// statements may rightly run long (loads of big lists), so that a link
+    /// passing no bytes still ends them.
+    public func limitReplies(to limit: Duration?) {
+        replyLimit = limit
+    }
+
     /// What a call is given beyond the statement timeout before the link
     /// counts as stalled: the server cancels a slow statement at the
     /// timeout, and its answer needs a round trip to arrive.

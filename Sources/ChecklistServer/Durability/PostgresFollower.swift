@@ -31,9 +31,11 @@ final class PostgresFollower: Sendable {
     private let thread = Mutex<NativeThread?>(nil)
     private let log = Mutex<ServerLog?>(nil)
 
-    init(conninfo: String, node: UInt64, catchUp: ListCatchUp) throws {
+    /// - Parameter replyLimit: how long one call may wait for an answer
+    ///   (`PostgresConnection.limitReplies`).
+    init(conninfo: String, node: UInt64, catchUp: ListCatchUp, replyLimit: Duration?) throws {
         let started = try NativeThread.start(name: "pg-follower") { [self] in
-            var loop = FollowLoop(conninfo: conninfo, node: node, catchUp: catchUp)
+            var loop = FollowLoop(conninfo: conninfo, node: node, catchUp: catchUp, replyLimit: replyLimit)
             loop.run(self)
         }
         thread.withLock { $0 = started }
@@ -75,7 +77,10 @@ private struct FollowLoop {
     var deferred: (generation: UInt64, retryAt: UInt64)?
     var backoff: UInt64 = 50_000_000
 
-    init(conninfo: String, node: UInt64, catchUp: ListCatchUp) {
+    let replyLimit: Duration?
+
+    init(conninfo: String, node: UInt64, catchUp: ListCatchUp, replyLimit: Duration?) {
+        self.replyLimit = replyLimit
         self.conninfo = conninfo
         self.node = node
         self.catchUp = catchUp
@@ -107,6 +112,7 @@ private struct FollowLoop {
     private mutating func round() throws {
         if database == nil {
             let connection = try PostgresConnection(conninfo: conninfo)
+            connection.limitReplies(to: replyLimit)
             try connection.listenForCommits()
             database = PostgresStore(connection: connection)
             nextReconcile = 0  // what was missed while away is found now

@@ -63,7 +63,8 @@ final class PostgresListLoaders: ListLoading {
     /// - Parameters:
     ///   - following: catches a list up to the database (`catchUp`).
     ///   - retain: takes each change a load read (the change feed): the retained ones the checkpoint holds, then those replayed.
-    init(conninfo: String, store: Store, cache: ListCache, following: ListCatchUp,
+    ///   - replyLimit: how long one call may wait for an answer (`PostgresConnection.limitReplies`).
+    init(conninfo: String, store: Store, cache: ListCache, following: ListCatchUp, replyLimit: Duration?,
          retain: @escaping @Sendable (Change) -> Void) throws {
         self.conninfo = conninfo
         self.store = store
@@ -72,7 +73,7 @@ final class PostgresListLoaders: ListLoading {
         self.retain = retain
         for index in 0..<cache.configuration.loaderThreads {
             let thread = try NativeThread.start(name: "pg-loader-\(index)") { [self] in
-                var worker = LoaderConnection(conninfo: conninfo)
+                var worker = LoaderConnection(conninfo: conninfo, replyLimit: replyLimit)
                 run(&worker)
             }
             threads.withLock { $0.append(thread) }
@@ -304,15 +305,19 @@ final class PostgresListLoaders: ListLoading {
 /// One loader thread's connection, made on first use.
 private struct LoaderConnection {
     let conninfo: String
+    let replyLimit: Duration?
     var store: PostgresStore?
 
-    init(conninfo: String) {
+    init(conninfo: String, replyLimit: Duration?) {
         self.conninfo = conninfo
+        self.replyLimit = replyLimit
     }
 
     mutating func database() throws -> PostgresStore {
         if let store, store.connection.isUsable { return store }
-        let made = PostgresStore(connection: try PostgresConnection(conninfo: conninfo))
+        let connection = try PostgresConnection(conninfo: conninfo)
+        connection.limitReplies(to: replyLimit)
+        let made = PostgresStore(connection: connection)
         store = made
         return made
     }

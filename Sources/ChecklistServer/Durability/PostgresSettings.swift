@@ -1,3 +1,5 @@
+import ChecklistPostgres
+
 /// How `PostgresStorage` runs its database threads (docs/POSTGRES.md,
 /// "Upkeep" and "Statement timeout").
 public struct PostgresSettings: Sendable, Hashable {
@@ -7,6 +9,14 @@ public struct PostgresSettings: Sendable, Hashable {
     /// answers. Nil: none. The start's load has none (a huge list may take
     /// long to read).
     public var statementTimeout: Duration? = .seconds(30)
+
+    /// How long one call of the loaders and the follower, which run no
+    /// statement timeout (a big list's load may rightly take long), may wait
+    /// for the database's answer before their link counts as passing no
+    /// bytes: the statement timeout, at least 30 s, plus the margin.
+    public var readReplyLimit: Duration {
+        max(statementTimeout ?? .seconds(30), .seconds(30)) + PostgresConnection.replyMargin
+    }
     /// A list gets a new checkpoint once it has at least this many changes
     /// after its last one (`--postgres-checkpoint-after`).
     public var checkpointAfter: Int = 1000
