@@ -19,7 +19,24 @@ import Glibc
 /// per direction (the reader waits for room, so TCP's flow control reaches
 /// the sender). Half-closes pass through: a side's end of file reaches the
 /// other side after the data before it.
+///
+/// **Faults** (the fault tests put one between a node and PostgreSQL, with
+/// zero latency): `resetConnections()` cuts every relayed connection with
+/// an RST and refuses new ones the same way; `stall()` stops passing bytes
+/// while every socket stays open (the readers fill their queues up to
+/// `bufferLimit`, then TCP's window closes: a hung proxy); `heal()` ends
+/// either, and a stalled connection goes on with the bytes it held.
 public final class DelayingRelay: Sendable {
+    /// What the relay does with connections and bytes now.
+    public enum Link: Sendable, Equatable {
+        /// Relays as usual.
+        case passing
+        /// Holds every byte; sockets stay open, new connections are accepted.
+        case stalled
+        /// Resets new connections as they are accepted (after `resetConnections`).
+        case refusing
+    }
+
     /// The address clients connect to.
     public let host: String
     public let port: UInt16
@@ -29,6 +46,8 @@ public final class DelayingRelay: Sendable {
     private let target: SocketAddress
     private let listenFD: Int32
     private let state = Mutex(Connections())
+    /// The link's mode; the writers wait here while it is `.stalled`.
+    private let link = ConditionLock(Link.passing)
 
     private struct Connections {
         var stopped = false
@@ -55,8 +74,43 @@ public final class DelayingRelay: Sendable {
     /// How many connections it has accepted and relayed so far.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
+    /// The link's mode now.
+    public var mode: Link { link.withLock { $0 } }
+
+    /// Cuts every relayed connection with an RST (SO_LINGER 0) and resets
+    /// each new one as it is accepted, until `heal()`.
+    public func resetConnections() {
+        link.withLock { $0 = .refusing }
+        link.broadcast(.progress)
+        state.withLock { state in
+            for fd in state.open {
+                Self.lingerZero(fd)
+                try? shutdownSocket(fd, .both)
+            }
+        }
+    }
+
+    /// Stops passing bytes, in both directions of every connection, until
+    /// `heal()`; sockets stay open and new connections are accepted.
+    public func stall() {
+        link.withLock { $0 = .stalled }
+    }
+
+    /// Passes bytes and accepts connections again.
+    public func heal() {
+        link.withLock { $0 = .passing }
+        link.broadcast(.progress)
+    }
+
+    /// Makes `close(fd)` send an RST instead of a FIN.
+    private static func lingerZero(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Stops accepting and cuts every relayed connection (both directions shut down).
     public func stop() {
+        heal()
         state.withLock { state in
             state.stopped = true
             for fd in state.open { try? shutdownSocket(fd, .both) }
@@ -73,7 +127,9 @@ public final class DelayingRelay: Sendable {
                 state.open.insert(accepted.fd)
                 return true
             }
-            guard admitted else {
+            let refused = link.withLock { $0 == .refusing }
+            guard admitted, !refused else {
+                if refused { Self.lingerZero(accepted.fd) }
                 closeSocket(accepted.fd)
                 if state.withLock({ $0.stopped }) { break }
                 continue
@@ -101,7 +157,7 @@ public final class DelayingRelay: Sendable {
             if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { finish([client, backend]) }
         }
         for (from, to) in [(client, backend), (backend, client)] {
-            let queue = DelayQueue(latency: latency, limit: bufferLimit)
+            let queue = DelayQueue(latency: latency, limit: bufferLimit, link: link)
             NativeThread.spawn(name: "relay-read") {
                 queue.fill(from: from)
                 end()
@@ -139,8 +195,10 @@ private final class DelayQueue: Sendable {
     private let pending = ConditionLock(Pending())
     private let latency: UInt64
     private let limit: Int
+    private let link: ConditionLock<DelayingRelay.Link>
 
-    init(latency: Duration, limit: Int) {
+    init(latency: Duration, limit: Int, link: ConditionLock<DelayingRelay.Link>) {
+        self.link = link
         let (seconds, attoseconds) = latency.components
         self.latency = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         self.limit = limit
@@ -178,6 +236,8 @@ private final class DelayQueue: Sendable {
                 return true
             }
             Self.sleep(until: due)  // the latency itself, not a wait for readiness
+            // A stalled link holds the bytes here (the sockets stay open).
+            link.withLock(waitingOn: .progress, until: { $0 != .stalled }) { _, _ in }
             let written = (try? writeAll(fd, bytes)) != nil
             pending.withLock { state in
                 state.head += 1
