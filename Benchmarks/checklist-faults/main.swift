@@ -24,6 +24,7 @@ docs/FAULTS.md says what each check means.
   --statement-timeout S  every node's --postgres-statement-timeout (default 5)
   --json              one JSON object instead of the table
   --details N         violations shown per kind in the table (default 10)
+  --history FILE      also write the whole history there, one event a line
 
 Needs PostgreSQL's programs (/usr/lib/postgresql/*/bin or $CHECKLIST_PG_BINDIR)
 and the checklistd built next to this program (or $CHECKLISTS_BIN_DIR).
@@ -34,6 +35,7 @@ when the harness could not run.
 var options = FaultRun.Options(seed: UInt64.random(in: 1...UInt64(UInt32.max)))
 var json = false
 var details = 10
+var historyFile: String?
 var arguments = CommandLine.arguments.dropFirst()
 
 func fail(_ message: String) -> Never {
@@ -65,6 +67,9 @@ while let flag = arguments.popFirst() {
         guard let text = arguments.popFirst() else { fail("--faults needs kinds") }
         do { options.faults = try FaultKind.parse(text) } catch { fail("\(error)") }
     case "--json": json = true
+    case "--history":
+        guard let path = arguments.popFirst() else { fail("--history needs a file") }
+        historyFile = path
     default: fail("unknown option \(flag) (see --help)")
     }
 }
@@ -75,6 +80,12 @@ let quiet = json
 do {
     let result = try FaultRun(options).run { line in
         if !quiet { FileHandle.standardError.write(Data("checklist-faults: \(line)\n".utf8)) }
+    }
+    if let historyFile {
+        let text = HistoryDump.lines(result.history).joined(separator: "\n") + "\n"
+        if !FileManager.default.createFile(atPath: historyFile, contents: Data(text.utf8)) {
+            FileHandle.standardError.write(Data("checklist-faults: cannot write \(historyFile)\n".utf8))
+        }
     }
     print(json ? FaultReport.json(result) : FaultReport.text(result, detailLimit: details))
     exit(result.violations.isEmpty && result.settled ? 0 : 1)
