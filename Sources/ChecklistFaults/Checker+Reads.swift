@@ -13,6 +13,7 @@ extension Checker {
             guard let final = finals[list], final.complete else { continue }
             var replay = ListReplay()
             var at = 0
+            var wrong = 0
             for (op, page) in reads.sorted(by: { $0.1.header.revision < $1.1.header.revision }) {
                 let revision = page.header.revision
                 guard revision <= final.revision else {
@@ -27,8 +28,11 @@ extension Checker {
                 let offset = Int(clamping: page.header.offset)
                 let expected = offset < rows.count ? Array(rows[offset..<min(rows.count, offset + page.rows.count)]) : []
                 if page.header.total != UInt64(rows.count) || ListReplay.comparable(page.rows) != expected {
+                    wrong += 1
+                    // Which revision the rows are, for the first few (each search replays the feed).
+                    let hint = wrong <= 5 ? Self.whichRevision(page, final) : ""
                     violations.append(Violation(.pageNotCommitted, list: list,
-                                                "node \(op.node) at \(Self.seconds(op.invokedAt)) (operation \(op.id)): PAGE at revision \(revision), offset \(offset), \(page.rows.count) rows, total \(page.header.total); committed at \(revision): \(rows.count) rows; \(Self.firstDifference(page.rows, expected))\(Self.whichRevision(page, final))"))
+                                                "node \(op.node) at \(Self.seconds(op.invokedAt)) (operation \(op.id)): PAGE at revision \(revision), offset \(offset), \(page.rows.count) rows, total \(page.header.total); committed at \(revision): \(rows.count) rows; \(Self.firstDifference(page.rows, expected))\(hint)"))
                 }
             }
         }

@@ -35,12 +35,14 @@ public struct Figures: Sendable {
         indeterminate = self.patches - acknowledged - errors
         var acksByClient: [Int: [UInt64]] = [:]
         var firstByClient: [Int: UInt64] = [:]
+        var lastByClient: [Int: UInt64] = [:]
         for op in history.operations {
             if let done = op.completedAt { longestAnswer = max(longestAnswer, done - op.invokedAt) }
             switch op.call {
             case .patch:
                 attempts += 1
                 firstByClient[op.client] = min(firstByClient[op.client] ?? .max, op.invokedAt)
+                lastByClient[op.client] = max(lastByClient[op.client] ?? 0, op.completedAt ?? history.endedAt)
                 switch op.outcome {
                 case .patchOK: acksByClient[op.client, default: []].append(op.completedAt ?? 0)
                 case .indeterminate, .pending: lostAnswers += 1
@@ -52,7 +54,8 @@ public struct Figures: Sendable {
             }
         }
         for (client, first) in firstByClient {
-            let marks = [first] + (acksByClient[client] ?? []).sorted() + [history.endedAt]
+            // From its first sending to its last answer.
+            let marks = [first] + (acksByClient[client] ?? []).sorted() + [lastByClient[client] ?? history.endedAt]
             for (a, b) in zip(marks, marks.dropFirst()) where b > a && b - a > longestWithoutAck.nanoseconds {
                 longestWithoutAck = (b - a, client, a)
             }

@@ -72,8 +72,10 @@ struct Nemesis {
             Self.wait(until: .now + held)
             cluster.relays[node].heal()
         case .stall:
+            // Longer than the nodes' statement timeout, so that the bound on
+            // a stuck statement is what ends each wait.
             cluster.relays[node].stall()
-            Self.wait(until: .now + held * 2)
+            Self.wait(until: .now + .seconds(cluster.statementTimeoutSeconds) + held * 2)
             cluster.relays[node].heal()
         case .pgrestart:
             do { try cluster.postgres.restart(mode: .immediate) } catch { note = "pg_ctl restart failed: \(error)" }
