@@ -75,7 +75,7 @@ public struct FaultRun: Sendable {
         for thread in threads { thread.join() }
         recorder.end()
         nemesisThread.join()
-        progress("healed; reading every list from every node")
+        progress("healed (connections open in the relays to PostgreSQL: \(cluster.relays.map { String($0.connectionsOpen) }.joined(separator: ", "))); reading every list from every node")
         let (reads, settled) = FinalReads.read(lists: lists, nodes: options.nodes, port: { cluster.port(of: $0) })
         let history = recorder.snapshot
         progress("checking \(history.operations.count) operations, \(history.deliveries.count) deliveries")

@@ -91,10 +91,10 @@ struct Nemesis {
                 try cluster.start(node)
                 return nil
             } catch {
-                failures.append("\(error)".prefix(2000).description)
+                failures.append(String("\(error)".suffix(300)))
             }
         }
-        return "node \(node) did not restart: \(failures.joined(separator: " | "))"
+        return "node \(node) did not restart (its relay to PostgreSQL: \(cluster.relays[node].connectionsOpen) connections open, link \(cluster.relays[node].mode)): \(failures.joined(separator: " | "))"
     }
 
     /// Leaves the cluster whole: links passing, nodes resumed, dead nodes started.

@@ -4,7 +4,9 @@ import ChecklistWire
 
 /// A writer: keyed patches to the shared lists, one at a time, each sent
 /// until it gets a definite answer, through another node after a lost
-/// answer, a timeout or `UNAVAILABLE`. Records every attempt; asserts nothing.
+/// answer, a timeout or `UNAVAILABLE`; one acknowledged patch in ten is
+/// sent once more through another node (a client that lost the answer as
+/// it came). Records every attempt; asserts nothing.
 struct Writer {
     let index: Int
     let workload: Workload
@@ -104,7 +106,31 @@ struct Writer {
             }
             workload.recorder.complete(id, outcome)
             learn(call, outcome)
-            if !outcome.isUnknown { return }
+            if !outcome.isUnknown {
+                // One acknowledged patch in ten is sent again at once through
+                // another node, as by a client whose connection broke as the
+                // answer came: it must get the same answer.
+                if case .patchOK = outcome, workload.nodeCount > 1, random.next() % 10 == 0 {
+                    call.attempt = attempt + 1
+                    echo(call, node: (node + 1 + Int(random.next() % UInt64(workload.nodeCount - 1))) % workload.nodeCount)
+                }
+                return
+            }
+        }
+    }
+
+    /// Sends an answered patch once more with its key, to `node`; records the answer.
+    private mutating func echo(_ call: PatchCall, node: Int) {
+        guard let client = connect(node) else { return }
+        let id = workload.recorder.invoke(client: index, node: node, .patch(call))
+        do {
+            let answer = try client.request(.patch(Patch(list: call.list, baseRevision: call.baseRevision, idempotencyKey: call.key, ops: call.ops)),
+                                            timeout: workload.answerTimeout)
+            workload.recorder.complete(id, Outcome(answer))
+        } catch {
+            guard case .noAnswer(let why) = error else { return }
+            workload.recorder.complete(id, .indeterminate(why))
+            drop()
         }
     }
 

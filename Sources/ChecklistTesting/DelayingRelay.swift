@@ -74,6 +74,9 @@ public final class DelayingRelay: Sendable {
     /// How many connections it has accepted and relayed so far.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
+    /// How many connections it relays now (at most `maximumConnections`).
+    public var connectionsOpen: Int { state.withLock { $0.active } }
+
     /// The link's mode now.
     public var mode: Link { link.withLock { $0 } }
 
@@ -120,15 +123,15 @@ public final class DelayingRelay: Sendable {
 
     private func acceptLoop() {
         while let accepted = try? acceptConnection(listenFD) {
-            let admitted = state.withLock { state -> Bool in
+            let refused = link.withLock { $0 == .refusing }
+            let admitted = !refused && state.withLock { state -> Bool in
                 guard !state.stopped, state.active < maximumConnections else { return false }
                 state.active += 1
                 state.accepted += 1
                 state.open.insert(accepted.fd)
                 return true
             }
-            let refused = link.withLock { $0 == .refusing }
-            guard admitted, !refused else {
+            guard admitted else {
                 if refused { Self.lingerZero(accepted.fd) }
                 closeSocket(accepted.fd)
                 if state.withLock({ $0.stopped }) { break }
