@@ -59,7 +59,7 @@ extension Checker {
             }
             if let why = Self.mismatch(patch.call, ids: ack.ids, change) {
                 violations.append(Violation(.ackNotInFeed, list: patch.call.list,
-                                            "key \(patch.key) (\(patch.call.ops.count) ops, first \(patch.call.ops[0])) acknowledged at revision \(ack.revision) by node \(ack.op.node) at \(Self.seconds(ack.op.completedAt ?? 0)), attempt \(ack.op.id); the change there is not it: \(why)"))
+                                            "key \(patch.key) \(Describe.sent(patch.call.ops)) acknowledged at revision \(ack.revision) by node \(ack.op.node) at \(Self.seconds(ack.op.completedAt ?? 0)) (operation \(ack.op.id)); the change there is not it: \(why)"))
             }
         }
         for (list, revisions) in ackedRevisions.sorted(by: { $0.key < $1.key }) {
@@ -116,7 +116,7 @@ extension Checker {
                     }
                     guard let (key, n, edit) = ItemText.parse(text), let patch = byKey[key], patch.call.list == list,
                           Self.sends(patch.call, n: n, edit: edit) else {
-                        violations.append(Violation(.phantomItem, list: list, "revision \(change.revision): \(op) was sent by no client"))
+                        violations.append(Violation(.phantomItem, list: list, "revision \(change.revision): \(Describe.applied(op)) was sent by no client"))
                         continue
                     }
                     revisionsOfKey[key, default: []].insert(change.revision)
@@ -166,8 +166,8 @@ extension Checker {
 
     /// Why `change` is not what `call` acknowledged with `ids`; nil when it is.
     static func mismatch(_ call: PatchCall, ids: [TempRefAssignment], _ change: ListChange) -> String? {
-        guard case .patched(let applied) = change.kind else { return "revision \(change.revision) is \(change.kind)" }
-        guard applied.count == call.ops.count else { return "\(applied.count) ops there, \(call.ops.count) sent: \(applied.prefix(4))" }
+        guard case .patched(let applied) = change.kind else { return "the feed has \(Describe.change(change))" }
+        guard applied.count == call.ops.count else { return "the feed has \(Describe.change(change))" }
         let idOf = Dictionary(ids.map { ($0.tempRef, $0.id) }, uniquingKeysWith: { a, _ in a })
         for (sent, done) in zip(call.ops, applied) {
             let same: Bool
@@ -181,7 +181,7 @@ extension Checker {
             case let (.move(.id(a), _), .move(b, _)): same = a == b
             default: same = false
             }
-            if !same { return "sent \(sent), the feed has \(done)" }
+            if !same { return "the feed has \(Describe.change(change))" }
         }
         return nil
     }

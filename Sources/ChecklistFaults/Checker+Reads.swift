@@ -66,7 +66,7 @@ extension Checker {
                 for change in answer.changes {
                     if change.revision != expected || final.byRevision[change.revision] != change {
                         violations.append(Violation(.changesNotFeed, list: list,
-                                                    "node \(op.node) at \(Self.seconds(op.invokedAt)) (operation \(op.id)): CHANGES since \(since) has \(change.revision) where \(expected) was due, or a change that is not the feed's: \(change) against \(final.byRevision[change.revision].map { "\($0)" } ?? "none")"))
+                                                    "node \(op.node) at \(Self.seconds(op.invokedAt)) (operation \(op.id)): CHANGES since \(since) has \(Describe.change(change)) where revision \(expected) was due, and the feed has \(final.byRevision[change.revision].map(Describe.change) ?? "none")"))
                         break
                     }
                     expected += 1
@@ -116,7 +116,7 @@ extension Checker {
                 guard let final = finals[list], final.complete else { continue }
                 if final.byRevision[d.change.revision] != d.change {
                     report(d.subscriber, list, Violation(.changesNotFeed, list: list,
-                        "subscriber \(d.subscriber) session \(d.session) on node \(d.node) at \(Self.seconds(d.at)) was given \(d.change), the feed has \(final.byRevision[d.change.revision].map { "\($0)" } ?? "nothing") at that revision"))
+                        "subscriber \(d.subscriber) session \(d.session) on node \(d.node) at \(Self.seconds(d.at)) was given \(Describe.change(d.change)), the feed has \(final.byRevision[d.change.revision].map(Describe.change) ?? "nothing")"))
                 }
                 if let due = expected[d.subscriber]?[list], due != d.change.revision {
                     report(d.subscriber, list, Violation(.subscriptionGap, list: list,

@@ -66,7 +66,7 @@ public struct Checker: Sendable {
                 if other.feed! != feed {
                     let at = feed.indices.first { $0 >= other.feed!.count || feed[$0] != other.feed![$0] } ?? feed.count
                     violations.append(Violation(.feedsDiffer, list: list,
-                                                "node \(first.node) has \(feed.count) changes, node \(other.node) \(other.feed!.count); first difference at position \(at): \(at < feed.count ? "\(feed[at])" : "none") against \(at < other.feed!.count ? "\(other.feed![at])" : "none")"))
+                                                "node \(first.node) has \(feed.count) changes, node \(other.node) \(other.feed!.count); first difference at position \(at): \(at < feed.count ? Describe.change(feed[at]) : "none") against \(at < other.feed!.count ? Describe.change(other.feed![at]) : "none")"))
                 }
             }
             var final = Final(feed: feed, byRevision: [:], rows: rows, revision: first.revision ?? 0, complete: true)
@@ -80,7 +80,7 @@ public struct Checker: Sendable {
                 expected = change.revision + 1
             }
             if let head = feed.first, case .listCreated = head.kind, head.revision == 1 {} else {
-                violations.append(Violation(.feedGap, list: list, "the feed does not start with the list's creation at revision 1 (it starts with \(feed.first.map { "\($0)" } ?? "nothing"))"))
+                violations.append(Violation(.feedGap, list: list, "the feed does not start with the list's creation at revision 1 (it starts with \(feed.first.map(Describe.change) ?? "nothing"))"))
                 final.complete = false
             }
             if (feed.last?.revision ?? 0) != final.revision {

@@ -10,7 +10,7 @@ public enum HistoryDump {
             let call: String
             switch op.call {
             case .patch(let p):
-                call = "patch key \(p.key) #\(p.attempt) list \(p.list)\(p.baseRevision.map { " base \($0)" } ?? "") \(p.ops)"
+                call = "patch key \(p.key) #\(p.attempt) list \(p.list)\(p.baseRevision.map { " base \($0)" } ?? "") \(Describe.sent(p.ops))"
             case let .page(list, offset, limit): call = "page list \(list) offset \(offset) limit \(limit)"
             case let .changes(list, since, limit): call = "changes list \(list) since \(since) limit \(limit)"
             }
@@ -30,7 +30,7 @@ public enum HistoryDump {
             events.append((s.at, 2, "subscriber \(s.subscriber) session \(s.session) node \(s.node) subscribed list \(s.list) asked \(s.asked.map(String.init) ?? "-") reported \(s.reported) status \(s.status)"))
         }
         for d in history.deliveries {
-            events.append((d.at, 3, "subscriber \(d.subscriber) session \(d.session) node \(d.node) given list \(d.change.list) revision \(d.change.revision) \(d.change.kind)"))
+            events.append((d.at, 3, "subscriber \(d.subscriber) session \(d.session) node \(d.node) given list \(d.change.list) \(Describe.change(d.change))"))
         }
         for f in history.faults {
             events.append((f.startedAt, 4, "nemesis \(f.kind.rawValue) node \(f.node.map(String.init) ?? "-") start"))

@@ -46,6 +46,8 @@ final class NodeClient {
             let answer: FrameSocket.Answer
             do {
                 answer = try socket.receive()
+            } catch let failure as FrameSocket.Failure where failure.code == .timedOut {
+                throw .noAnswer("no answer within \(timeout)")
             } catch {
                 throw .noAnswer("\(error)")
             }
