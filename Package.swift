@@ -22,7 +22,8 @@ import PackageDescription
 //                            TLSTerminator, an in-process TLS front for a plaintext checklistd
 //   ChecklistTransfer        snapshot <-> JSON, property lists and keyed archives (the apps' files; CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
-//   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench   executables
+//   ChecklistFaults          the fault test of several PostgreSQL nodes: history, workload, nemesis, checker
+//   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench, checklist-faults   executables
 //   (tests only: ChecklistSnapshotFixtures, the snapshot and log tests' reference store and histories)
 let package = Package(
     name: "Checklists",
@@ -33,6 +34,7 @@ let package = Package(
         .executable(name: "checklist-bench", targets: ["checklist-bench"]),
         .executable(name: "checklist-conformance", targets: ["checklist-conformance"]),
         .executable(name: "checklist-postgres-bench", targets: ["checklist-postgres-bench"]),
+        .executable(name: "checklist-faults", targets: ["checklist-faults"]),
         .library(name: "ChecklistClient", targets: ["ChecklistClient"]),
         .library(name: "ChecklistWire", targets: ["ChecklistWire"]),
         .library(name: "ChecklistTesting", targets: ["ChecklistTesting"]),
@@ -74,6 +76,11 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistSnapshot"]),
         .target(name: "ChecklistConformance",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting", "ChecklistTLS"]),
+        .target(name: "ChecklistFaults",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistThreads", "ChecklistRandom", "ChecklistTesting"]),
+        .executableTarget(name: "checklist-faults",
+                dependencies: ["ChecklistFaults"],
+                          path: "Benchmarks/checklist-faults"),
         .executableTarget(name: "checklist-conformance",
                 dependencies: ["ChecklistConformance", "ChecklistTLS"]),
         .executableTarget(name: "checklistd",
@@ -124,6 +131,8 @@ let package = Package(
         .testTarget(name: "ExecutableArgumentTests",
                 dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
                                "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
+        .testTarget(name: "ChecklistFaultsTests",
+                dependencies: ["ChecklistFaults", "ChecklistModel", "ChecklistWire", "ChecklistTesting"]),
         .testTarget(name: "ChecklistPostgresTests",
                 dependencies: ["ChecklistPostgres", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistModel", "ChecklistStore", "ChecklistSocket", "ChecklistTesting"]),
     ],

@@ -20,12 +20,23 @@ import Glibc
 /// the sender). Half-closes pass through: a side's end of file reaches the
 /// other side after the data before it.
 ///
-/// **Faults:** `stall()` stops passing bytes while every socket stays open
-/// (a hung proxy, a frozen peer: no RST, no FIN, and the kernels still
-/// acknowledge what they receive) until `resume()`; `cutConnections()`
-/// ends every relayed connection (both sides see it end) and goes on
-/// accepting new ones.
+/// **Faults** (the fault tests put one between a node and PostgreSQL, with
+/// zero latency): `resetConnections()` cuts every relayed connection with
+/// an RST and refuses new ones the same way; `stall()` stops passing bytes
+/// while every socket stays open (the readers fill their queues up to
+/// `bufferLimit`, then TCP's window closes: a hung proxy); `heal()` ends
+/// either, and a stalled connection goes on with the bytes it held.
 public final class DelayingRelay: Sendable {
+    /// What the relay does with connections and bytes now.
+    public enum Link: Sendable, Equatable {
+        /// Relays as usual.
+        case passing
+        /// Holds every byte; sockets stay open, new connections are accepted.
+        case stalled
+        /// Resets new connections as they are accepted (after `resetConnections`).
+        case refusing
+    }
+
     /// The address clients connect to.
     public let host: String
     public let port: UInt16
@@ -35,8 +46,8 @@ public final class DelayingRelay: Sendable {
     private let target: SocketAddress
     private let listenFD: Int32
     private let state = Mutex(Connections())
-    /// True while stalled: the writers hold what they have.
-    private let stalled = ConditionLock(false)
+    /// The link's mode; the writers wait here while it is `.stalled`.
+    private let link = ConditionLock(Link.passing)
 
     private struct Connections {
         var stopped = false
@@ -63,28 +74,46 @@ public final class DelayingRelay: Sendable {
     /// How many connections it has accepted and relayed so far.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
-    /// Stops passing bytes, each way, on every relayed connection (and the
-    /// ones accepted later) until `resume`; sockets stay open.
-    public func stall() {
-        stalled.withLock { $0 = true }
-    }
+    /// How many connections it relays now (at most `maximumConnections`).
+    public var connectionsOpen: Int { state.withLock { $0.active } }
 
-    /// Passes bytes again after `stall`, in order, nothing lost.
-    public func resume() {
-        stalled.withLock { $0 = false }
-        stalled.broadcast(.work)
-    }
+    /// The link's mode now.
+    public var mode: Link { link.withLock { $0 } }
 
-    /// Ends every relayed connection now (both directions shut down, so
-    /// each side reads the end), and keeps accepting new ones.
-    public func cutConnections() {
+    /// Cuts every relayed connection with an RST (SO_LINGER 0) and resets
+    /// each new one as it is accepted, until `heal()`.
+    public func resetConnections() {
+        link.withLock { $0 = .refusing }
+        link.broadcast(.progress)
         state.withLock { state in
-            for fd in state.open { try? shutdownSocket(fd, .both) }
+            for fd in state.open {
+                Self.lingerZero(fd)
+                try? shutdownSocket(fd, .both)
+            }
         }
+    }
+
+    /// Stops passing bytes, in both directions of every connection, until
+    /// `heal()`; sockets stay open and new connections are accepted.
+    public func stall() {
+        link.withLock { $0 = .stalled }
+    }
+
+    /// Passes bytes and accepts connections again.
+    public func heal() {
+        link.withLock { $0 = .passing }
+        link.broadcast(.progress)
+    }
+
+    /// Makes `close(fd)` send an RST instead of a FIN.
+    private static func lingerZero(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Stops accepting and cuts every relayed connection (both directions shut down).
     public func stop() {
+        heal()
         state.withLock { state in
             state.stopped = true
             for fd in state.open { try? shutdownSocket(fd, .both) }
@@ -94,7 +123,8 @@ public final class DelayingRelay: Sendable {
 
     private func acceptLoop() {
         while let accepted = try? acceptConnection(listenFD) {
-            let admitted = state.withLock { state -> Bool in
+            let refused = link.withLock { $0 == .refusing }
+            let admitted = !refused && state.withLock { state -> Bool in
                 guard !state.stopped, state.active < maximumConnections else { return false }
                 state.active += 1
                 state.accepted += 1
@@ -102,6 +132,7 @@ public final class DelayingRelay: Sendable {
                 return true
             }
             guard admitted else {
+                if refused { Self.lingerZero(accepted.fd) }
                 closeSocket(accepted.fd)
                 if state.withLock({ $0.stopped }) { break }
                 continue
@@ -129,7 +160,7 @@ public final class DelayingRelay: Sendable {
             if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { finish([client, backend]) }
         }
         for (from, to) in [(client, backend), (backend, client)] {
-            let queue = DelayQueue(latency: latency, limit: bufferLimit, stalled: stalled)
+            let queue = DelayQueue(latency: latency, limit: bufferLimit, link: link)
             NativeThread.spawn(name: "relay-read") {
                 queue.fill(from: from)
                 end()
@@ -167,11 +198,10 @@ private final class DelayQueue: Sendable {
     private let pending = ConditionLock(Pending())
     private let latency: UInt64
     private let limit: Int
-    /// The relay's stall switch: nothing is written while it is on.
-    private let stalled: ConditionLock<Bool>
+    private let link: ConditionLock<DelayingRelay.Link>
 
-    init(latency: Duration, limit: Int, stalled: ConditionLock<Bool>) {
-        self.stalled = stalled
+    init(latency: Duration, limit: Int, link: ConditionLock<DelayingRelay.Link>) {
+        self.link = link
         let (seconds, attoseconds) = latency.components
         self.latency = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         self.limit = limit
@@ -209,7 +239,8 @@ private final class DelayQueue: Sendable {
                 return true
             }
             Self.sleep(until: due)  // the latency itself, not a wait for readiness
-            stalled.withLock(waitingOn: .work, until: { !$0 }) { _, _ in }
+            // A stalled link holds the bytes here (the sockets stay open).
+            link.withLock(waitingOn: .progress, until: { $0 != .stalled }) { _, _ in }
             let written = (try? writeAll(fd, bytes)) != nil
             pending.withLock { state in
                 state.head += 1

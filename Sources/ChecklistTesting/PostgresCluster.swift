@@ -133,12 +133,21 @@ public final class PostgresCluster: Sendable {
                               arguments: ["-h", clientHost, "-p", String(port), "-U", "postgres"] + arguments, timeout: timeout)
     }
 
-    /// Restarts the server (`pg_ctl restart -m fast`: every session is
-    /// ended, then the server starts again on the same port with the same
-    /// settings) and waits until it accepts connections.
-    public func restart() throws {
+    /// How `pg_ctl` stops the server (its `-m` option).
+    public enum ShutdownMode: String, Sendable {
+        /// Every session is ended, then a clean shutdown.
+        case fast
+        /// Every server process quits at once, as in a crash: the restart
+        /// runs crash recovery from the WAL.
+        case immediate
+    }
+
+    /// Restarts the server (`pg_ctl restart -m fast`, or `-m immediate`: every
+    /// session is ended, then the server starts again on the same port with
+    /// the same settings) and waits until it accepts connections.
+    public func restart(mode: ShutdownMode = .fast) throws {
         let home = String(dataDirectory.dropLast("/data".count))
-        try Self.check(Self.run(binDirectory + "/pg_ctl", ["restart", "-w", "-t", "60", "-m", "fast", "-D", dataDirectory,
+        try Self.check(Self.run(binDirectory + "/pg_ctl", ["restart", "-w", "-t", "60", "-m", mode.rawValue, "-D", dataDirectory,
                                                           "-l", home + "/server.log"], asPostgres: runAsPostgres), "pg_ctl restart")
         let ready = try ProcessRunner.run(executable: binDirectory + "/pg_isready", arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", "30"])
         try Self.check(ready, "pg_isready")

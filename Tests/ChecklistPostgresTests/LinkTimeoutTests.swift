@@ -81,7 +81,7 @@ struct LinkTimeoutTests {
         }
         #expect(!connection.isUsable)
 
-        relay.resume()
+        relay.heal()
         let flight = try PostgresConnection(conninfo: conninfo)
         try flight.setStatementTimeout(.seconds(1))
         relay.stall()
@@ -91,6 +91,6 @@ struct LinkTimeoutTests {
         let results = try flight.run(pipeline)
         #expect(results.firstFailure?.error.code == .connectionLost)
         #expect(!flight.isUsable)
-        relay.resume()
+        relay.heal()
     }
 }

@@ -67,6 +67,64 @@ struct DelayingRelayTests {
         #expect(seen.second == .endOfFile || seen.second == nil, "the connection over the bound was relayed")
         #expect(relay.connectionsAccepted == 1)
     }
+
+    /// A stalled link passes nothing while its sockets stay open; healed,
+    /// it passes what it held.
+    @Test func aStalledLinkHoldsTheBytesUntilHealed() async throws {
+        let echo = try EchoServer()
+        defer { echo.stop() }
+        let relay = try DelayingRelay(to: try SocketAddress(host: "127.0.0.1", port: echo.port), latency: .zero)
+        defer { relay.stop() }
+        let seen = try await BlockingWork.run { () throws -> (before: [UInt8], during: SocketReadResult, after: [UInt8]) in
+            let fd = try connectSocket(host: relay.host, port: relay.port)
+            defer { closeSocket(fd) }
+            try writeAll(fd, [1])
+            let before = try readExactly(fd, 1)
+            relay.stall()
+            try writeAll(fd, [2])
+            // Nothing for 300 ms (a bound on the look, not a wait for readiness).
+            try setTimeouts(fd, receive: .milliseconds(300), send: nil)
+            var byte: UInt8 = 0
+            let during = try withUnsafeMutableBytes(of: &byte) { try readSocket(fd, into: $0) }
+            relay.heal()
+            try setTimeouts(fd, receive: .seconds(10), send: nil)
+            return (before, during, try readExactly(fd, 1))
+        }
+        #expect(seen.before == [1])
+        #expect(seen.during == .wouldBlock, "a byte passed the stalled link")
+        #expect(seen.after == [2])
+    }
+
+    /// Reset: the relayed connection is cut, new ones are refused (and not
+    /// counted) until the link heals; then it relays again.
+    @Test func aResetLinkCutsAndRefusesConnectionsUntilHealed() async throws {
+        let echo = try EchoServer()
+        defer { echo.stop() }
+        let relay = try DelayingRelay(to: try SocketAddress(host: "127.0.0.1", port: echo.port), latency: .zero)
+        defer { relay.stop() }
+        let seen = try await BlockingWork.run { () throws -> (cut: SocketReadResult?, refused: SocketReadResult?, healed: [UInt8]) in
+            let first = try connectSocket(host: relay.host, port: relay.port)
+            defer { closeSocket(first) }
+            try writeAll(first, [1])
+            _ = try readExactly(first, 1)
+            relay.resetConnections()
+            var byte: UInt8 = 0
+            let cut = try? withUnsafeMutableBytes(of: &byte) { try readSocket(first, into: $0) }
+            let second = try connectSocket(host: relay.host, port: relay.port)
+            defer { closeSocket(second) }
+            let refused = try? withUnsafeMutableBytes(of: &byte) { try readSocket(second, into: $0) }
+            relay.heal()
+            let third = try connectSocket(host: relay.host, port: relay.port)
+            defer { closeSocket(third) }
+            try writeAll(third, [3])
+            return (cut, refused, try readExactly(third, 1))
+        }
+        // An end of file, or the reset itself (a read error).
+        #expect(seen.cut == .endOfFile || seen.cut == nil)
+        #expect(seen.refused == .endOfFile || seen.refused == nil)
+        #expect(seen.healed == [3])
+        #expect(relay.connectionsAccepted == 2, "the refused connection was counted as relayed")
+    }
 }
 
 /// Reads exactly `count` bytes from blocking `fd`; throws at an early end.
