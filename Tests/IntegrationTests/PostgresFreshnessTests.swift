@@ -211,6 +211,35 @@ struct PostgresFreshnessTests {
         #expect(error.code == .unavailable, "\(error)")
     }
 
+    /// A revision committed through node A that node B cannot read (its
+    /// link to the database is gone): B's CHANGES_SINCE and SUBSCRIBE from
+    /// it are `UNAVAILABLE` (try again), not `RESYNC_REQUIRED` as if the
+    /// client were ahead of the list: the database holds that revision.
+    @Test func aRevisionANodeCannotReadIsUnavailableThere() async throws {
+        let a = try TestServer.start(store: .postgres)
+        defer { a.stop() }
+        let cluster = try PostgresCluster.shared()
+        let relay = try DelayingRelay(to: try SocketAddress(host: "127.0.0.1", port: UInt16(cluster.port)), latency: .zero)
+        defer { relay.stop() }
+        let b = try TestServer.start(store: .postgres, postgres: try #require(a.postgres) + " port=\(relay.port)")
+        defer { b.stop() }
+        let writer = try await a.connect()
+        let list = try await writer.createList(name: "Ahead", icon: "Inbox").id
+        let first = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "one"))])
+        #expect(try await PostgresNodesTests.waitFor(list, at: first.revision, on: b))
+        relay.resetConnections()
+        let second = try await writer.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "two"))])
+        await writer.close()
+        let socket = try FrameSocket(port: b.port, timeout: .seconds(30))
+        try socket.handshake()
+        try socket.send(.changesSince(ChangesSince(list: list, revision: second.revision, limit: 10)), id: 2)
+        let (changesID, changesError) = try socket.receiveError()
+        #expect(changesID == 2 && changesError.code == .unavailable, "\(changesError)")
+        try socket.send(.subscribe(Subscribe(entries: [Subscribe.Entry(list: list, revision: second.revision)])), id: 3)
+        let (subscribeID, subscribeError) = try socket.receiveError()
+        #expect(subscribeID == 3 && subscribeError.code == .unavailable, "\(subscribeError)")
+    }
+
     /// A node with a small feed that made a list and 12 patches of it
     /// (revision 13), stopped and started again on the same database: the
     /// restarted node, the list, and its changes as read before the restart.

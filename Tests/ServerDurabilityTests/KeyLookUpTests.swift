@@ -19,7 +19,7 @@ struct KeyLookUpTests {
         let lookUps = Atomic<Int>(0)
 
         func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void) { done(nil) }
-        func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void) { done() }
+        func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable (ChecklistError?) -> Void) { done(nil) }
         func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void) { done(.notRetained) }
         func lookUpKey(_ key: RetriedPatch, done: @escaping @Sendable (ChecklistError?) -> Void) {
             lookUps.add(1, ordering: .relaxed)

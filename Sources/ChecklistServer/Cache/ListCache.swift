@@ -183,8 +183,10 @@ public final class ListCache: Sendable {
         }
         let catchUp: @Sendable (ChecklistError?) -> Void = { error in
             if let error { return finish(ListLoadOutcome(error: error)) }
-            let countdown = Countdown(count: request.catchUp.count) { _ in read() }
-            for (list, revision) in request.catchUp { loading.catchUp(list, to: revision) { countdown.arrive(nil) } }
+            let countdown = Countdown(count: request.catchUp.count) { error in
+                if let error { finish(ListLoadOutcome(error: error)) } else { read() }
+            }
+            for (list, revision) in request.catchUp { loading.catchUp(list, to: revision, done: countdown.arrive) }
         }
         let countdown = Countdown(count: request.lists.count, done: catchUp)
         for list in request.lists { loading.load(list, in: request.namespace, done: countdown.arrive) }
@@ -313,8 +315,9 @@ protocol ListLoading: Sendable {
     func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void)
     /// Brings `list` (resident, or not held at all) up to at least
     /// `revision` from the database, if the database holds it, then calls
-    /// `done`.
-    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void)
+    /// `done` (nil; or why the database could not be read in time: the
+    /// request is answered with it, never as if the revision did not exist).
+    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable (ChecklistError?) -> Void)
     /// Reads the stored changes `read` asks for, then calls `done` with them.
     func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void)
     /// Reads the database's answer to `key`, if it has one, into the

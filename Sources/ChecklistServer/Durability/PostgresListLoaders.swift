@@ -37,7 +37,7 @@ final class PostgresListLoaders: ListLoading {
     private enum Job {
         /// Waited for by `Queue.waiting[list]`.
         case load(ListID, Namespace)
-        case catchUp(ListID, Revision, done: @Sendable () -> Void)
+        case catchUp(ListID, Revision, done: @Sendable (ChecklistError?) -> Void)
         case readChanges(StoredChangesRead, done: @Sendable (StoredChanges) -> Void)
         case lookUpKey(RetriedPatch, done: @Sendable (ChecklistError?) -> Void)
     }
@@ -100,8 +100,8 @@ final class PostgresListLoaders: ListLoading {
         }
     }
 
-    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable () -> Void) {
-        if !enqueue(.catchUp(list, revision, done: done)) { done() }
+    func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable (ChecklistError?) -> Void) {
+        if !enqueue(.catchUp(list, revision, done: done)) { done(Self.shuttingDown) }
     }
 
     func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void) {
@@ -143,7 +143,7 @@ final class PostgresListLoaders: ListLoading {
     private static func abandon(_ job: Job) {
         switch job {
         case .load: break  // its waiters are answered with the loads
-        case .catchUp(_, _, let done): done()
+        case .catchUp(_, _, let done): done(shuttingDown)
         case .readChanges(_, let done): done(.unread(shuttingDown))
         case .lookUpKey(_, let done): done(shuttingDown)
         }
@@ -167,8 +167,7 @@ final class PostgresListLoaders: ListLoading {
                 let waiters = queue.withLock { $0.waiting.removeValue(forKey: list) ?? [] }
                 for done in waiters { done(error) }
             case .catchUp(let list, let revision, let done):
-                catchUp(list, to: revision, &worker)
-                done()
+                done(catchUp(list, to: revision, &worker))
             case .readChanges(let read, let done):
                 done(readChanges(read, &worker))
             case .lookUpKey(let key, let done):
@@ -236,14 +235,19 @@ final class PostgresListLoaders: ListLoading {
     /// it, or `catchUpNanoseconds` passed (the node's own commit of it in
     /// flight is waited for, `ListCatchUp.deferred`). A summary-only list
     /// is left to the follower.
-    private func catchUp(_ list: ListID, to revision: Revision, _ worker: inout LoaderConnection) {
+    private func catchUp(_ list: ListID, to revision: Revision, _ worker: inout LoaderConnection) -> ChecklistError? {
         let deadline = monotonicNanoseconds() + Self.catchUpNanoseconds
-        while (following.view.revision(of: list) ?? 0) < revision, store.cachedRevision(of: list) == nil || store.isResident(list),
-              !isClosing, monotonicNanoseconds() < deadline {
+        while (following.view.revision(of: list) ?? 0) < revision, store.cachedRevision(of: list) == nil || store.isResident(list) {
+            guard !isClosing else { return ChecklistError(.shuttingDown, "the server is shutting down") }
+            guard monotonicNanoseconds() < deadline else {
+                // Not read: the database may well hold it. Never answered as
+                // if it did not (RESYNC_REQUIRED, CONFLICT, NOT_FOUND).
+                return ChecklistError(.unavailable, "list \(list) could not be brought up to revision \(revision) from the database; try again")
+            }
             do {
                 switch try following.follow(list, database: worker.database()) {
                 case .more: continue
-                case .caughtUp: return  // what the database holds is in; if not `revision`, it holds less
+                case .caughtUp: return nil  // what the database holds is in; if not `revision`, it holds less
                 case .deferred: pause(Self.catchUpRetryPause)
                 }
             } catch {
@@ -252,6 +256,7 @@ final class PostgresListLoaders: ListLoading {
                 pause(Self.retryPause)
             }
         }
+        return nil
     }
 
     /// Reads the database's answer to `key` into the store's idempotency
