@@ -258,6 +258,38 @@ struct StorageSeamTests {
         try service.shutdown(timeout: .seconds(5))
     }
 
+    /// A live push never overtakes answers held for durability: the
+    /// SUBSCRIBED answer (and its catch-up) held behind a PATCH_OK comes
+    /// first, then the push of another connection's change.
+    @Test func aLivePushWaitsBehindHeldAnswers() throws {
+        let storage = ManualStorage()
+        let service = try Self.startWithAList(storage)
+        try {
+            let subscriber = try FrameSocket(port: service.server.port)
+            try subscriber.handshake()
+            try subscriber.send(Self.insert("mine"), id: 1)
+            let mine = try #require(storage.waitForAppend())
+            try subscriber.send(.subscribe(Subscribe(entries: [Subscribe.Entry(list: ListID(1), revision: nil)])), id: 2)
+            // The SUBSCRIBE was handled (its answer held behind the PATCH_OK).
+            var polls = 0
+            while service.liveSync.statistics.subscribers == 0 && polls < 20_000 {
+                polls += 1
+                usleep(1000)
+            }
+            #expect(service.liveSync.statistics.subscribers == 1)
+            let other = try FrameSocket(port: service.server.port)
+            try other.handshake()
+            try other.send(Self.insert("theirs"), id: 3)
+            let theirs = try #require(storage.waitForAppend())
+            storage.settle(durable: theirs)
+            #expect(try other.receive().header.requestID == 3)
+            #expect(mine < theirs)
+            let order = try (0..<3).map { _ in try subscriber.receive() }
+            #expect(order.map(\.header.requestID) == [1, 2, FrameHeader.pushRequestID], "\(order.map(\.message))")
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
     /// The held PATCH_OK of a failed commit is never sent: ERROR
     /// UNAVAILABLE (outcome unknown) with its request id goes instead, the
     /// connection stays open, and the frame is the golden vector's.

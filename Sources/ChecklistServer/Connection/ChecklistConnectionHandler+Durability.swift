@@ -3,7 +3,17 @@ import ChecklistModel
 
 // Answers held until the log is durable (`DurabilityBarrier`), and the
 // goodbye at shutdown, which follows every answer owed.
-extension ChecklistConnectionHandler {
+extension ChecklistConnectionHandler: PushGate {
+    var heldBytes: Int { durability.heldBytes }
+
+    /// Live pushes go behind held answers, never ahead of them: a
+    /// SUBSCRIBE's answer and catch-up may be held there.
+    func holdBehindAnswers(_ frame: [UInt8]) -> Bool {
+        guard durability.isHolding else { return false }
+        durability.hold(frame)
+        return true
+    }
+
     /// Sends the held answers whose commits are durable; if some still
     /// wait, asks to be woken on this loop when their commit is.
     func releaseHeld(_ connection: Connection) {

@@ -64,6 +64,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         wasActive = true
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
+        session.liveSync.gate = self
         session.peerCertificateSubject = connection.tlsPeerSubject
         if connection.isOverConnectionLimit {
             closingByServer = true

@@ -84,6 +84,12 @@ struct DurabilityBarrier {
         return false
     }
 
+    /// Holds `frame` (a push, which waits for nothing itself) behind the
+    /// answers held now. Only while `isHolding`.
+    mutating func hold(_ frame: [UInt8]) {
+        frame.withUnsafeBytes { held.append($0, barriers: []) }
+    }
+
     /// What an answer held for a commit that failed is replaced with, under
     /// its request id (Protocol/SPEC.md section 7, `UNAVAILABLE`): the
     /// storage keeps the failed commit and tries it again, so its outcome

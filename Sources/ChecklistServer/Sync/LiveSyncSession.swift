@@ -13,6 +13,9 @@ struct LiveSyncSession {
     let store: Store
     /// The connection, once active (set by the handler).
     var handle: ConnectionHandle?
+    /// Where the connection's answers wait, which live pushes queue behind
+    /// (set by the handler).
+    weak var gate: (any PushGate)?
     /// Made at the first SUBSCRIBE.
     private(set) var subscriber: Subscriber?
 
@@ -81,7 +84,7 @@ struct LiveSyncSession {
     private mutating func subscriber(namespace: Namespace) throws(ChecklistError) -> Subscriber {
         if let subscriber { return subscriber }
         guard let handle else { throw ChecklistError(.internalError, "the connection is not active yet") }
-        let made = Subscriber(handle: handle, namespace: namespace)
+        let made = Subscriber(handle: handle, namespace: namespace, gate: gate)
         subscriber = made
         return made
     }

@@ -3,6 +3,18 @@ import ChecklistModel
 import ChecklistWire
 import Synchronization
 
+/// Where a connection's answers wait for durability (`DurabilityBarrier`):
+/// a live push must not overtake them, since a SUBSCRIBE's answer and its
+/// catch-up may be among them. Implemented by the connection's handler;
+/// loop thread only.
+protocol PushGate: AnyObject {
+    /// Bytes of answers (and pushes) held now.
+    var heldBytes: Int { get }
+    /// Holds `frame` behind the held answers and returns true, if any are
+    /// held; false (nothing done) when the push may be written at once.
+    func holdBehindAnswers(_ frame: [UInt8]) -> Bool
+}
+
 /// The live-sync side of one connection: what it subscribed to and what
 /// has been written to it. Made on the connection's loop at its first
 /// SUBSCRIBE; the hub keeps a reference while it has subscriptions.
@@ -20,6 +32,8 @@ final class Subscriber: Sendable {
         /// Goes up each time the subscriber loses all its subscriptions, so
         /// a drop decided for an earlier subscription is recognized as stale.
         var epoch: UInt64 = 0
+        /// The connection's held answers, which pushes queue behind.
+        weak var gate: (any PushGate)?
 
         var isActive: Bool { allLists || !lists.isEmpty }
 
@@ -40,10 +54,12 @@ final class Subscriber: Sendable {
     let queuedBytes = Atomic<Int>(0)
 
     /// Must be called on the connection's loop.
-    init(handle: ConnectionHandle, namespace: Namespace) {
+    init(handle: ConnectionHandle, namespace: Namespace, gate: (any PushGate)? = nil) {
         self.handle = handle
         self.namespace = namespace
-        self.local = LoopBound(State(), eventLoop: handle.eventLoop)
+        let state = State()
+        state.gate = gate
+        self.local = LoopBound(state, eventLoop: handle.eventLoop)
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
@@ -57,11 +73,13 @@ final class Subscriber: Sendable {
         if let last = state.lastSent[change.list], change.revision <= last { return }
         let connection = handle.connection
         guard connection.isOpen else { return }
-        if connection.pendingOutputBytes + change.frame.count > hub.configuration.maxPushBufferBytes {
-            drop(hub: hub, pending: connection.pendingOutputBytes)
+        let pending = connection.pendingOutputBytes + (state.gate?.heldBytes ?? 0)
+        if pending + change.frame.count > hub.configuration.maxPushBufferBytes {
+            drop(hub: hub, pending: pending)
             return
         }
-        connection.write(change.frame)
+        // Behind answers that wait (a SUBSCRIBE's catch-up may be there).
+        if state.gate?.holdBehindAnswers(change.frame) != true { connection.write(change.frame) }
         hub.recordDelivery()
         if change.isDeletion {
             state.lists.remove(change.list)
@@ -86,7 +104,7 @@ final class Subscriber: Sendable {
         var w = WireWriter(capacity: 128)
         var encoder = FrameEncoder(compress: false)
         encoder.append(message, requestID: FrameHeader.pushRequestID, to: &w)
-        connection.write(w.bytes)
+        if state.gate?.holdBehindAnswers(w.bytes) != true { connection.write(w.bytes) }
         hub.recordDrop()
     }
 }
