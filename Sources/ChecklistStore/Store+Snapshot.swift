@@ -32,7 +32,8 @@ extension Store {
     public func cut<R>(_ underLock: () -> R) -> (StoreCut, R) {
         locked { state in
             (StoreCut(lists: state.lists, listIDs: state.listIDs, idempotency: state.idempotency,
-                      nextListID: ListID(state.nextListID), pending: state.pending?.byList ?? [:]), underLock())
+                      nextListID: ListID(state.nextListID), pending: state.pending?.byList ?? [:], rewrites: state.rewrites),
+             underLock())
         }
     }
 

@@ -13,6 +13,14 @@ public struct StoreCut: Sendable {
     public let nextListID: ListID
     /// The patches of each list not settled at the cut (`PendingPatches`).
     var pending: [ListID: [PendingPatches.Entry]] = [:]
+    /// `Store.rewrites` at the cut.
+    var rewrites: [ListID: UInt64] = [:]
+
+    /// How often `list`'s cached revisions had been rewritten at the cut
+    /// (`Store.rewrites(of:)`): the cut's list is what was committed at its
+    /// revision once its changes in flight committed, if the store's count
+    /// is still this then.
+    public func rewrites(of list: ListID) -> UInt64 { rewrites[list] ?? 0 }
 
     /// The store's memory of answered idempotency keys at the cut: exactly
     /// the keys of the patches the cut's lists hold (and those forgotten

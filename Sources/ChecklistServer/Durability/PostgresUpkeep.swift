@@ -138,7 +138,11 @@ final class PostgresUpkeep: Sendable {
             if let committed, let rolled = whole.rolledBack(id, to: committed) {
                 cached = rolled
             } else {
-                guard waitUntilCommitted(position) else { continue }
+                // Committed as the cut holds them only if nothing rewrote
+                // them meanwhile (a rebase, a drop and reload): else the
+                // cut is not what the database holds at its revision, and
+                // the list waits for a later pass.
+                guard waitUntilCommitted(position), store.rewrites(of: id) == whole.rewrites(of: id) else { continue }
             }
             // A list the cache holds summary-only (or not at all) is read from
             // the database into a store of its own: what is stored is committed.
