@@ -313,6 +313,10 @@ struct StorageSeamTests {
             // The connection stays open: the next request is answered.
             try socket.send(.ping(Ping(data: [1, 2])), id: 8)
             #expect(try socket.receive().header.requestID == 8)
+            // STATS counts the ERROR sent in the PATCH_OK's place (SPEC.md 6.10).
+            let report = service.server.metrics.report()
+            #expect(report.errors.first { $0.code == .unavailable }?.count == 1)
+            #expect(report.requests.first { $0.type == .patch }?.errors == 1)
         }()
         try service.shutdown(timeout: .seconds(5))
     }

@@ -20,9 +20,12 @@ extension ChecklistConnectionHandler: PushGate {
         guard durability.isEnabled else { return }
         // An answer whose commit failed goes as ERROR UNAVAILABLE (outcome
         // unknown); the connection stays open.
-        let (waitingFor, addedBytes) = durability.release(to: connection)
+        let released = durability.release(to: connection)
         // Keeps the in-flight estimate from counting the longer ERROR frames as sent.
-        if addedBytes > 0 { pipeline.wrote(bytes: addedBytes, answers: 0) }
+        if released.addedBytes > 0 { pipeline.wrote(bytes: released.addedBytes, answers: 0) }
+        // STATS counts every ERROR sent, these too.
+        for (request, code) in released.refused { metrics.recordReplacedAnswer(of: request, with: code) }
+        let waitingFor = released.waitingFor
         if goodbyeAfterHeld && !durability.isHolding && connection.isOpen {
             goodbyeAfterHeld = false
             sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)

@@ -29,7 +29,7 @@ extension ChecklistConnectionHandler {
         guard connection.isOpen else { return }
         let outcome = session.completeSnapshotWork(transfer.work, result)
         // IMPORT END logged the import: its answer waits until that is durable.
-        if transfer.work.kind == .importEnd { durability.noteAnswer(outcome, logBefore: transfer.logBefore) }
+        if transfer.work.kind == .importEnd { durability.noteAnswer(outcome, to: transfer.header.type, logBefore: transfer.logBefore) }
         record(transfer.header, outcome, took: ContinuousClock.now - transfer.began, connection)
         sendAnswers(count: 1, connection)
         transfers.answeredAt = connection.eventLoop.now

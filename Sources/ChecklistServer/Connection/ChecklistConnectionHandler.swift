@@ -179,7 +179,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
             pass.stopped = true
             return
         }
-        durability.noteAnswer(outcome, logBefore: logBefore)
+        durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
         record(header, outcome, took: ContinuousClock.now - began, connection)
         pass.answered += 1
         if outcome.closesConnection {

@@ -43,14 +43,14 @@ struct DurabilityBarrier {
     /// answer reports a commit the log may not have made durable yet (an
     /// idempotent retry's PATCH_OK logs nothing, but the original's change,
     /// at or before the log's end, may still be in flight).
-    mutating func noteAnswer(_ outcome: RequestOutcome, logBefore: UInt64?) {
+    mutating func noteAnswer(_ outcome: RequestOutcome, to request: MessageType, logBefore: UInt64?) {
         guard let storage else { return }
         // A retry of a patch whose own commit is not durable (in flight, or
         // failed and kept): its answer waits for that commit, and is
         // `UNAVAILABLE` while it is failed.
         if let retry = outcome.retried, let original = storage.uncommittedPosition(ofRetry: retry) {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: original,
-                                                from: original, retried: retry))
+                                                from: original, retried: retry, request: request))
             return
         }
         let last = storage.lastPosition
@@ -58,7 +58,7 @@ struct DurabilityBarrier {
         // the newest commit), then is checked (`release`).
         if let read = outcome.uncommittedRead {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
-                                                from: last + 1, read: read))
+                                                from: last + 1, read: read, request: request))
             return
         }
         // A retry's answer waits only for a commit still pending: when the
@@ -66,7 +66,7 @@ struct DurabilityBarrier {
         // original was committed apart from it.
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
-                                                from: (logBefore ?? 0) + 1, retried: outcome.retried))
+                                                from: (logBefore ?? 0) + 1, retried: outcome.retried, request: request))
         }
     }
 
@@ -98,22 +98,34 @@ struct DurabilityBarrier {
         "the database failed before this request's commit was confirmed; it may still be applied: "
             + "retry with the same idempotency key to learn its outcome, or read the list")
 
+    /// What `release` sent.
+    struct Released {
+        /// The position the answers still held wait for; nil when none is held.
+        var waitingFor: UInt64?
+        /// How many bytes the replacements added to what was held.
+        var addedBytes = 0
+        /// The requests whose answers were replaced by an ERROR (with its
+        /// code), to be counted as answered so (STATS).
+        var refused: [(request: MessageType, code: ChecklistError.Code)] = []
+    }
+
     /// Sends the held answers whose commits are durable, and in place of
     /// each answer whose commit failed, `ERROR UNAVAILABLE` (`outcomeUnknown`)
-    /// with that answer's request id. Returns the position the rest waits
-    /// for (nil when nothing is held any more) and how many bytes the
-    /// replacements added to what was held.
-    mutating func release(to connection: Connection) -> (waitingFor: UInt64?, addedBytes: Int) {
-        guard let storage else { return (nil, 0) }
-        var added = 0
+    /// with that answer's request id.
+    mutating func release(to connection: Connection) -> Released {
+        guard let storage else { return Released() }
+        var released = Released()
         held.release(storage.commitState(of:), replace: { barrier, answer in
-            let error = Self.unavailable(answering: answer, barrier.read == nil ? Self.outcomeUnknown : Self.readUndecided)
-            added += error.count - answer.count
+            let why = barrier.read == nil ? Self.outcomeUnknown : Self.readUndecided
+            let error = Self.unavailable(answering: answer, why)
+            released.addedBytes += error.count - answer.count
+            released.refused.append((barrier.request, why.code))
             return error
         }, rewrite: { barrier, answer in
             let rewritten: [UInt8]?
             if let read = barrier.read {
                 rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(answering: answer, Self.readRewritten)
+                if rewritten != nil { released.refused.append((barrier.request, Self.readRewritten.code)) }
             } else if let retry = barrier.retried {
                 rewritten = Self.rebased(answer) { storage.rebasedAnswer(ofRetry: retry, list: $0, revision: $1) }
             } else if barrier.from <= barrier.lsn {
@@ -122,10 +134,11 @@ struct DurabilityBarrier {
                 rewritten = nil
             }
             guard let rewritten else { return nil }
-            added += rewritten.count - answer.count
+            released.addedBytes += rewritten.count - answer.count
             return rewritten
         }) { connection.write($0) }
-        return (held.waitingFor, added)
+        released.waitingFor = held.waitingFor
+        return released
     }
 
     /// What replaces a PAGE or LISTS that showed changes in flight when those were

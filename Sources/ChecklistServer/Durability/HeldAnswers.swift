@@ -1,3 +1,5 @@
+import ChecklistWire
+
 /// Answers of one connection that may not leave before their commits are
 /// durable (`ServerStorage.answersWaitForDurability`: `--fsync always`,
 /// PostgreSQL).
@@ -22,6 +24,8 @@ struct HeldAnswers {
         var retried: RetriedPatch? = nil
         /// A PAGE that showed changes then in flight.
         var read: UncommittedRead? = nil
+        /// The request this answers (counted again when the answer is replaced by an ERROR).
+        var request: MessageType = .ping
     }
 
     private var bytes: [UInt8] = []

@@ -51,6 +51,16 @@ final class RequestMetrics: Sendable {
         }
     }
 
+    /// A request counted as answered (`recordRequest`) whose answer was
+    /// then replaced by an ERROR with `code` before it was sent (its commit
+    /// failed; a read whose changes in flight were rewritten).
+    func recordReplacedAnswer(of type: MessageType, with code: ChecklistError.Code) {
+        figures.withLock {
+            $0.requestErrors[Int(type.rawValue)] &+= 1
+            $0.errorsByCode[code.rawValue, default: 0] &+= 1
+        }
+    }
+
     /// An ERROR frame that answers no request (request id 0: framing lost,
     /// connection limit, idle timeout, shutting down).
     func recordConnectionError(_ code: ChecklistError.Code) {
