@@ -30,9 +30,13 @@ extension Store {
     /// compressed) after the lock is released, as they were at the page's
     /// revision, whatever commits meanwhile.
     ///
+    /// - Parameter committed: the revision of the list that is committed,
+    ///   given the store's: asked under the store's lock, in the same
+    ///   instant as the rows (its answer only moves under the lock), and
+    ///   kept in `PageRows.committedRevision`.
     /// - Throws: the errors of `page(...)`.
-    public func pageRows(in ns: Namespace, list: ListID, start: PageStart, limit: Int,
-                         filter: RowFilter) throws(ChecklistError) -> PageRows {
+    public func pageRows(in ns: Namespace, list: ListID, start: PageStart, limit: Int, filter: RowFilter,
+                         committed: ((ListID, Revision) -> Revision)? = nil) throws(ChecklistError) -> PageRows {
         try Validation.pageLimit(limit, limits: limits)
         return try reading { state throws(ChecklistError) in
             let rewrites = state.rewrites[list] ?? 0
@@ -40,8 +44,9 @@ extension Store {
                 try list.requireRows()
                 let header = try Self.header(of: list, start: start, limit: limit, filter: filter)
                 let runs = list.rows.rowRuns(filter: filter, from: Int(clamping: header.offset), limit: header.count)
+                let revision = list.summary.revision
                 return PageRows(summary: list.summary, header: header, filter: filter, runs: runs, keys: list.keys,
-                                rewrites: rewrites)
+                                rewrites: rewrites, committedRevision: committed?(list.summary.id, revision) ?? revision)
             }
         }
     }
@@ -92,6 +97,10 @@ public struct PageRows: Sendable {
     /// How often the list's cached revisions had been rewritten when the
     /// page was read (`Store.rewrites(of:)`).
     public let rewrites: UInt64
+    /// The list's committed revision when the page was read (its own when
+    /// `pageRows` was given no `committed`): below `summary.revision`, the
+    /// page shows changes not committed yet.
+    public let committedRevision: Revision
 
     /// Whether reading the rows needs the list's client keys: the list has
     /// some and the reader wants them (`forEachRun` leaves them out).

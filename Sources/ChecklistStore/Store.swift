@@ -78,15 +78,18 @@ public final class Store: Sendable {
         }
     }
 
-    /// `lists(in:)`, with `rewrites(of:)` of each list, in one instant.
-    public func listsWithRewrites(in ns: Namespace) -> (lists: [ListSummary], rewrites: [ListID: UInt64]) {
+    /// `lists(in:)`, and, for each list whose revision is ahead of the
+    /// committed one (`committed`, asked under the lock as `pageRows` does),
+    /// its `rewrites(of:)`, in one instant.
+    public func listsAhead(in ns: Namespace, committed: (ListID, Revision) -> Revision)
+        -> (lists: [ListSummary], ahead: [ListID: UInt64]) {
         reading { state in
             let lists = (state.listIDs[ns] ?? []).compactMap { state.lists[$0]?.summary }
-            var rewrites: [ListID: UInt64] = [:]
-            if !state.rewrites.isEmpty {
-                for list in lists { if let count = state.rewrites[list.id] { rewrites[list.id] = count } }
+            var ahead: [ListID: UInt64] = [:]
+            for list in lists where committed(list.id, list.revision) < list.revision {
+                ahead[list.id] = state.rewrites[list.id] ?? 0
             }
-            return (lists, rewrites)
+            return (lists, ahead)
         }
     }
 

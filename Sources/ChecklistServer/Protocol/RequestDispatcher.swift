@@ -59,12 +59,8 @@ final class RequestDispatcher: Sendable {
                     answers.append(Lists(lists: store.lists(in: namespace)), requestID: requestID)
                     break
                 }
-                let (lists, rewrites) = store.listsWithRewrites(in: namespace)
+                let (lists, ahead) = store.listsAhead(in: namespace, committed: committed)
                 answers.append(Lists(lists: lists), requestID: requestID)
-                var ahead: [ListID: UInt64] = [:]
-                for list in lists where committed(list.id, list.revision) < list.revision {
-                    ahead[list.id] = rewrites[list.id] ?? 0
-                }
                 if !ahead.isEmpty { return Waits(uncommittedRead: UncommittedRead(rewrites: ahead)) }
             case .createList(let m):
                 let summary = try store.createList(in: namespace, name: m.name, icon: m.icon)
@@ -77,11 +73,10 @@ final class RequestDispatcher: Sendable {
                 answers.append(ListDeleted(list: m.list, revision: revision), requestID: requestID)
             case .getPage(let m):
                 let rows = try store.pageRows(in: namespace, list: m.list, start: m.start, limit: Int(clamping: m.limit),
-                                              filter: m.filter)
+                                              filter: m.filter, committed: liveSync?.committedRevisions)
                 // The store is no longer locked: encoding and compressing hold nobody up.
                 page(rows, requestID: requestID, into: &answers)
-                let revision = rows.summary.revision
-                if let liveSync, liveSync.currentRevision(of: m.list, cached: revision) < revision {
+                if rows.committedRevision < rows.summary.revision {
                     return Waits(uncommittedRead: UncommittedRead(rewrites: [m.list: rows.rewrites]))
                 }
             case .patch(let m):
