@@ -37,7 +37,16 @@ public enum FinalReads {
         let settled = waitUntilSettled(lists: lists, nodes: nodes, port: port, deadline: .now + timeout)
         var reads: [NodeRead] = []
         for node in 0..<nodes {
-            for list in lists { reads.append(read(list, node: node, port: port(node))) }
+            for list in lists {
+                // A failed read is tried twice more, a second apart: a fault
+                // the node is still getting over is not yet a broken promise.
+                var attempt = read(list, node: node, port: port(node))
+                for _ in 0..<2 where attempt.error != nil {
+                    Nemesis.wait(until: .now + .seconds(1))
+                    attempt = read(list, node: node, port: port(node))
+                }
+                reads.append(attempt)
+            }
         }
         return (reads, settled)
     }
