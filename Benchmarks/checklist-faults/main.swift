@@ -4,6 +4,7 @@ import Foundation
 let usage = """
 usage: checklist-faults [--seed N] [--seconds 60] [--nodes 3] [--faults KINDS] [--writers 6]
                         [--lists 4] [--subscribers 2] [--statement-timeout 5] [--json] [--details 10]
+                        [--history FILE]
 
 A Jepsen-style fault test of several `checklistd --postgres` nodes on one
 private PostgreSQL (started here, in a temporary directory, on 127.0.0.1):
@@ -18,7 +19,7 @@ docs/FAULTS.md says what each check means.
   --nodes N           checklistd nodes (default 3)
   --faults KINDS      comma-separated, or all, or none (default all):
 \(FaultKind.allCases.map { "                        \($0.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
-  --writers N         keyed writers (default 6)
+  --writers N         keyed writers (default 6, at most 99)
   --lists N           shared lists (default 4)
   --subscribers N     subscribers moving between nodes (default 2)
   --statement-timeout S  every node's --postgres-statement-timeout (default 5)
@@ -58,7 +59,8 @@ while let flag = arguments.popFirst() {
         options.seed = seed
     case "--seconds": options.seconds = number(flag)
     case "--nodes": options.nodes = max(1, number(flag))
-    case "--writers": options.writers = max(1, number(flag))
+    case "--writers": options.writers = min(99, max(1, number(flag)))  // streams 100 and up are the others'
+
     case "--lists": options.lists = max(1, number(flag))
     case "--subscribers": options.subscribers = number(flag)
     case "--statement-timeout": options.statementTimeoutSeconds = max(1, number(flag))

@@ -144,7 +144,8 @@ extension Checker {
             for (text, count) in textCounts where count > 1 {
                 violations.append(Violation(.insertDuplicated, list: list, "\"\(text)\" is in the list \(count) times"))
             }
-            for patch in patches where patch.call.list == list {
+            // Without the whole feed, "never deleted" cannot be told (feedGap says why).
+            for patch in patches where patch.call.list == list && final.complete {
                 guard let ack = patch.ack else { continue }
                 for assignment in ack.ids where !deleted.contains(assignment.id) && idCounts[assignment.id] == nil {
                     violations.append(Violation(.ackedInsertLost, list: list,

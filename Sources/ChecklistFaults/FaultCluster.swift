@@ -14,6 +14,8 @@ import Glibc
 /// clients' addresses stay valid.
 public final class FaultCluster: Sendable {
     public let postgres: PostgresCluster
+    /// The database's connection string, straight to PostgreSQL (the nodes
+    /// go through their relays): for looking at it with psql.
     public let conninfo: String
     public let relays: [DelayingRelay]
     public let statementTimeoutSeconds: Int

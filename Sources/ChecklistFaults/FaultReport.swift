@@ -5,7 +5,15 @@ import Foundation
 public enum FaultReport {
     /// The command that replays `options`.
     public static func command(_ options: FaultRun.Options) -> String {
-        "checklist-faults --seed \(options.seed) --seconds \(options.seconds) --nodes \(options.nodes) --faults \(options.faults.isEmpty ? "none" : options.faults.sorted().map(\.rawValue).joined(separator: ","))"
+        var command = "checklist-faults --seed \(options.seed) --seconds \(options.seconds) --nodes \(options.nodes) --faults \(options.faults.isEmpty ? "none" : options.faults.sorted().map(\.rawValue).joined(separator: ","))"
+        let defaults = FaultRun.Options(seed: 0)
+        if options.writers != defaults.writers { command += " --writers \(options.writers)" }
+        if options.lists != defaults.lists { command += " --lists \(options.lists)" }
+        if options.subscribers != defaults.subscribers { command += " --subscribers \(options.subscribers)" }
+        if options.statementTimeoutSeconds != defaults.statementTimeoutSeconds {
+            command += " --statement-timeout \(options.statementTimeoutSeconds)"
+        }
+        return command
     }
 
     static func ms(_ nanoseconds: UInt64) -> Int { Int(nanoseconds / 1_000_000) }

@@ -49,7 +49,9 @@ public struct FaultRun: Sendable {
         let recorder = Recorder()
         let answerTimeout = Duration.seconds(options.statementTimeoutSeconds + 5)
         let workload = Workload(lists: lists, nodeCount: options.nodes, port: { cluster.port(of: $0) }, recorder: recorder,
-                                deadline: .now + .seconds(options.seconds), answerTimeout: answerTimeout)
+                                deadline: .now + .seconds(options.seconds), answerTimeout: answerTimeout,
+                                // The reader's pages stay in memory: at most about 100,000 of up to 30 rows.
+                                maxReads: min(100_000, max(1000, 300 * options.seconds)))
         progress("running \(options.seconds) s: \(options.writers) writers, a reader, \(options.subscribers) subscribers on \(lists.count) lists; faults: \(options.faults.sorted().map(\.rawValue).joined(separator: ","))")
         var threads: [NativeThread] = []
         for index in 0..<options.writers {

@@ -29,7 +29,7 @@ public struct NodeRead: Sendable, Equatable {
 /// The reads after the heal, which the checker compares with the history.
 public enum FinalReads {
     /// Waits (bounded by `timeout`) until every node answers LIST_LISTS with
-    /// the same revision of every list twice in a row, then reads every
+    /// the same, committed, revision of every list for 3 s, then reads every
     /// list from every node. Returns the reads and whether the nodes agreed
     /// before the deadline.
     public static func read(lists: [ListID], nodes: Int, port: @Sendable (Int) -> UInt16,
@@ -37,28 +37,52 @@ public enum FinalReads {
         let settled = waitUntilSettled(lists: lists, nodes: nodes, port: port, deadline: .now + timeout)
         var reads: [NodeRead] = []
         for node in 0..<nodes {
-            for list in lists { reads.append(read(list, node: node, port: port(node))) }
+            for list in lists {
+                // A failed read is tried twice more, a second apart: a fault
+                // the node is still getting over is not yet a broken promise.
+                var attempt = read(list, node: node, port: port(node))
+                for _ in 0..<2 where attempt.error != nil {
+                    Nemesis.wait(until: .now + .seconds(1))
+                    attempt = read(list, node: node, port: port(node))
+                }
+                reads.append(attempt)
+            }
         }
         return (reads, settled)
     }
 
-    /// The revisions every node reports, polled until they agree and stay.
+    /// The revisions every node reports, polled until they agree, each is
+    /// committed (the node's feed has the change at it), and they stay so
+    /// for 3 s: longer than a node's reconnection backoff (2 s at most), so
+    /// a node still holding changes it has not committed gets to commit them.
     static func waitUntilSettled(lists: [ListID], nodes: Int, port: (Int) -> UInt16, deadline: ContinuousClock.Instant) -> Bool {
         var previous: [ListID: Revision]?
+        var since = ContinuousClock.now
         var rounds = 0
         while ContinuousClock.now < deadline && rounds < 10_000 {
             rounds += 1
             var seen: [[ListID: Revision]] = []
             for node in 0..<nodes {
-                guard let client = NodeClient(node: node, port: port(node), name: "faults-settle"),
-                      case .lists(let answer)? = try? client.request(.listLists(ListLists()), timeout: .seconds(5))
-                else { break }
-                client.close()
-                seen.append(Dictionary(answer.lists.map { ($0.id, $0.revision) }, uniquingKeysWith: max))
+                guard let client = NodeClient(node: node, port: port(node), name: "faults-settle") else { break }
+                defer { client.close() }
+                guard case .lists(let answer)? = try? client.request(.listLists(ListLists()), timeout: .seconds(5)) else { break }
+                let revisions = Dictionary(answer.lists.map { ($0.id, $0.revision) }, uniquingKeysWith: max)
+                let committed = lists.allSatisfy { list in
+                    guard let revision = revisions[list], revision > 0 else { return false }
+                    let answer = try? client.request(.changesSince(ChangesSince(list: list, revision: revision - 1, limit: 1)), timeout: .seconds(5))
+                    guard case .changes(let changes)? = answer else { return false }
+                    return changes.changes.last?.revision == revision
+                }
+                guard committed else { break }
+                seen.append(revisions)
             }
             if seen.count == nodes, Set(seen).count == 1, let now = seen.first {
-                if previous == now { return true }
-                previous = now
+                if previous == now {
+                    if ContinuousClock.now - since >= .seconds(3) { return true }
+                } else {
+                    previous = now
+                    since = .now
+                }
             } else {
                 previous = nil
             }

@@ -51,12 +51,13 @@ final class NodeClient {
             } catch {
                 throw .noAnswer("\(error)")
             }
-            if answer.header.requestID == 0 {
+            if case .error(let e) = answer.message, e.error.code == .shuttingDown, answer.header.requestID != id {
+                // The node's goodbye (request id 0): what it had read is answered, this was not.
+                throw .noAnswer("SHUTTING_DOWN (request id \(answer.header.requestID))")
+            } else if answer.header.requestID == 0 {
                 pushes.append(answer.message)
             } else if answer.header.requestID == id {
                 return answer.message
-            } else if case .error(let e) = answer.message, e.error.code == .shuttingDown {
-                throw .noAnswer("SHUTTING_DOWN (request id \(answer.header.requestID))")
             }
             if ContinuousClock.now > deadline { throw .noAnswer("no answer within \(timeout)") }
         }

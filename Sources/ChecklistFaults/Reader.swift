@@ -35,7 +35,7 @@ struct Reader {
             } else {
                 let total = totals[list] ?? 0
                 let offset = total == 0 || random.next() % 2 == 0 ? 0 : random.next() % total
-                call = .page(list: list, offset: offset, limit: 1 + random.next() % 60)
+                call = .page(list: list, offset: offset, limit: 1 + random.next() % 30)
             }
             read(call, node: node)
         }

@@ -6,8 +6,9 @@ import ChecklistWire
 /// list on one node, from the last revision it was given of each, takes
 /// the pushes for a few seconds (or until the connection breaks), then
 /// does the same on another node. A `FETCH` status is caught up with
-/// CHANGES_SINCE on the same connection. Records every change it is given
-/// and every subscription's start; asserts nothing.
+/// CHANGES_SINCE on the same connection. Records every change it is given,
+/// every subscription's start and every CHANGES_SINCE (as client 200 +
+/// its number); asserts nothing.
 struct Subscriber {
     let index: Int
     let workload: Workload
@@ -70,9 +71,20 @@ struct Subscriber {
         var rounds = 0
         while (last[list] ?? 0) < target && rounds < 100 {
             rounds += 1
-            guard case .changes(let changes)? = try? client.request(.changesSince(ChangesSince(list: list, revision: last[list] ?? 0, limit: 1000)),
-                                                                    timeout: workload.answerTimeout),
-                  !changes.changes.isEmpty else { return false }
+            // Recorded like the reader's: its CHANGES are checked against the feed too.
+            let since = last[list] ?? 0
+            let id = workload.recorder.invoke(client: Int(Seeds.subscribers) + index, node: client.node,
+                                              .changes(list: list, since: since, limit: 1000))
+            let outcome: Outcome
+            do {
+                outcome = Outcome(try client.request(.changesSince(ChangesSince(list: list, revision: since, limit: 1000)),
+                                                     timeout: workload.answerTimeout))
+            } catch {
+                guard case .noAnswer(let why) = error else { return false }
+                outcome = .indeterminate(why)
+            }
+            workload.recorder.complete(id, outcome)
+            guard case .changes(let changes) = outcome, !changes.changes.isEmpty else { return false }
             for change in changes.changes where change.revision <= target { record(change, from: client.node) }
         }
         return true

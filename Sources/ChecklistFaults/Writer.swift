@@ -90,6 +90,9 @@ struct Writer {
                     node = (node + 1 + Int(random.next() % UInt64(workload.nodeCount - 1))) % workload.nodeCount
                 }
                 if ContinuousClock.now > workload.deadline + .seconds(20) { return }
+                // A client's backoff: 25 ms doubling, with jitter (a pace, not a wait for readiness).
+                let backoff = UInt64(25 << min(attempt - 1, 5))
+                Nemesis.wait(until: .now + .milliseconds(Int(backoff / 2 + random.next() % backoff)))
             }
             call.attempt = attempt
             guard let client = connect(node) else { continue }
