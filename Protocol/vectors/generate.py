@@ -1882,6 +1882,11 @@ def build_snapshots():
           "(SNAPSHOT.md) is %d bytes." % len(SNAPSHOT_CONTENT), "EXPORT_CHUNK", 81,
           {"sequence": 1, "status": es["END"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
            "rawBytes": len(SNAPSHOT_CONTENT), "data": SNAPSHOT_FILE[split:].hex()})
+    valid("export-chunk-past-end", "EXPORT_CHUNK answering a NEXT for chunk 2, which the client pipelined "
+          "past the END chunk of export-chunk-end: status END again, that export's counts, no data. Not "
+          "an error (SPEC.md section 6.16); the file is complete already.", "EXPORT_CHUNK", 83,
+          {"sequence": 2, "status": es["END"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
+           "rawBytes": len(SNAPSHOT_CONTENT), "data": ""})
     valid("export-chunk-cancelled", "EXPORT_CHUNK answering CANCEL: status CANCELLED, no data.",
           "EXPORT_CHUNK", 82, {"sequence": 2, "status": es["CANCELLED"], "listCount": 0, "itemCount": 0,
                                "itemsWritten": 0, "rawBytes": 0, "data": ""})
