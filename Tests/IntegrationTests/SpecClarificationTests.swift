@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 import Testing
 
@@ -172,6 +173,31 @@ struct SpecClarificationTests {
         let subscribed = try await client.subscribe([.init(list: list.id, revision: 0)])
         #expect(subscribed.entries.map(\.status) == [store == .postgres ? .fetch : .resync])
         #expect(subscribed.entries.map(\.revision) == [4])
+        await client.close()
+    }
+
+    /// Section 6.13, after a restart: the history replayed from the log
+    /// starts over at the import as it did before the restart.
+    @Test func anImportedListsHistoryStartsOverAfterARestartToo() async throws {
+        let directory = try TemporaryDirectory(prefix: "checklistd-import-history")
+        defer { directory.remove() }
+        let list: ListID
+        do {
+            let server = try TestServer.start(["--fsync", "always"], directory: directory)
+            let client = try await server.connect()
+            list = try await client.createList(name: "Trip", icon: "Trips").id
+            try await client.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "Tickets"))])
+            let file = try await SnapshotTransferTests.export(client, lists: [list])
+            try await SnapshotTransferTests.importFile(client, file)
+            await client.close()
+            server.crash()
+        }
+        let server = try TestServer.start(["--fsync", "always"], directory: directory)
+        defer { server.stop() }
+        let client = try await server.connect()
+        let error = await #expect(throws: ClientError.self) { _ = try await client.changes(of: list, since: 0) }
+        #expect(error?.wireCode == .resyncRequired && error?.serverError?.revision == 3)
+        #expect(try await client.changes(of: list, since: 2).changes == [ListChange(list: list, revision: 3, kind: .omitted)])
         await client.close()
     }
 }
