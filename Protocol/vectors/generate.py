@@ -854,6 +854,10 @@ def build():
           "Shopping List uuid (startKind 2: `start` is a string).", "GET_PAGE", 16,
           {"list": 2, "filter": 0, "startKind": 2, "start": "0C5A3E1B-9F2D-4E7A-8B61-3D2F5A7C9E10",
            "limit": 50})
+    valid("get-page-limit-zero", "GET_PAGE with limit 0. It decodes: the server refuses it when it "
+          "carries it out (BAD_FIELD limit; HELLO_REQUIRED before the handshake), like CHANGES_SINCE "
+          "limit 0 and a PATCH of 0 operations (SPEC.md section 2).", "GET_PAGE", 17,
+          {"list": 2, "filter": 0, "startKind": 0, "start": 0, "limit": 0})
     valid("page-client-keys", "PAGE to a client that announced CLIENT_KEYS: a row with a client key "
           "(flag bit 4, the key after the price) and one without.", "PAGE", 16,
           {"list": 2, "revision": 9, "total": 2, "offset": 0, "rows": [
@@ -939,6 +943,9 @@ def build():
              {"op": "SET_PRICE", "ref": ID(3), "present": False},
              {"op": "MOVE", "ref": TEMP(1), "toIndex": 0},
              {"op": "DELETE", "ref": ID(17)}]}),
+        ("patch-no-ops", "PATCH of 0 operations. It decodes: the server refuses it when it carries it "
+         "out (BAD_FIELD ops; HELLO_REQUIRED before the handshake), like GET_PAGE limit 0 and "
+         "CHANGES_SINCE limit 0 (SPEC.md section 2).", {"list": 2, "ops": []}),
     ]
     for i, (name, description, fields) in enumerate(patch_vectors):
         valid(name, description, "PATCH", 100 + i, fields)
@@ -1119,6 +1126,10 @@ def build():
               req("GET_PAGE", b"\x02\x00\x03"), "BAD_FIELD", "startKind", "GET_PAGE")
     malformed("malformed-ping-too-long", "PING with 1025 bytes of data (at most 1024).", "request",
               req("PING", byte_run("ab" * 1025)), "LIMIT_EXCEEDED", "data", "PING")
+    malformed("malformed-ping-too-long-truncated", "PING whose data announces 1025 bytes and 3 follow: "
+              "like a string, the bytes are read whole before their limit is applied, so a count "
+              "that runs past the body is BAD_FIELD, not LIMIT_EXCEEDED (SPEC.md section 3).", "request",
+              req("PING", varint(1025) + b"abc"), "BAD_FIELD", "data", "PING")
     malformed("malformed-not-zlib", "COMPRESSED CREATE_LIST whose body is not a zlib stream.",
               "request", req("CREATE_LIST", b"this is not zlib", flags=COMPRESSED),
               "BAD_FIELD", "body", "CREATE_LIST")
@@ -1385,10 +1396,9 @@ def dec_unsubscribe(r):
 
 
 def dec_changes_since(r):
-    f = {"list": r.varint("list"), "revision": r.varint("revision"), "limit": r.varint("limit")}
-    if f["limit"] == 0:
-        raise bad("limit")
-    return f
+    # A limit of 0 decodes: the server refuses it when it carries the request
+    # out (SPEC.md sections 2 and 6.13), like GET_PAGE limit 0.
+    return {"list": r.varint("list"), "revision": r.varint("revision"), "limit": r.varint("limit")}
 
 
 def dec_changes(r):
@@ -1530,8 +1540,10 @@ def build_sync():
               "BAD_FIELD", "presence", "SUBSCRIBE")
     malformed("malformed-unsubscribe-scope", "UNSUBSCRIBE with scope 3.", "request",
               req("UNSUBSCRIBE", u8(3) + varint(0)), "BAD_FIELD", "scope", "UNSUBSCRIBE")
-    malformed("malformed-changes-since-limit", "CHANGES_SINCE with limit 0.", "request",
-              req("CHANGES_SINCE", varint(2) + varint(140) + varint(0)), "BAD_FIELD", "limit", "CHANGES_SINCE")
+    valid("changes-since-limit-zero", "CHANGES_SINCE with limit 0. It decodes: the server refuses it "
+          "when it carries it out (BAD_FIELD limit; HELLO_REQUIRED before the handshake), like GET_PAGE "
+          "limit 0 and a PATCH of 0 operations (SPEC.md section 2).", "CHANGES_SINCE", 30,
+          {"list": 2, "revision": 140, "limit": 0})
     malformed("malformed-subscribed-status", "SUBSCRIBED entry with status 4.", "response",
               frame(0xB0, 0, 62, varint(1) + varint(2) + varint(142) + u8(4)),
               "BAD_FIELD", "status", "SUBSCRIBED")
@@ -1870,6 +1882,11 @@ def build_snapshots():
           "(SNAPSHOT.md) is %d bytes." % len(SNAPSHOT_CONTENT), "EXPORT_CHUNK", 81,
           {"sequence": 1, "status": es["END"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
            "rawBytes": len(SNAPSHOT_CONTENT), "data": SNAPSHOT_FILE[split:].hex()})
+    valid("export-chunk-past-end", "EXPORT_CHUNK answering a NEXT for chunk 2, which the client pipelined "
+          "past the END chunk of export-chunk-end: status END again, that export's counts, no data. Not "
+          "an error (SPEC.md section 6.16); the file is complete already.", "EXPORT_CHUNK", 83,
+          {"sequence": 2, "status": es["END"], "listCount": 1, "itemCount": 2, "itemsWritten": 2,
+           "rawBytes": len(SNAPSHOT_CONTENT), "data": ""})
     valid("export-chunk-cancelled", "EXPORT_CHUNK answering CANCEL: status CANCELLED, no data.",
           "EXPORT_CHUNK", 82, {"sequence": 2, "status": es["CANCELLED"], "listCount": 0, "itemCount": 0,
                                "itemsWritten": 0, "rawBytes": 0, "data": ""})

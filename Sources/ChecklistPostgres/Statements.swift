@@ -227,9 +227,14 @@ enum Statements {
 
     // MARK: Change feed
 
-    /// The list's revision and the oldest retained change's revision.
+    /// The list's revision and the revision its retained history starts
+    /// at: its newest import (kind 5), which started the history over
+    /// (Protocol/SPEC.md section 6.13: the changes before it stay stored
+    /// until trimmed but are never answered), else its oldest retained change.
     static let feedBounds = PostgresStatement(name: "ckl_feed_bounds", sql: """
-        SELECT l.revision, (SELECT min(c.revision) FROM changes c WHERE c.list_id = l.id)
+        SELECT l.revision,
+               coalesce((SELECT max(c.revision) FROM changes c WHERE c.list_id = l.id AND c.kind = 5),
+                        (SELECT min(c.revision) FROM changes c WHERE c.list_id = l.id))
         FROM lists l WHERE l.id = $1 AND l.namespace = $2
         """)
 

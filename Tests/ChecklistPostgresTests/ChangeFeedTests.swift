@@ -27,6 +27,25 @@ struct ChangeFeedTests {
         #expect(try store.changes(in: Namespace("other"), list: ListID(1), after: 0, limit: 3) == .noSuchList)
     }
 
+    /// An IMPORT over the wire is stored as one change (kind 5) after the
+    /// list's history; the history answered starts over at it
+    /// (Protocol/SPEC.md section 6.13), as the node's own feed does: from
+    /// a revision before the import's predecessor it is RESYNC_REQUIRED,
+    /// not the old history followed by the import.
+    @Test func anImportStartsTheAnsweredHistoryOver() throws {
+        let store = try tenRevisions()
+        let imported = Change(namespace: .default, list: ListID(1), revision: 11,
+                              kind: .listImported(ImportedList(name: "Imported", icon: "Inbox", nextItemID: ItemID(1),
+                                                               items: ImportedItems([]))))
+        try store.commit([ListCommit(namespace: .default, list: ListID(1), baseRevision: 10, changes: [imported],
+                                     after: Fixture.record(1, name: "Imported", icon: "Inbox", revision: 11))])
+        try store.commit([Fixture.rename(1, from: 11, to: "after")])
+        #expect(try store.changes(in: .default, list: ListID(1), after: 0, limit: 100) == .resyncRequired)
+        #expect(try store.changes(in: .default, list: ListID(1), after: 9, limit: 100) == .resyncRequired)
+        #expect(revisions(try store.changes(in: .default, list: ListID(1), after: 10, limit: 100)) == [11, 12])
+        #expect(revisions(try store.changes(in: .default, list: ListID(1), after: 11, limit: 100)) == [12])
+    }
+
     /// The read of several lists at once (the follower's and the rebase's):
     /// each list after its own revision, in revision order, at most `limit`
     /// of each; a list with nothing after its revision is absent.

@@ -1,5 +1,6 @@
 import ChecklistModel
 import ChecklistWire
+import Foundation
 import Testing
 
 /// The golden vectors of Protocol/vectors, written by an independent encoder
@@ -14,6 +15,18 @@ struct GoldenVectorTests {
             #expect(GoldenVectors.names.contains(v.name), "file name and `name` of \(v.name) differ")
             #expect(v.isMalformed == v.name.hasPrefix("malformed-"), "\(v.name)")
             #expect(v.isMalformed == (v.fields == nil), "\(v.name): exactly one of fields and error")
+        }
+    }
+
+    /// Protocol/vectors/README.md names every vector (a malformed one with
+    /// or without its `malformed-` prefix), so a reader of the README finds
+    /// them all.
+    @Test func theREADMENamesEveryVector() throws {
+        let url = try #require(GoldenVectors.directory?.appendingPathComponent("README.md"))
+        let readme = try String(contentsOf: url, encoding: .utf8)
+        for name in GoldenVectors.names {
+            let short = name.hasPrefix("malformed-") ? String(name.dropFirst("malformed-".count)) : name
+            #expect(readme.contains("`\(name)`") || readme.contains("`\(short)`"), "README.md does not list \(name)")
         }
     }
 

@@ -1,5 +1,6 @@
 import ChecklistClient
 import ChecklistModel
+import ChecklistTesting
 import ChecklistWire
 import Testing
 
@@ -139,6 +140,64 @@ struct SpecClarificationTests {
         #expect(named.entries.map(\.status) == [.live, .notFound, .live])
         let all = try await client.subscribe([.init(list: ids[3]), .init(list: missing)], allLists: true)
         #expect(all.entries.map(\.list) == [ids[3], missing, ids[0], ids[1], ids[2]])
+        await client.close()
+    }
+
+    /// Section 6.13: the history of a list that an IMPORT replaced (same
+    /// id) starts over with the import's OMITTED change. CHANGES_SINCE 0 is
+    /// RESYNC_REQUIRED, not the old LIST_CREATED and PATCHED changes
+    /// followed by OMITTED; the import's predecessor gets the OMITTED
+    /// alone; a SUBSCRIBE from 0 gets no catch-up (RESYNC, or FETCH on a
+    /// database, whose CHANGES_SINCE is RESYNC_REQUIRED). Both stores alike.
+    @Test(arguments: TestStore.available, [Import.Mode.merge, .replace])
+    func anImportThatReplacedAListStartsItsHistoryOver(store: TestStore, mode: Import.Mode) async throws {
+        let server = try TestServer.start(store: store)
+        defer { server.stop() }
+        let client = try await server.connect()
+        let list = try await client.createList(name: "Trip", icon: "Trips")
+        try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "Tickets"))])
+        try await client.patch(list.id, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "Hotel"))])
+        #expect(try await client.changes(of: list.id, since: 0).changes.map(\.revision) == [1, 2, 3])
+        // The snapshot holds the list at revision 3: it comes back at 4, right after the old history.
+        let file = try await SnapshotTransferTests.export(client, lists: [list.id])
+        let applied = try await SnapshotTransferTests.importFile(client, file, mode: mode)
+        #expect(applied.renamed.isEmpty && applied.lists == 1)
+        let error = await #expect(throws: ClientError.self) { _ = try await client.changes(of: list.id, since: 0) }
+        #expect(error?.wireCode == .resyncRequired)
+        #expect(error?.serverError?.revision == 4)
+        let older = await #expect(throws: ClientError.self) { _ = try await client.changes(of: list.id, since: 2) }
+        #expect(older?.wireCode == .resyncRequired)
+        let restarted = try await client.changes(of: list.id, since: 3)
+        #expect(restarted.revision == 4)
+        #expect(restarted.changes == [ListChange(list: list.id, revision: 4, kind: .omitted)])
+        let subscribed = try await client.subscribe([.init(list: list.id, revision: 0)])
+        #expect(subscribed.entries.map(\.status) == [store == .postgres ? .fetch : .resync])
+        #expect(subscribed.entries.map(\.revision) == [4])
+        await client.close()
+    }
+
+    /// Section 6.13, after a restart: the history replayed from the log
+    /// starts over at the import as it did before the restart.
+    @Test func anImportedListsHistoryStartsOverAfterARestartToo() async throws {
+        let directory = try TemporaryDirectory(prefix: "checklistd-import-history")
+        defer { directory.remove() }
+        let list: ListID
+        do {
+            let server = try TestServer.start(["--fsync", "always"], directory: directory)
+            let client = try await server.connect()
+            list = try await client.createList(name: "Trip", icon: "Trips").id
+            try await client.patch(list, ops: [.insert(tempRef: nil, position: .end, fields: ItemFields(text: "Tickets"))])
+            let file = try await SnapshotTransferTests.export(client, lists: [list])
+            try await SnapshotTransferTests.importFile(client, file)
+            await client.close()
+            server.crash()
+        }
+        let server = try TestServer.start(["--fsync", "always"], directory: directory)
+        defer { server.stop() }
+        let client = try await server.connect()
+        let error = await #expect(throws: ClientError.self) { _ = try await client.changes(of: list, since: 0) }
+        #expect(error?.wireCode == .resyncRequired && error?.serverError?.revision == 3)
+        #expect(try await client.changes(of: list, since: 2).changes == [ListChange(list: list, revision: 3, kind: .omitted)])
         await client.close()
     }
 }

@@ -125,6 +125,39 @@ import Testing
         #expect(rest.map(\.revision) == [6, 7, 8, 9, 10])
     }
 
+    /// An import that replaced a list starts its history over, even at
+    /// the revision right after the retained ones (Protocol/SPEC.md section
+    /// 6.13): from before its predecessor it is RESYNC_REQUIRED, not the
+    /// old history followed by the import's OMITTED.
+    @Test func anImportStartsTheHistoryOver() throws {
+        var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 100, maxBytes: 1 << 20))
+        let list = ListID(4)
+        feed.append(EncodedChange(Change(namespace: .default, list: list, revision: 1, kind: .listCreated(name: "L", icon: "")),
+                                  maxFrameBytes: 1 << 20))
+        feed.append(Self.change(list, 2, textBytes: 10))
+        let imported = Change(namespace: .default, list: list, revision: 3,
+                              kind: .listImported(ImportedList(name: "L", icon: "", nextItemID: ItemID(1), items: ImportedItems([]))))
+        feed.append(EncodedChange(imported, maxFrameBytes: 1 << 20))
+        feed.append(Self.change(list, 4, textBytes: 10))
+        #expect(feed.retained(list) == 3...4)
+        for since: Revision in [0, 1] {
+            guard case .resyncRequired = feed.changes(of: list, after: since, current: 4, limit: 10, maxBytes: 1 << 20) else {
+                Issue.record("from \(since): expected RESYNC_REQUIRED")
+                continue
+            }
+        }
+        guard case .changes(let changes, complete: true) = feed.changes(of: list, after: 2, current: 4, limit: 10, maxBytes: 1 << 20) else {
+            Issue.record("from 2: expected the import and the change after it")
+            return
+        }
+        #expect(changes.map(\.revision) == [3, 4])
+        let first = try changes[0].frame.withUnsafeBytes { raw in
+            try ServerMessage.decode(header: FrameHeader(type: .changePush, requestID: 0),
+                                     body: UnsafeRawBufferPointer(rebasing: raw[FrameHeader.size...]), maxFrameBytes: 1 << 20)
+        }
+        #expect(first == .changePush(ChangePush(ListChange(list: list, revision: 3, kind: .omitted))))
+    }
+
     /// A change too large for one frame travels as OMITTED.
     @Test func oversizedChangesAreOmitted() throws {
         let op = AppliedOperation.setText(ItemID(1), String(repeating: "y", count: 5000))

@@ -22,6 +22,11 @@ struct SnapshotSession {
     let limits: Limits
     /// The running export and its chunk size.
     private var export: (cursor: Exclusive<ExportCursor>, chunkBytes: Int)?
+    /// The END chunk (without its data) of the connection's last export,
+    /// until the next START or CANCEL: a NEXT past it, which a client
+    /// pipelined, is answered with another END chunk, not an error
+    /// (Protocol/SPEC.md section 6.16).
+    private var ended: ExportChunk?
     private var importStream: Exclusive<ImportStream>?
 
     init(transfers: SnapshotTransfers, store: Store, limits: Limits) {
@@ -79,8 +84,11 @@ struct SnapshotSession {
     /// an import with a failed DATA.
     mutating func complete(_ work: SnapshotWork, _ outcome: SnapshotWork.Outcome, into answers: inout AnswerWriter) {
         switch outcome {
-        case .success(.exportChunk(let frame, let ended)):
-            if ended { export = nil }
+        case .success(.exportChunk(let frame, let end)):
+            if let end {
+                export = nil
+                ended = end
+            }
             answers.appendEncoded(frame, type: .exportChunk)
         case .success(.importOK(let answer)):
             answers.append(answer, requestID: work.requestID)
@@ -98,6 +106,7 @@ struct SnapshotSession {
     /// import's place is freed once no worker holds its stream either).
     mutating func endTransfers() {
         export = nil
+        ended = nil
         importStream = nil
     }
 
@@ -117,8 +126,18 @@ struct SnapshotSession {
             var chunkBytes = min(transfers.configuration.exportChunkBytes, ExportChunk.maxDataBytes(maxFrameBytes: limits.maxFrameBytes))
             if asked > 0 { chunkBytes = min(chunkBytes, Int(clamping: asked)) }
             export = (Exclusive(cursor), max(1, chunkBytes))
+            ended = nil
         case .next(let sequence):
-            guard let running = export else { throw ChecklistError(.badState, "no export is running on this connection") }
+            guard let running = export else {
+                guard let ended, sequence > ended.sequence else {
+                    throw ChecklistError(.badState, "no export is running on this connection")
+                }
+                // Pipelined past the last chunk: the export is complete, say so again.
+                answers.append(ExportChunk(sequence: sequence, status: .end, listCount: ended.listCount,
+                                           itemCount: ended.itemCount, itemsWritten: ended.itemsWritten,
+                                           rawBytes: ended.rawBytes, data: []), requestID: requestID)
+                return nil
+            }
             let expected = running.cursor.withValue { $0.nextSequence }
             guard sequence == expected else {
                 throw ChecklistError.badField("sequence", "expected chunk \(expected), got \(sequence)")
@@ -126,6 +145,7 @@ struct SnapshotSession {
         case .cancel:
             let sequence = export?.cursor.withValue { $0.nextSequence } ?? 0
             export = nil
+            ended = nil
             answers.append(ExportChunk(sequence: sequence, status: .cancelled, listCount: 0, itemCount: 0,
                                        itemsWritten: 0, rawBytes: 0, data: []), requestID: requestID)
             return nil
@@ -149,7 +169,8 @@ struct SnapshotSession {
                         ExportChunk.encode(header: header, data: data, into: &w)
                     }
                 }
-                return .success(.exportChunk(frame: frame.bytes, ended: header.status == .end))
+                // The cursor's header carries no data: what a NEXT past the END is answered from.
+                return .success(.exportChunk(frame: frame.bytes, end: header.status == .end ? header : nil))
             } catch {
                 return .failure(ChecklistError(.internalError, "the export failed: \(error)"))
             }

@@ -23,8 +23,9 @@ struct SnapshotWork: Sendable {
 
     /// What the work made.
     enum Answer: Sendable {
-        /// A whole EXPORT_CHUNK frame, encoded; `ended` when its status is END.
-        case exportChunk(frame: [UInt8], ended: Bool)
+        /// A whole EXPORT_CHUNK frame, encoded; `end`, its fields without
+        /// the data, when its status is END.
+        case exportChunk(frame: [UInt8], end: ExportChunk?)
         /// The IMPORT_OK to send.
         case importOK(ImportOK)
     }

@@ -8,7 +8,9 @@ import ChecklistStore
 /// `maxBytes` encoded bytes in all (the oldest change of the whole server is
 /// dropped first). A list's retained changes are always consecutive
 /// revisions `(floor, last]`; a request from a revision below `floor` is
-/// answered RESYNC_REQUIRED. A deleted list's history is dropped at once.
+/// answered RESYNC_REQUIRED. A deleted list's history is dropped at once,
+/// and an imported list's history starts over at its import (the import is
+/// its oldest retained change: Protocol/SPEC.md section 6.13).
 ///
 /// The bounds count each change's frame bytes; the feed holds bulk changes
 /// deflated (`RetainedChange`), so it takes less memory than it counts.
@@ -95,7 +97,10 @@ struct ChangeFeed {
     /// Retains a change just committed. Changes of one list arrive in
     /// revision order (the store's `onCommit` order). A change at or below
     /// the list's newest retained revision is retained already (a list
-    /// loaded again into a node's cache replays its history): ignored.
+    /// loaded again into a node's cache replays its history): ignored. An
+    /// import (`startsHistory`) drops what was retained of the list before
+    /// it, even when it follows it by one revision: replaying the old
+    /// changes would not lead to the imported list.
     mutating func append(_ change: EncodedChange) {
         append(change, retaining: Self.retainable(change, under: configuration))
     }
@@ -112,8 +117,9 @@ struct ChangeFeed {
         }
         let index: [ListID: History].Index
         if let found {
-            if change.revision != lists.values[found].last + 1 {
-                // Not the next revision (the feed missed changes): start over from here.
+            if change.revision != lists.values[found].last + 1 || change.startsHistory {
+                // Not the next revision (the feed missed changes), or an
+                // import that replaced the list: start over from here.
                 forget(lists.values[found])
                 lists.values[found] = History(floor: change.revision - 1, last: change.revision - 1)
             }

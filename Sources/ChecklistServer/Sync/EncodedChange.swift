@@ -10,6 +10,10 @@ struct EncodedChange: Sendable {
     let namespace: Namespace
     let revision: Revision
     let isDeletion: Bool
+    /// The list's history starts over at this change: an import created or
+    /// replaced the list whole (Protocol/SPEC.md section 6.13), so the
+    /// changes before it no longer lead to what the list holds.
+    let startsHistory: Bool
     /// The frame: 10 header bytes, then the **ListChange**.
     let frame: [UInt8]
 
@@ -19,6 +23,7 @@ struct EncodedChange: Sendable {
         self.namespace = namespace
         self.revision = revision
         isDeletion = false
+        startsHistory = false
         self.frame = frame
     }
 
@@ -29,6 +34,7 @@ struct EncodedChange: Sendable {
         namespace = change.namespace
         revision = change.revision
         isDeletion = change.kind == .listDeleted
+        startsHistory = if case .listImported = change.kind { true } else { false }
         var encoder = FrameEncoder(compress: false)
         var w = WireWriter(capacity: 64)
         let wire = ListChange(change)

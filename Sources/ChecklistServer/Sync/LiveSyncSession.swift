@@ -51,6 +51,8 @@ struct LiveSyncSession {
                 if let subscriber { hub.unsubscribe(subscriber, m) }
                 answers.append(Unsubscribed(), requestID: requestID)
             case .changesSince(let m):
+                // Checked when carried out, first, like GET_PAGE's limit (Protocol/SPEC.md section 2).
+                guard m.limit >= 1 else { throw ChecklistError.badField("limit", "limit must be at least 1") }
                 let current: Revision
                 let changes: [EncodedChange]
                 do throws(ChecklistError) {

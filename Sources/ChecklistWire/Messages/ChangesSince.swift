@@ -7,7 +7,9 @@ public struct ChangesSince: WireMessage {
     public var list: ListID
     /// The revision the client has; the answer starts after it.
     public var revision: Revision
-    /// Most changes wanted, at least 1; the server may send fewer.
+    /// Most changes wanted, at least 1; the server may send fewer. A limit
+    /// of 0 decodes and is refused when the request is carried out
+    /// (`BAD_FIELD limit`, Protocol/SPEC.md section 2), like GET_PAGE's.
     public var limit: UInt64
 
     public init(list: ListID, revision: Revision, limit: UInt64) {
@@ -19,9 +21,7 @@ public struct ChangesSince: WireMessage {
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> ChangesSince {
         let list = ListID(try r.readVarint("list"))
         let revision = try r.readVarint("revision")
-        let limit = try r.readVarint("limit")
-        guard limit > 0 else { throw .badField("limit", "limit must be at least 1") }
-        return ChangesSince(list: list, revision: revision, limit: limit)
+        return ChangesSince(list: list, revision: revision, limit: try r.readVarint("limit"))
     }
 
     public func encode(into w: inout WireWriter) {
