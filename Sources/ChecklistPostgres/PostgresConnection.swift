@@ -98,7 +98,7 @@ public final class PostgresConnection {
     /// What a call is given beyond the statement timeout before the link
     /// counts as stalled: the server cancels a slow statement at the
     /// timeout, and its answer needs a round trip to arrive.
-    public static let replyMargin: Duration = .seconds(2)
+    public static let replyMargin: Duration = .seconds(1)
 
     /// Runs one blocking libpq call under `replyLimit` (`ReplyWatchdog`).
     func bounded<R>(_ call: () -> R) -> R {
