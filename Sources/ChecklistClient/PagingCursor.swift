@@ -160,13 +160,8 @@ public final class PagingCursor: Sendable {
         s.revision = header.revision
         let first = Int(header.offset)
         for row in first..<first + header.count {
-            let id = try r.readVarint("id")
-            let flags = ItemFlags(rawValue: try r.readU8("flags"))
-            let text = try r.readByteSlice("text")
-            let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
-            let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
             // The cursor shows rows; it does not keep their client keys.
-            if flags.contains(.hasKey) { _ = try r.readByteSlice("clientKey") }
+            let decoded = try PageRow.read(from: &r)
             guard s.window.contains(row) else { continue }
             let index = row % poolSize
             while s.slots.count <= index {
@@ -175,13 +170,13 @@ public final class PagingCursor: Sendable {
             }
             s.slots.withUnsafeMutableBufferPointer { slots in
                 slots[index].index = row
-                slots[index].id = ItemID(id)
-                slots[index].checked = flags.contains(.checked)
-                slots[index].remind = flags.contains(.remind)
-                slots[index].due = due
-                slots[index].price = price
+                slots[index].id = decoded.id
+                slots[index].checked = decoded.checked
+                slots[index].remind = decoded.fields.remind
+                slots[index].due = decoded.due
+                slots[index].price = decoded.price
                 slots[index].textBytes.removeAll(keepingCapacity: true)
-                slots[index].textBytes.append(contentsOf: text)
+                slots[index].textBytes.append(contentsOf: decoded.textBytes)
             }
         }
         return header.count

@@ -1,6 +1,7 @@
 import ChecklistClient
 import ChecklistModel
 import ChecklistWire
+import Foundation
 import Testing
 
 /// A list whose items carry client keys (every list imported from the
@@ -37,6 +38,9 @@ import Testing
             let bytes = try await client.pageBytes(list.id, start: .offset(UInt64(offset)), limit: 100)
             #expect(bytes.count == Self.fields.count - offset && bytes.total == UInt64(Self.fields.count))
             #expect(bytes.items == Array(reference.items[offset...]))
+            var keys: [String?] = []
+            bytes.forEachRow { keys.append($0.clientKey) }
+            #expect(keys == Self.fields[offset...].map(\.clientKey))
         }
 
         // The paging cursor, on pages of two rows (several keyed pages).
@@ -62,5 +66,37 @@ import Testing
         #expect(items.map { $0["text"] as? String } == Self.fields.map(\.text))
         #expect(items.map { $0["id"] as? Int } == reference.items.map { Int($0.id.rawValue) })
         #expect(items.map { $0["checked"] as? Bool } == Self.fields.map(\.checked))
+    }
+
+    /// `PageBytes`, the client's in-place page, against every golden vector
+    /// of PAGE (read from Protocol/vectors): the rows it visits are the rows
+    /// `PageMessage.decode` gives, keys included, and the malformed vector
+    /// fails on the documented field.
+    @Test func pageBytesDecodesEveryPageVector() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Protocol/vectors").standardized
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        var checked: [String] = []
+        for name in names {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            guard json["message"] as? String == "PAGE", let hex = json["hex"] as? String else { continue }
+            checked.append(name)
+            let frame = stride(from: 0, to: hex.count, by: 2).map { i in
+                UInt8(hex[hex.index(hex.startIndex, offsetBy: i)...].prefix(2), radix: 16)!
+            }
+            let body = Array(frame.dropFirst(FrameHeader.size))
+            if let error = json["error"] as? [String: Any] {
+                #expect(performing: { _ = try PageBytes(body: body, filter: .all) }, throws: { thrown in
+                    (thrown as? ChecklistError)?.field == error["field"] as? String
+                })
+                continue
+            }
+            let reference = try WireReader.decode(body) { (r) throws(ChecklistError) in try PageMessage.decode(from: &r) }
+            let bytes = try PageBytes(body: body, filter: .all)
+            #expect(bytes.header == reference.header, "\(name)")
+            #expect(bytes.items == reference.rows, "\(name)")
+        }
+        #expect(checked.contains("page-client-keys.json") && checked.contains("malformed-page-truncated-row.json"))
     }
 }
