@@ -83,7 +83,7 @@ public struct PageBytes: Sendable {
 extension ChecklistConnection {
     /// Fetches a page like `page(_:start:limit:filter:)`, but keeps it as
     /// its bytes (`PageBytes`): no `Item` or String per row. The answer is
-    /// taken straight off the reader thread, without decoding a
+    /// taken straight off the I/O thread, without decoding a
     /// `ServerMessage`. `requestTimeout` does not apply: the page comes, or
     /// the connection's end fails it. Cancelling the task does not end the
     /// wait either.

@@ -36,7 +36,7 @@ public final class PagingCursor: Sendable {
         var failure: ClientError?
     }
 
-    /// Called on the reader thread after each page arrived: how long the
+    /// Called on the I/O thread after each page arrived: how long the
     /// fetch took (nanoseconds), the frame's size on the wire, rows in it.
     public typealias FetchObserver = @Sendable (_ nanos: UInt64, _ frameBytes: Int, _ rows: Int) -> Void
 
@@ -131,7 +131,7 @@ public final class PagingCursor: Sendable {
         }
     }
 
-    /// On the connection's reader thread: decode the PAGE into the buffers.
+    /// On the I/O thread: decode the PAGE into the buffers.
     /// Returns the number of rows the page held.
     private func receive(page: Int, _ answer: Result<(FrameHeader, UnsafeRawBufferPointer), ClientError>) -> Int {
         state.withLock { s in
