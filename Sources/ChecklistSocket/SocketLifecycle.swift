@@ -137,7 +137,7 @@ public func acceptConnection(_ listenFD: Int32) throws(SocketError) -> (fd: Int3
         switch errno {
         case EINTR, ECONNABORTED, EPROTO: continue
         case EAGAIN, EWOULDBLOCK: return nil
-        default: throw .lastError("accept4")
+        default: throw .lastError("accept")
         }
     }
 }
