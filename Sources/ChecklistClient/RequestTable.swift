@@ -21,7 +21,7 @@ typealias RawAnswerHandler = @Sendable (Result<(FrameHeader, UnsafeRawBufferPoin
 /// resumes it.
 ///
 /// A request's life: `reserve` (id chosen, frame not yet written) →
-/// `register` (continuation stored; the caller then writes the frame) →
+/// `register` (continuation stored; the caller then queues the frame) →
 /// `deliver` (answer arrived) or `cancel` or `close`.
 ///
 /// The connection keeps this inside its `Mutex`; every method runs under it.
