@@ -161,16 +161,10 @@ final class ConnectionCore: Sendable {
         let flush = try state.withLock { (s) throws(ClientError) -> Bool in
             if let full = s.output.refusal(forBytes: frame.count) { throw full }
             let id = try s.table.reserveRaw(onAnswer)
-            Self.setRequestID(id, of: &frame.bytes)
+            FrameHeader.setRequestID(id, in: &frame)
             return s.output.append(frame.bytes)
         }
         if flush { io.requestFlush(self) }
-    }
-
-    /// Writes `id` into the request-id field of the frame in `bytes`
-    /// (bytes 6 ..< 10, big-endian: Protocol/SPEC.md section 1).
-    private static func setRequestID(_ id: UInt32, of bytes: inout [UInt8]) {
-        for i in 0..<4 { bytes[6 + i] = UInt8(truncatingIfNeeded: id >> UInt32(24 - 8 * i)) }
     }
 
     private func sizeError(frameLength: Int, _ type: MessageType) -> ClientError? {
