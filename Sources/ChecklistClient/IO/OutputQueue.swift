@@ -4,8 +4,9 @@
 /// `ClientError.sendQueueFull`. Kept in the connection's `state` lock; no
 /// I/O happens under it.
 ///
-/// The bound counts every byte accepted and not yet written to the socket
-/// (or handed to TLS), including those the I/O thread took out of the
+/// The bound counts every byte accepted and not yet moved into the I/O
+/// thread's write buffer (`ConnectionIO`: at most 64 KiB, or one larger
+/// frame) or handed to TLS, including frames the thread took out of the
 /// queue. A frame larger than the bound is accepted when nothing else
 /// waits, so that any frame under the server's limit can be sent.
 struct OutputQueue: Sendable {
