@@ -16,7 +16,8 @@ import PackageDescription
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
 //   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
-//   ChecklistClient          async/await client library, plaintext or TLS
+//   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over a readiness
+//                            layer (epoll on Linux, poll(2) on Apple platforms), bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
 //                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
 //                            TLSTerminator, an in-process TLS front for a plaintext checklistd
@@ -27,7 +28,12 @@ import PackageDescription
 //   (tests only: ChecklistSnapshotFixtures, the snapshot and log tests' reference store and histories)
 let package = Package(
     name: "Checklists",
-    platforms: [.macOS(.v15)],
+    // The client side (ChecklistModel, ChecklistWire, ChecklistClient and what
+    // they depend on) builds for the apps' platforms: Linux-only calls sit
+    // behind `#if os(Linux)` with the Apple counterpart beside them, and
+    // scripts/check-portable.py (run by CI) fails on any that does not.
+    // (Mutex and Atomic, from Synchronization, need macOS 15 / iOS 18.)
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "checklistd", targets: ["checklistd"]),
         .executable(name: "checklist", targets: ["checklist"]),
@@ -49,7 +55,7 @@ let package = Package(
         .target(name: "ChecklistLatency"),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistThreads",
-                dependencies: ["CLinux"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistWire",
                 dependencies: ["CZlib", "ChecklistModel"]),
         .target(name: "ChecklistStore",
@@ -59,7 +65,7 @@ let package = Package(
         .target(name: "ChecklistPersistence",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"]),
         .target(name: "ChecklistSocket",
-                dependencies: ["CLinux"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
@@ -69,7 +75,7 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres"]),
         .target(name: "ChecklistClient",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer",

@@ -1,7 +1,7 @@
 extension ChecklistConnection {
-    /// The thread that reads every plaintext connection of the process, as
-    /// a `TaskExecutor`, or nil if it could not be started (connections
-    /// then have a reader thread each).
+    /// The thread that reads and writes every connection of the process
+    /// (`IOThread`), as a `TaskExecutor`, or nil if it could not be started
+    /// (then no connection can be opened either).
     ///
     /// A task that prefers it runs on that thread between reads, so the
     /// answer to each request resumes the task where it was read, without
@@ -18,9 +18,9 @@ extension ChecklistConnection {
     ///
     /// Everything run there delays the reading of every connection: keep
     /// the work between requests short and never block (no blocking calls,
-    /// no long computation, no request large enough that the socket cannot
-    /// take it at once: writing it would block the reader). Actor-isolated
+    /// no long computation). Requests sent from there are written in the
+    /// same round, after the jobs run. Actor-isolated
     /// code still runs on its actor. nil is a valid preference (no
     /// preference), so the value can be passed on as it is.
-    public static var readerExecutor: (any TaskExecutor)? { SharedReader.shared }
+    public static var readerExecutor: (any TaskExecutor)? { try? IOThread.shared() }
 }

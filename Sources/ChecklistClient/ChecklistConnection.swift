@@ -6,9 +6,12 @@ import ChecklistWire
 /// One TCP connection to a `checklistd` server, speaking protocol v1.
 ///
 /// Every method may be called concurrently from many tasks: each request
-/// gets a fresh request id, its frame is written whole under a lock, and a
-/// dedicated reader thread matches every answer to its waiting caller by id,
-/// so requests are pipelined on the one connection.
+/// gets a fresh request id, its frame is queued whole (never interleaved)
+/// for the process's I/O thread to write, and that thread matches every
+/// answer to its waiting caller by id, so requests are pipelined on the one
+/// connection. No call waits on a socket: a server that stops reading fills
+/// the connection's bounded send queue, and then requests fail at once
+/// with `ClientError.sendQueueFull`.
 ///
 /// ```swift
 /// let connection = try await ChecklistConnection.connect(host: "127.0.0.1", port: 7420,
@@ -66,7 +69,6 @@ public final class ChecklistConnection: Sendable {
     }
 
     deinit {
-        core.sayGoodbye()
         core.beginClose(ClientError(.connectionClosed, "the connection was released"))
     }
 
@@ -102,15 +104,28 @@ public final class ChecklistConnection: Sendable {
                                compression: Bool = true, timeout: Duration = .seconds(10),
                                requestTimeout: Duration? = nil,
                                tls: TLSClientConfiguration? = nil) async throws -> ChecklistConnection {
+        try await connect(host: host, port: port, clientName: clientName, token: token, compression: compression,
+                          timeout: timeout, requestTimeout: requestTimeout, tls: tls, io: nil)
+    }
+
+    /// `connect`, on the I/O thread `io` (tests give their own; nil: the
+    /// process's) with a send queue of `sendQueueLimit` bytes.
+    static func connect(host: String, port: UInt16, clientName: String, token: String? = nil,
+                        compression: Bool = true, timeout: Duration = .seconds(10),
+                        requestTimeout: Duration? = nil, tls: TLSClientConfiguration? = nil,
+                        io: IOThread?, sendQueueLimit: Int = OutputQueue.defaultLimit) async throws -> ChecklistConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let connected: Result<(Int32, TLSChannel?), ClientError>
+        let connected: Result<(Int32, TLSChannel?, IOThread), ClientError>
         do {
             // Off the cooperative pool: the connect (and a TLS handshake) blocks until `deadline`.
-            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) -> (Int32, TLSChannel?) in
+            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) -> (Int32, TLSChannel?, IOThread) in
+                let thread: IOThread
+                if let io { thread = io } else { thread = try IOThread.shared() }
                 let fd = try TCPConnect.connect(host: host, port: port, deadline: deadline)
-                guard let tls else { return (fd, nil) }
+                guard let tls else { return (fd, nil, thread) }
                 do throws(ClientError) {
-                    return (fd, try TLSChannel.handshake(fd: fd, configuration: tls, host: host, port: port, deadline: deadline))
+                    return (fd, try TLSChannel.handshake(fd: fd, configuration: tls, host: host, port: port, deadline: deadline),
+                            thread)
                 } catch {
                     closeSocket(fd)
                     throw error
@@ -119,14 +134,9 @@ public final class ChecklistConnection: Sendable {
         } catch {
             throw ClientError(.connectionFailed, error.description)
         }
-        let (fd, channel) = try connected.get()
-        let core = ConnectionCore(fd: fd, tls: channel)
-        do {
-            try core.startReader()
-        } catch {
-            closeSocket(fd)
-            throw error
-        }
+        let (fd, channel, thread) = try connected.get()
+        let core = ConnectionCore(fd: fd, tls: channel, io: thread, sendQueueLimit: sendQueueLimit)
+        core.start()
         do {
             let hello = Hello(minVersion: supportedVersions.lowerBound, maxVersion: supportedVersions.upperBound,
                               features: compression ? [.compression, .clientKeys] : [.clientKeys], clientName: clientName,
@@ -164,9 +174,8 @@ public final class ChecklistConnection: Sendable {
 
     /// Closes the connection: waiting calls fail with `.connectionClosed`,
     /// later calls fail at once. Returns when the socket is closed and the
-    /// reader thread has finished. Idempotent.
+    /// I/O thread has closed the socket. Idempotent.
     public func close() async {
-        core.sayGoodbye()
         core.beginClose(ClientError(.connectionClosed, "the connection was closed by the client"))
         await core.waitUntilClosed()
     }
@@ -207,7 +216,7 @@ public final class ChecklistConnection: Sendable {
 
     /// Receives server pushes (frames with request id 0, e.g. live-sync
     /// changes once the server sends them): the raw header and body. Runs
-    /// on the reader thread; it must return quickly. Connection-level ERROR
+    /// on the I/O thread; it must return quickly. Connection-level ERROR
     /// frames (id 0) are passed on too, after being kept as the close reason.
     /// Package-internal until live sync defines the push messages.
     package func setPushHandler(_ handler: (@Sendable (FrameHeader, [UInt8]) -> Void)?) {

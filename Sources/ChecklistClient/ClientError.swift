@@ -14,7 +14,7 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case server, connectionFailed, connectionClosed, protocolViolation, timeout, requestTooLarge
-            case tlsFailed, certificateRejected
+            case tlsFailed, certificateRejected, sendQueueFull, ioFailed
         }
 
         private let base: Base
@@ -44,6 +44,17 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
         /// wrong name) or, as the server says, ours (missing or refused).
         public static let certificateRejected = Code(.certificateRejected)
 
+        /// The connection's queue of frames not yet written is full: the
+        /// server (or the network) takes bytes slower than they are sent.
+        /// The request was not sent; the connection stays open. Send again
+        /// once earlier requests were answered.
+        public static let sendQueueFull = Code(.sendQueueFull)
+        /// The client's own I/O failed (the readiness wait, registering a
+        /// socket, a thread that could not be started); the message names
+        /// the system call and errno. The connections it served are closed
+        /// with this code; the host process goes on.
+        public static let ioFailed = Code(.ioFailed)
+
         /// The code's name, e.g. `connectionClosed`.
         public var description: String {
             switch base {
@@ -55,6 +66,8 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
             case .requestTooLarge: return "requestTooLarge"
             case .tlsFailed: return "tlsFailed"
             case .certificateRejected: return "certificateRejected"
+            case .sendQueueFull: return "sendQueueFull"
+            case .ioFailed: return "ioFailed"
             }
         }
     }

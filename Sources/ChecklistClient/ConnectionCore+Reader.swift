@@ -1,54 +1,7 @@
 import ChecklistModel
-import ChecklistSocket
-import ChecklistThreads
 import ChecklistWire
 
 extension ConnectionCore {
-    /// Starts reading, dispatching and answering every frame the server
-    /// sends, until the socket closes: a plaintext connection joins the
-    /// process's `SharedReader`, a TLS one (or any, if the shared reader
-    /// cannot start) gets a thread of its own.
-    func startReader() throws(ClientError) {
-        if tls == nil, let shared = SharedReader.shared {
-            try shared.add(self)
-            return
-        }
-        do throws(ThreadStartError) {
-            try NativeThread.start(name: "checklist-reader", blockedSignals: []) { [self] in
-                readLoop()
-            }.detach()
-        } catch {
-            throw ClientError(.connectionFailed, error.description)
-        }
-    }
-
-    /// A connection's own reader thread: the only code that reads from `fd`.
-    private func readLoop() {
-        var buffer = ReadBuffer()
-        let reason: ClientError
-        reading: while true {
-            if let fatal = dispatchFrames(in: &buffer) {
-                reason = fatal
-                break reading
-            }
-            do throws(ClientError) {
-                switch try receive(into: buffer.prepareForRead()) {
-                case .bytes(let n):
-                    buffer.didRead(n)
-                case .endOfFile:
-                    reason = endOfStreamReason()
-                    break reading
-                case .wouldBlock:
-                    continue  // not on a blocking socket without a receive timeout
-                }
-            } catch {
-                reason = error
-                break reading
-            }
-        }
-        finishReading(reason)
-    }
-
     /// Dispatches every whole frame in `buffer` and consumes it. Returns
     /// the reason to close when the server broke framing.
     func dispatchFrames(in buffer: inout ReadBuffer) -> ClientError? {
@@ -105,7 +58,7 @@ extension ConnectionCore {
     }
 }
 
-/// The reader thread's receive buffer: bytes read but not yet parsed, at
+/// A connection's receive buffer on the I/O thread: bytes read but not yet parsed, at
 /// `storage[start..<end]`. Grows to hold one whole frame (at most the frame
 /// limit, checked by `FrameParser` before it asks for more) and shrinks back
 /// when it empties, so it stays bounded.

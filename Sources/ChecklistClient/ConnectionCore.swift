@@ -4,52 +4,63 @@ import ChecklistWire
 import Synchronization
 
 /// The shared heart of a connection: the socket, the table of requests in
-/// flight, the write lock and the reader thread (see `ConnectionCore+Reader`).
-/// `ChecklistConnection` is its public face. The reader thread holds the
-/// core, not the connection, so dropping the last reference to the
-/// connection shuts the socket down and lets the thread end.
+/// flight, the queue of frames to write, and the I/O thread that reads and
+/// writes the socket (`IOThread`). `ChecklistConnection` is its public face.
+/// The I/O thread holds the core, not the connection, so dropping the last
+/// reference to the connection closes the socket and frees the core.
 ///
-/// Locking rules:
-/// - `state` guards the request table, the close bookkeeping and
-///   `socketOpen`. It is never held across a blocking call (`shutdown(2)`
-///   does not block).
-/// - `output` guards writing: one frame or batch is sent whole under it, so
-///   frames never interleave. It is held during a blocking `send(2)`.
-/// - Lock order: `output` before `state`; never take `output` while
-///   holding `state`.
-/// - Only the reader thread closes the descriptor, and only while holding
-///   `output` and then `state`, after setting both "open" flags to false;
-///   nobody touches `fd` once those flags are false, so a descriptor number
-///   reused by the process is never written to or shut down by mistake.
+/// Nothing here blocks its caller: a request is queued (`state.output`,
+/// bounded) and the I/O thread writes it when the socket takes bytes; only
+/// that thread reads, writes, shuts down or closes `fd`.
+///
+/// Locking rules: `state` guards the request table, the output queue and
+/// the close bookkeeping. It is never held across a system call (waking
+/// the I/O thread happens after it is released).
 final class ConnectionCore: Sendable {
     struct State {
         var table = RequestTable()
-        /// False once the reader closed the descriptor; guards `shutdown`.
-        var socketOpen = true
+        /// Frames waiting for the I/O thread to write them.
+        var output: OutputQueue
+        /// True once the I/O thread was asked to close the socket.
+        var closeRequested = false
         var readerFinished = false
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
         /// The last connection-level ERROR (request id 0) the server sent,
         /// typically just before it closes the connection.
         var goodbye: ChecklistError?
-        /// Receives server pushes (request id 0) on the reader thread.
+        /// Receives server pushes (request id 0) on the I/O thread.
         var pushHandler: (@Sendable (FrameHeader, [UInt8]) -> Void)?
     }
 
+    /// The socket, non-blocking; read, written and closed only by `io`'s thread.
     let fd: Int32
     /// The TLS layer over `fd`, or nil for a plaintext connection.
     let tls: TLSChannel?
-    let state = Mutex(State())
-    /// True while writers may use `fd`.
-    let output = Mutex(true)
+    /// The thread that reads and writes the socket.
+    let io: IOThread
+    /// The connection's key in `io`'s table.
+    let ioToken: UInt64
+    let state: Mutex<State>
     /// Whether request bodies of at least 1 KiB are compressed (after the
     /// server announced COMPRESSION).
     let compressOutgoing = Atomic<Bool>(false)
     /// The server's `maxFrameBytes` (the default until HELLO_OK arrives).
     let serverMaxFrameBytes = Atomic<UInt32>(Limits.default.maxFrameBytes)
 
-    init(fd: Int32, tls: TLSChannel? = nil) {
+    /// A core for a connected socket (its TLS handshake done, if any); the
+    /// I/O thread takes it over with `start()`.
+    init(fd: Int32, tls: TLSChannel? = nil, io: IOThread, sendQueueLimit: Int = OutputQueue.defaultLimit) {
         self.fd = fd
         self.tls = tls
+        self.io = io
+        self.ioToken = io.nextToken()
+        self.state = Mutex(State(output: OutputQueue(limit: sendQueueLimit)))
+    }
+
+    /// Hands the socket to the I/O thread, which reads it from now on and,
+    /// when it ends, closes it and calls `finishReading`.
+    func start() {
+        io.add(self)
     }
 
     /// The largest frame the reader accepts: the server's limit, but never
@@ -74,8 +85,17 @@ final class ConnectionCore: Sendable {
         let bytes = frame.bytes
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: AnswerContinuation) in
-                switch state.withLock({ $0.table.register(id, continuation) }) {
-                case .write: write(bytes)
+                let registered = state.withLock { s -> (RequestTable.Registration, flush: Bool) in
+                    if let full = s.output.refusal(forBytes: bytes.count) {
+                        s.table.release(id)
+                        return (.fail(full), false)
+                    }
+                    let registration = s.table.register(id, continuation)
+                    guard case .write = registration else { return (registration, false) }
+                    return (.write, s.output.append(bytes))
+                }
+                switch registered.0 {
+                case .write: if registered.flush { io.requestFlush(self) }
                 case .fail(let error): continuation.resume(throwing: error)
                 }
             }
@@ -102,8 +122,17 @@ final class ConnectionCore: Sendable {
         let bytes = frames.bytes
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: BatchContinuation) in
-                switch state.withLock({ $0.table.registerBatch(key, continuation) }) {
-                case .write: write(bytes)
+                let registered = state.withLock { s -> (RequestTable.Registration, flush: Bool) in
+                    if let full = s.output.refusal(forBytes: bytes.count) {
+                        s.table.releaseBatch(key)
+                        return (.fail(full), false)
+                    }
+                    let registration = s.table.registerBatch(key, continuation)
+                    guard case .write = registration else { return (registration, false) }
+                    return (.write, s.output.append(bytes))
+                }
+                switch registered.0 {
+                case .write: if registered.flush { io.requestFlush(self) }
                 case .fail(let error): continuation.resume(throwing: error)
                 }
             }
@@ -113,9 +142,12 @@ final class ConnectionCore: Sendable {
     }
 
     /// Sends one request whose answer is handed, undecoded, to `onAnswer`
-    /// on the reader thread (see `RawAnswerHandler`): for callers that decode
-    /// straight into their own storage. Returns once the frame is written;
-    /// if the connection is closed, `onAnswer` gets the error instead.
+    /// on the I/O thread (see `RawAnswerHandler`): for callers that decode
+    /// straight into their own storage. Returns once the frame is queued
+    /// (the I/O thread writes it); if the connection closes first,
+    /// `onAnswer` gets the error instead. Throws (and never calls
+    /// `onAnswer`) when the request is refused: too large, the send queue
+    /// full, or the connection closing.
     /// `compress: false` never compresses the frame (for bodies that are
     /// compressed already, like snapshot data).
     func send(_ request: Request, compress: Bool = true, onAnswer: @escaping RawAnswerHandler) throws(ClientError) {
@@ -126,15 +158,13 @@ final class ConnectionCore: Sendable {
         var encoder = FrameEncoder(compress: compress && compressOutgoing.load(ordering: .relaxed))
         request.encode(requestID: 0, into: &frame, encoder: &encoder)
         if let error = sizeError(frameLength: frame.count - 4, request.type) { throw error }
-        let id = try state.withLock { (s) throws(ClientError) in try s.table.reserveRaw(onAnswer) }
-        Self.setRequestID(id, of: &frame.bytes)
-        write(frame.bytes)
-    }
-
-    /// Writes `id` into the request-id field of the frame in `bytes`
-    /// (bytes 6 ..< 10, big-endian: Protocol/SPEC.md section 1).
-    private static func setRequestID(_ id: UInt32, of bytes: inout [UInt8]) {
-        for i in 0..<4 { bytes[6 + i] = UInt8(truncatingIfNeeded: id >> UInt32(24 - 8 * i)) }
+        let flush = try state.withLock { (s) throws(ClientError) -> Bool in
+            if let full = s.output.refusal(forBytes: frame.count) { throw full }
+            let id = try s.table.reserveRaw(onAnswer)
+            FrameHeader.setRequestID(id, in: &frame)
+            return s.output.append(frame.bytes)
+        }
+        if flush { io.requestFlush(self) }
     }
 
     private func sizeError(frameLength: Int, _ type: MessageType) -> ClientError? {
@@ -144,42 +174,22 @@ final class ConnectionCore: Sendable {
                            "request of type \(type) is \(frameLength) bytes, over the server's maxFrameBytes \(limit); not sent")
     }
 
-    /// Writes whole frames. A failed send shuts the socket down; the reader
-    /// then fails every waiting request, including the ones just written.
-    private func write(_ bytes: [UInt8]) {
-        output.withLock { open in
-            guard open else { return }  // already closed: the waiter was failed by the reader
-            do throws(ClientError) {
-                try transmit(bytes)
-            } catch {
-                beginClose(error)
-            }
-        }
-    }
-
     // MARK: Closing
 
-    /// Sends TLS close_notify if nothing else is being written and the
-    /// socket takes it at once; a closing connection never waits for it.
-    func sayGoodbye() {
-        guard let tls else { return }
-        output.withLockIfAvailable { open in
-            if open { tls.sendCloseNotify() }
-        }
-    }
-
-    /// Refuses new requests and shuts the socket down, which wakes the
-    /// reader; the reader then fails every waiting request with `reason`
-    /// (or the first reason given) and closes the descriptor. Idempotent.
+    /// Refuses new requests and asks the I/O thread to close the socket
+    /// (after a TLS close_notify, if the socket takes it at once); that
+    /// thread then fails every waiting request with `reason` (or the first
+    /// reason given). Idempotent; never blocks.
     func beginClose(_ reason: ClientError) {
-        state.withLock { s in
+        let ask = state.withLock { s in
             s.table.refuseNewRequests(reason)
-            // Wakes the reader (read returns 0) and any writer blocked in send.
-            if s.socketOpen { try? shutdownSocket(fd, .both) }
+            defer { s.closeRequested = true }
+            return !s.closeRequested && !s.readerFinished
         }
+        if ask { io.requestClose(self) }
     }
 
-    /// Returns once the reader thread has closed the socket and failed every
+    /// Returns once the I/O thread has closed the socket and failed every
     /// waiting request.
     func waitUntilClosed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -196,15 +206,17 @@ final class ConnectionCore: Sendable {
         state.withLock { $0.table.closeReason != nil }
     }
 
-    /// Called by the reader thread as its last act.
+    /// The reason new requests are refused, once closing has begun.
+    var closeReason: ClientError? {
+        state.withLock { $0.table.closeReason }
+    }
+
+    /// Called by the I/O thread as its last act for this connection, once
+    /// it closed the socket: fails every waiting request with `reason` (or
+    /// the first reason given to `beginClose`) and wakes `waitUntilClosed`.
     func finishReading(_ reason: ClientError) {
-        beginClose(reason)
-        output.withLock { open in
-            open = false
-            state.withLock { $0.socketOpen = false }
-            closeSocket(fd)
-        }
         let (resumptions, waiters) = state.withLock { s in
+            s.table.refuseNewRequests(reason)
             let resumptions = s.table.close(reason)
             s.readerFinished = true
             let waiters = s.closeWaiters
@@ -218,7 +230,7 @@ final class ConnectionCore: Sendable {
     // MARK: Pushes
 
     /// Installs (or removes) the receiver of server pushes. It runs on the
-    /// reader thread and must not block.
+    /// I/O thread and must not block.
     func setPushHandler(_ handler: (@Sendable (FrameHeader, [UInt8]) -> Void)?) {
         state.withLock { $0.pushHandler = handler }
     }

@@ -18,34 +18,24 @@ public struct PageBytes: Sendable {
     /// Where the first row starts in `body`.
     private let rowsStart: Int
 
-    /// One row, lent to `forEachRow`'s visitor: its text bytes point into
-    /// the page's buffer and are valid only during the call.
-    public struct Row {
-        public let id: ItemID
-        /// The flag bits as on the wire (`checked`, `remind`, `hasDue`, `hasPrice`).
-        public let flags: ItemFlags
-        /// The text's UTF-8 bytes, valid only inside the visitor.
-        public let textBytes: UnsafeRawBufferPointer
-        public let due: Int64?
-        public let price: Int64?
+    /// One row, lent to `forEachRow`'s visitor: its text and key bytes
+    /// point into the page's buffer and are valid only during the call.
+    /// (`PageRow.read`, the one reading of the row layout, reads it.)
+    public typealias Row = PageRow
 
-        /// The check mark.
-        public var checked: Bool { flags.contains(.checked) }
-        /// The text, decoded into a new String (this allocates).
-        public var text: String { String(decoding: textBytes, as: UTF8.self) }
-    }
-
-    /// Decodes the header of `body` and checks that its rows decode.
-    init(body: [UInt8], filter: RowFilter) throws(ChecklistError) {
+    /// Decodes the header of `body` (a PAGE body, inflated if it came
+    /// compressed) and checks that its rows decode. Texts and keys are not
+    /// checked to be UTF-8 (`Row.text` repairs what is not): the cost of a
+    /// page stays one pass over its bytes.
+    ///
+    /// - Throws: `BAD_FIELD` naming the field that does not decode.
+    public init(body: [UInt8], filter: RowFilter) throws(ChecklistError) {
         let decoded = body.withUnsafeBytes { raw in
             Result { () throws(ChecklistError) -> (PageHeader, Int) in
                 var r = WireReader(raw)
                 let header = try PageHeader.decode(from: &r)
                 let rowsStart = r.index
-                var rows = PageRowScanner(raw, from: rowsStart)
-                for _ in 0..<header.count {
-                    guard rows.row() != nil else { throw .badField("rows", "a row of the PAGE does not decode") }
-                }
+                for _ in 0..<header.count { _ = try PageRow.read(from: &r) }
                 return (header, rowsStart)
             }
         }
@@ -66,11 +56,13 @@ public struct PageBytes: Sendable {
     /// Visits the page's rows in order, with no allocation per row.
     public func forEachRow(_ visit: (Row) -> Void) {
         body.withUnsafeBytes { raw in
-            var rows = PageRowScanner(raw, from: rowsStart)
+            var r = WireReader(raw, from: rowsStart)
             for _ in 0..<header.count {
-                // Checked in `init`: cannot fail here.
-                guard let row = rows.row() else { preconditionFailure("PageBytes: rows were checked") }
-                visit(row)
+                do throws(ChecklistError) {
+                    visit(try PageRow.read(from: &r))
+                } catch {
+                    preconditionFailure("PageBytes: rows were checked in init, yet \(error)")
+                }
             }
         }
     }
@@ -81,7 +73,8 @@ public struct PageBytes: Sendable {
         items.reserveCapacity(count)
         forEachRow { row in
             items.append(Item(id: row.id, fields: ItemFields(text: row.text, checked: row.checked, due: row.due,
-                                                             remind: row.flags.contains(.remind), price: row.price)))
+                                                             remind: row.fields.remind, price: row.price,
+                                                             clientKey: row.clientKey)))
         }
         return items
     }
@@ -90,7 +83,7 @@ public struct PageBytes: Sendable {
 extension ChecklistConnection {
     /// Fetches a page like `page(_:start:limit:filter:)`, but keeps it as
     /// its bytes (`PageBytes`): no `Item` or String per row. The answer is
-    /// taken straight off the reader thread, without decoding a
+    /// taken straight off the I/O thread, without decoding a
     /// `ServerMessage`. `requestTimeout` does not apply: the page comes, or
     /// the connection's end fails it. Cancelling the task does not end the
     /// wait either.

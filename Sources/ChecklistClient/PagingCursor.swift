@@ -36,7 +36,7 @@ public final class PagingCursor: Sendable {
         var failure: ClientError?
     }
 
-    /// Called on the reader thread after each page arrived: how long the
+    /// Called on the I/O thread after each page arrived: how long the
     /// fetch took (nanoseconds), the frame's size on the wire, rows in it.
     public typealias FetchObserver = @Sendable (_ nanos: UInt64, _ frameBytes: Int, _ rows: Int) -> Void
 
@@ -131,7 +131,7 @@ public final class PagingCursor: Sendable {
         }
     }
 
-    /// On the connection's reader thread: decode the PAGE into the buffers.
+    /// On the I/O thread: decode the PAGE into the buffers.
     /// Returns the number of rows the page held.
     private func receive(page: Int, _ answer: Result<(FrameHeader, UnsafeRawBufferPointer), ClientError>) -> Int {
         state.withLock { s in
@@ -160,13 +160,8 @@ public final class PagingCursor: Sendable {
         s.revision = header.revision
         let first = Int(header.offset)
         for row in first..<first + header.count {
-            let id = try r.readVarint("id")
-            let flags = ItemFlags(rawValue: try r.readU8("flags"))
-            let text = try r.readByteSlice("text")
-            let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
-            let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
             // The cursor shows rows; it does not keep their client keys.
-            if flags.contains(.hasKey) { _ = try r.readByteSlice("clientKey") }
+            let decoded = try PageRow.read(from: &r)
             guard s.window.contains(row) else { continue }
             let index = row % poolSize
             while s.slots.count <= index {
@@ -175,13 +170,13 @@ public final class PagingCursor: Sendable {
             }
             s.slots.withUnsafeMutableBufferPointer { slots in
                 slots[index].index = row
-                slots[index].id = ItemID(id)
-                slots[index].checked = flags.contains(.checked)
-                slots[index].remind = flags.contains(.remind)
-                slots[index].due = due
-                slots[index].price = price
+                slots[index].id = decoded.id
+                slots[index].checked = decoded.checked
+                slots[index].remind = decoded.fields.remind
+                slots[index].due = decoded.due
+                slots[index].price = decoded.price
                 slots[index].textBytes.removeAll(keepingCapacity: true)
-                slots[index].textBytes.append(contentsOf: text)
+                slots[index].textBytes.append(contentsOf: decoded.textBytes)
             }
         }
         return header.count

@@ -10,7 +10,7 @@ typealias AnswerContinuation = UnsafeContinuation<ServerMessage, any Error>
 typealias BatchContinuation = UnsafeContinuation<[ServerMessage], any Error>
 
 /// Receives the raw answer to a request sent with `ConnectionCore.send(_:onAnswer:)`
-/// on the reader thread: the frame's header and body (valid only during the
+/// on the I/O thread: the frame's header and body (valid only during the
 /// call), or the error that ended the connection first. Called exactly once.
 typealias RawAnswerHandler = @Sendable (Result<(FrameHeader, UnsafeRawBufferPointer), ClientError>) -> Void
 
@@ -21,7 +21,7 @@ typealias RawAnswerHandler = @Sendable (Result<(FrameHeader, UnsafeRawBufferPoin
 /// resumes it.
 ///
 /// A request's life: `reserve` (id chosen, frame not yet written) →
-/// `register` (continuation stored; the caller then writes the frame) →
+/// `register` (continuation stored; the caller then queues the frame) →
 /// `deliver` (answer arrived) or `cancel` or `close`.
 ///
 /// The connection keeps this inside its `Mutex`; every method runs under it.

@@ -1,6 +1,8 @@
 import ChecklistSocket
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Opening the TCP connection. `ChecklistSocket.connectSocket` takes
@@ -9,7 +11,8 @@ import Glibc
 /// non-blocking, waiting with `poll`.
 enum TCPConnect {
     /// Resolves `host`, connects to the first address that answers before
-    /// `deadline`, and returns a blocking socket with `TCP_NODELAY` set.
+    /// `deadline`, and returns a blocking socket with `TCP_NODELAY` set
+    /// (close-on-exec, and `SO_NOSIGPIPE` on Apple platforms).
     /// Blocks the calling thread: call it off the async executor.
     static func connect(host: String, port: UInt16, deadline: ContinuousClock.Instant) throws(ClientError) -> Int32 {
         var name = host
@@ -18,7 +21,11 @@ enum TCPConnect {
 
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
+        #if os(Linux)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
         hints.ai_flags = AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(name, String(port), &hints, &list)
@@ -42,13 +49,16 @@ enum TCPConnect {
     }
 
     private static func connect(_ info: addrinfo, target: String, deadline: ContinuousClock.Instant) throws(ClientError) -> Int32 {
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = socket(info.ai_family, type, info.ai_protocol)
-        guard fd >= 0 else { throw failure(target, errno) }
+        let fd: Int32
+        do throws(SocketError) {
+            fd = try makeStreamSocket(family: info.ai_family, nonBlocking: true, protocol: info.ai_protocol)
+        } catch {
+            throw failure(target, error.code)
+        }
         var connected = false
         defer { if !connected { closeSocket(fd) } }
 
-        if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) != 0 {
+        if systemConnect(fd, info.ai_addr, info.ai_addrlen) != 0 {
             // EINTR: the attempt goes on in the kernel, as with EINPROGRESS.
             guard errno == EINPROGRESS || errno == EINTR else { throw failure(target, errno) }
             try waitReady(fd, for: Int16(POLLOUT), deadline: deadline, what: "cannot connect to \(target)")
@@ -83,6 +93,14 @@ enum TCPConnect {
                 throw ClientError(.connectionFailed, "\(what()): \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    private static func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.connect(fd, address, length)
+        #else
+        Darwin.connect(fd, address, length)
+        #endif
     }
 
     private static func failure(_ target: String, _ code: Int32) -> ClientError {

@@ -1,6 +1,8 @@
 import ChecklistTLS
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension TLSChannel {

@@ -1,33 +1,22 @@
-import CLinux
 import ChecklistSocket
 import ChecklistTLS
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// TLS between a connection's socket and its frames: writers hand it whole
-/// frames to encrypt and send, the reader thread asks it for plaintext.
+/// TLS between a connection's socket and its frames. The handshake runs on
+/// the connecting thread over the blocking socket (`handshake`); from then
+/// on only the I/O thread uses the channel, over the non-blocking socket:
+/// it encrypts queued frames (`encrypt`, `takeCiphertext`) and decrypts
+/// what it reads (`receiveCiphertext`, `readPlaintext`).
 ///
 /// Sendable: `session` (not thread-safe) is touched only inside
 /// `sessionLock`, and `readBuffer` only inside `readerLock`. (A
 /// `Mutex<TLSSession>` cannot be used: the session's methods take buffer
 /// pointers, which the compiler's region checking cannot tell apart from
-/// state shared with the caller.)
-///
-/// Locking rules:
-/// - `sessionLock` guards the `TLSSession`. It is held only while OpenSSL
-///   works on memory, never across a socket call.
-/// - Ciphertext leaves the session only through `write`, which callers run
-///   under `ConnectionCore.output`, so records reach the socket in the order
-///   the session made them. The reader never sends: what reading makes the
-///   session want to send (a TLS 1.3 KeyUpdate answer) goes out with the
-///   next write.
-/// - `readerLock` guards the reader thread's ciphertext buffer; only that
-///   thread takes it, so it is never contended.
+/// state shared with the caller.) Both locks are held only while OpenSSL
+/// works on memory or one non-blocking read runs, never across a wait.
 final class TLSChannel: @unchecked Sendable {
-    /// The reader's read size: one whole TLS record (16 KiB of plaintext
-    /// plus its overhead), so that one read usually completes a record.
+    /// The read size: one whole TLS record (16 KiB of plaintext plus its
+    /// overhead), so that one read usually completes a record.
     static let readSize = (16 << 10) + 512
 
     let fd: Int32
@@ -63,30 +52,25 @@ final class TLSChannel: @unchecked Sendable {
         withSession { $0.protocolVersion }
     }
 
-    /// Encrypts `bytes` and writes all of it to the (blocking) socket.
-    /// Call under `ConnectionCore.output`.
-    func write(_ bytes: [UInt8]) throws(ClientError) {
-        // withUnsafeBytes rethrows untyped errors: carry the typed one out by hand.
-        let outcome = bytes.withUnsafeBytes { raw in
-            Result { () throws(ClientError) in try write(raw) }
+    /// Hands plaintext to the session; returns how many bytes it took
+    /// (fewer than offered, or none, while its output buffer is full: take
+    /// the ciphertext and send it first).
+    func encrypt(_ plaintext: UnsafeRawBufferPointer) throws(ClientError) -> Int {
+        try withSession { (s) throws(ClientError) -> Int in
+            guard !s.closeSent else { throw ClientError(.connectionClosed, "the connection was closed by the client") }
+            return try Self.mapped { () throws(TLSError) in try s.writePlaintext(plaintext) }
         }
-        try outcome.get()
     }
 
-    private func write(_ bytes: UnsafeRawBufferPointer) throws(ClientError) {
-        var offset = 0
-        repeat {
-            let ciphertext = try withSession { (s) throws(ClientError) -> [UInt8] in
-                guard !s.closeSent else { throw ClientError(.connectionClosed, "the connection was closed by the client") }
-                if offset < bytes.count {
-                    offset += try Self.mapped { () throws(TLSError) in
-                        try s.writePlaintext(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-                    }
-                }
-                return Self.takeAll(from: s)
-            }
-            try transmit(ciphertext)
-        } while offset < bytes.count
+    /// True when the session has ciphertext waiting to be sent.
+    var hasPendingOutput: Bool {
+        withSession { $0.pendingOutput > 0 }
+    }
+
+    /// Appends the ciphertext the session has waiting to `out`.
+    func takeCiphertext(appendingTo out: inout [UInt8]) {
+        let taken = withSession { Self.takeAll(from: $0) }
+        out.append(contentsOf: taken)
     }
 
     /// Sends what the session has waiting (handshake messages).
@@ -108,34 +92,34 @@ final class TLSChannel: @unchecked Sendable {
     func sendPendingWithoutWaiting() {
         let bytes = withSession { Self.takeAll(from: $0) }
         guard !bytes.isEmpty else { return }
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+        _ = bytes.withUnsafeBytes { try? sendWithoutWaiting(fd, $0) }
     }
 
-    /// Reads plaintext into `buffer`, reading and decrypting from the
-    /// socket as needed. Only the reader thread calls it.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ClientError) -> SocketReadResult {
-        while true {
-            let result: TLSSession.ReadResult
-            do throws(TLSError) {
-                result = try withSession { (s) throws(TLSError) in try s.readPlaintext(into: buffer) }
-            } catch where error.code == .truncated {
-                // The stream ended without close_notify. Frames delimit
-                // themselves, so this is an ordinary end of the connection.
-                return .endOfFile
-            } catch {
-                throw ClientError(tls: error)
-            }
-            switch result {
-            case .bytes(let n): return .bytes(n)
-            case .closed: return .endOfFile
-            case .wantsInput: try receiveCiphertext()
-            }
+    /// Decrypts plaintext into `buffer` from the records the session holds:
+    /// `.wouldBlock` when it needs more ciphertext (`receiveCiphertext`).
+    func readPlaintext(into buffer: UnsafeMutableRawBufferPointer) throws(ClientError) -> SocketReadResult {
+        let result: TLSSession.ReadResult
+        do throws(TLSError) {
+            result = try withSession { (s) throws(TLSError) in try s.readPlaintext(into: buffer) }
+        } catch where error.code == .truncated {
+            // The stream ended without close_notify. Frames delimit
+            // themselves, so this is an ordinary end of the connection.
+            return .endOfFile
+        } catch {
+            throw ClientError(tls: error)
+        }
+        switch result {
+        case .bytes(let n): return .bytes(n)
+        case .closed: return .endOfFile
+        case .wantsInput: return .wouldBlock
         }
     }
 
-    /// One socket read, fed to the session; the end of file is passed on.
-    func receiveCiphertext() throws(ClientError) {
-        try readerLock.withLock { (_) throws(ClientError) in
+    /// One socket read, fed to the session; the end of file is passed on
+    /// to it. Returns false when the socket had nothing (`EAGAIN`).
+    @discardableResult
+    func receiveCiphertext() throws(ClientError) -> Bool {
+        try readerLock.withLock { (_) throws(ClientError) -> Bool in
             let space = readBuffer
             let got: SocketReadResult
             do throws(SocketError) {
@@ -145,9 +129,10 @@ final class TLSChannel: @unchecked Sendable {
             }
             switch got {
             case .wouldBlock:
-                return
+                return false
             case .endOfFile:
                 withSession { (s) in s.endOfInput() }
+                return true
             case .bytes(let n):
                 // The session wanted input, so it holds less than one record:
                 // far less than its input limit, and all n bytes fit.
@@ -157,12 +142,13 @@ final class TLSChannel: @unchecked Sendable {
                 guard fed == n else {
                     throw ClientError(.protocolViolation, "the server's TLS records overflow the session's input buffer")
                 }
+                return true
             }
         }
     }
 
     /// Queues close_notify and sends it if the socket takes it at once.
-    /// Call under `ConnectionCore.output`.
+    /// Called by the I/O thread when the client closes the connection.
     func sendCloseNotify() {
         withSession { $0.close() }
         sendPendingWithoutWaiting()

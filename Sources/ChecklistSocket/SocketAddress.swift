@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+#if os(Linux)
 import CLinux
+#endif
 
 /// An IPv4 or IPv6 address with a port, as numbers (no name resolution
 /// except the literal name `localhost`, which means 127.0.0.1).

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A failed system call: which operation, and the `errno` it left.
@@ -20,7 +22,7 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The error for the `errno` the last failing call left behind.
     public static func lastError(_ operation: String) -> SocketError {
-        SocketError(code: Glibc.errno, operation: operation)
+        SocketError(code: errno, operation: operation)
     }
 
     /// True for `EAGAIN`/`EWOULDBLOCK` (a socket timeout on a blocking socket reports this too).

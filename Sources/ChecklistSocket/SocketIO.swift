@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+#if os(Linux)
 import CLinux
+#endif
 
 // read/write wrappers. They retry EINTR and report EAGAIN as a value, not an
 // error, because on a non-blocking socket it is the normal way to learn that
@@ -42,13 +46,39 @@ public func readSocket(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) 
     }
 }
 
-/// One `send(2)` of `bytes` with `MSG_NOSIGNAL` (a closed peer gives `EPIPE`,
-/// never a SIGPIPE). `bytes` must not be empty.
+/// The `send(2)` flags that make a closed peer give `EPIPE`, never a
+/// SIGPIPE: `MSG_NOSIGNAL` on Linux. Apple platforms have no such flag: there
+/// the socket itself carries `SO_NOSIGPIPE` (`setNoSigPipe`, which every
+/// socket this package creates gets).
+@inlinable public var noSignalSendFlags: Int32 {
+    #if os(Linux)
+    return Int32(MSG_NOSIGNAL)
+    #else
+    return 0
+    #endif
+}
+
+/// One `send(2)` of `bytes`, without SIGPIPE (a closed peer gives `EPIPE`).
+/// `bytes` must not be empty.
 /// Throws on errors other than `EINTR`/`EAGAIN` (e.g. `EPIPE`, `ECONNRESET`).
 public func writeSocket(_ fd: Int32, from bytes: UnsafeRawBufferPointer) throws(SocketError) -> SocketWriteResult {
+    try send(fd, bytes, flags: noSignalSendFlags)
+}
+
+/// One `send(2)` of `bytes` that does not wait even on a blocking socket
+/// (`MSG_DONTWAIT`): for an alert or close_notify on the way out.
+public func sendWithoutWaiting(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SocketError) -> SocketWriteResult {
+    try send(fd, bytes, flags: noSignalSendFlags | Int32(MSG_DONTWAIT))
+}
+
+private func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, flags: Int32) throws(SocketError) -> SocketWriteResult {
     precondition(bytes.count > 0, "writeSocket needs bytes to write")
     while true {
-        let n = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        #if canImport(Glibc)
+        let n = Glibc.send(fd, bytes.baseAddress, bytes.count, flags)
+        #else
+        let n = Darwin.send(fd, bytes.baseAddress, bytes.count, flags)
+        #endif
         if n >= 0 { return .bytes(n) }
         switch errno {
         case EINTR: continue

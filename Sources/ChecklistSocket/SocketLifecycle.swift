@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+#if os(Linux)
 import CLinux
+#endif
 
 // Creating, connecting, accepting and closing TCP sockets. Every descriptor
 // made here is close-on-exec, so a spawned child process never inherits one.
@@ -16,8 +20,7 @@ import CLinux
 /// - Returns: the descriptor and the bound port.
 public func makeListeningSocket(host: String, port: UInt16, backlog: Int32 = 4096) throws(SocketError) -> (fd: Int32, port: UInt16) {
     let address = try SocketAddress(host: host, port: port)
-    let fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .lastError("socket") }
+    let fd = try makeStreamSocket(family: address.addressFamily, nonBlocking: true)
     do throws(SocketError) {
         try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, "setsockopt SO_REUSEADDR")
         let bound = address.withSockAddr { bind(fd, $0, $1) }
@@ -38,8 +41,7 @@ public func connectSocket(host: String, port: UInt16) throws(SocketError) -> Int
 /// Connects a blocking TCP socket to `address` (`TCP_NODELAY`, close-on-exec).
 /// Retries `connect` interrupted by a signal.
 public func connectSocket(to address: SocketAddress) throws(SocketError) -> Int32 {
-    let fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .lastError("socket") }
+    let fd = try makeStreamSocket(family: address.addressFamily, nonBlocking: false)
     do throws(SocketError) {
         while true {
             let rc = address.withSockAddr { connect(fd, $0, $1) }
@@ -58,8 +60,51 @@ public func connectSocket(to address: SocketAddress) throws(SocketError) -> Int3
     }
 }
 
+/// A new TCP socket of `family` (`AF_INET`, `AF_INET6`): close-on-exec,
+/// without SIGPIPE on Apple platforms (`SO_NOSIGPIPE`), non-blocking if asked.
+/// Linux sets the flags in the `socket` call; Apple platforms with `fcntl`.
+public func makeStreamSocket(family: Int32, nonBlocking: Bool, protocol: Int32 = 0) throws(SocketError) -> Int32 {
+    #if os(Linux)
+    var type = SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue
+    if nonBlocking { type |= SOCK_NONBLOCK.rawValue }
+    let fd = socket(family, Int32(type), `protocol`)
+    guard fd >= 0 else { throw .lastError("socket") }
+    return fd
+    #else
+    let fd = socket(family, SOCK_STREAM, `protocol`)
+    guard fd >= 0 else { throw .lastError("socket") }
+    do throws(SocketError) {
+        try setDescriptorFlags(fd, nonBlocking: nonBlocking)
+        return fd
+    } catch {
+        closeSocket(fd)
+        throw error
+    }
+    #endif
+}
+
+#if !os(Linux)
+/// Close-on-exec, `SO_NOSIGPIPE` and (if asked) `O_NONBLOCK` on a new socket:
+/// what Linux's `SOCK_CLOEXEC`/`SOCK_NONBLOCK`/`MSG_NOSIGNAL` give there.
+private func setDescriptorFlags(_ fd: Int32, nonBlocking: Bool) throws(SocketError) {
+    guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw .lastError("fcntl F_SETFD") }
+    try setNoSigPipe(fd)
+    if nonBlocking { try setNonBlocking(fd) }
+}
+#endif
+
+/// Makes a closed peer give `EPIPE` instead of SIGPIPE on Apple platforms
+/// (`SO_NOSIGPIPE`). On Linux sends pass `MSG_NOSIGNAL` (`noSignalSendFlags`)
+/// and this does nothing.
+public func setNoSigPipe(_ fd: Int32) throws(SocketError) {
+    #if !os(Linux)
+    try setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1, "setsockopt SO_NOSIGPIPE")
+    #endif
+}
+
 /// Accepts one pending connection from a non-blocking listening socket. The
-/// new socket is non-blocking and close-on-exec (`accept4`).
+/// new socket is non-blocking and close-on-exec (`accept4` on Linux,
+/// `accept` and `fcntl` on Apple platforms).
 ///
 /// - Returns: nil when no connection is pending (`EAGAIN`). A connection
 ///   that was reset before it was accepted is skipped. Interrupted calls retry.
@@ -71,14 +116,28 @@ public func acceptConnection(_ listenFD: Int32) throws(SocketError) -> (fd: Int3
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if os(Linux)
                 accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+                #else
+                accept(listenFD, $0, &length)
+                #endif
             }
         }
+        #if !os(Linux)
+        if fd >= 0 {
+            do throws(SocketError) {
+                try setDescriptorFlags(fd, nonBlocking: true)
+            } catch {
+                closeSocket(fd)
+                throw error
+            }
+        }
+        #endif
         if fd >= 0 { return (fd, SocketAddress(storage)) }
         switch errno {
         case EINTR, ECONNABORTED, EPROTO: continue
         case EAGAIN, EWOULDBLOCK: return nil
-        default: throw .lastError("accept4")
+        default: throw .lastError("accept")
         }
     }
 }
@@ -100,14 +159,14 @@ public func setNoDelay(_ fd: Int32, _ noDelay: Bool = true) throws(SocketError) 
 /// that waits longer fails with `EAGAIN`. nil leaves that direction unchanged;
 /// `.zero` means wait forever.
 public func setTimeouts(_ fd: Int32, receive: Duration?, send: Duration?) throws(SocketError) {
-    func timeval(_ d: Duration) -> Glibc.timeval {
+    func interval(_ d: Duration) -> timeval {
         let (seconds, attoseconds) = d.components
-        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        return timeval(tv_sec: .init(seconds), tv_usec: .init(attoseconds / 1_000_000_000_000))
     }
     for (option, value, name) in [(SO_RCVTIMEO, receive, "SO_RCVTIMEO"), (SO_SNDTIMEO, send, "SO_SNDTIMEO")] {
         guard let value else { continue }
-        var tv = timeval(value)
-        guard setsockopt(fd, SOL_SOCKET, option, &tv, socklen_t(MemoryLayout<Glibc.timeval>.size)) == 0 else {
+        var tv = interval(value)
+        guard setsockopt(fd, SOL_SOCKET, option, &tv, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
             throw .lastError("setsockopt \(name)")
         }
     }

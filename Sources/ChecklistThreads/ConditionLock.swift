@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A pthread mutex with two condition variables guarding a value of type
 /// `State`: the package's one way to wait, with a deadline, for shared state
@@ -34,12 +38,20 @@ package final class ConditionLock<State>: @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         conditions = .allocate(capacity: 2)
+        #if os(Linux)
+        // Timed waits measure CLOCK_MONOTONIC (the deadline is absolute on it).
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
         pthread_cond_init(conditions, &attr)
         pthread_cond_init(conditions + 1, &attr)
         pthread_condattr_destroy(&attr)
+        #else
+        // Apple platforms have no pthread_condattr_setclock: timed waits
+        // there are relative (`pthread_cond_timedwait_relative_np`).
+        pthread_cond_init(conditions, nil)
+        pthread_cond_init(conditions + 1, nil)
+        #endif
     }
 
     deinit {
@@ -84,8 +96,15 @@ package final class ConditionLock<State>: @unchecked Sendable {
         var satisfied = ready(&state)
         while !satisfied {
             if let deadline {
+                #if os(Linux)
                 var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
                 let rc = pthread_cond_timedwait(conditions + condition.rawValue, mutex, &ts)
+                #else
+                let now = monotonicNanoseconds()
+                let span = deadline > now ? deadline - now : 0
+                var ts = timespec(tv_sec: Int(span / 1_000_000_000), tv_nsec: Int(span % 1_000_000_000))
+                let rc = span == 0 ? ETIMEDOUT : pthread_cond_timedwait_relative_np(conditions + condition.rawValue, mutex, &ts)
+                #endif
                 satisfied = ready(&state)
                 if rc == ETIMEDOUT { break }
             } else {

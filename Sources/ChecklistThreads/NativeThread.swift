@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
-import CLinux  // pthread_setname_np
+#if os(Linux)
+import CLinux  // the two-argument pthread_setname_np
+#endif
 
 /// A POSIX thread running a closure: the one way this package starts a
 /// thread of its own (event loops, the signal watcher, the log flusher, the
@@ -18,19 +22,42 @@ package struct NativeThread: Sendable {
     package static func start(name: String, blockedSignals: [Int32] = NativeThread.asyncSignals,
                               _ body: @escaping @Sendable () -> Void) throws(ThreadStartError) -> NativeThread {
         let start = Unmanaged.passRetained(Start(name: name, blockedSignals: blockedSignals, body: body)).toOpaque()
+        #if os(Linux)
         var handle = pthread_t()
         let rc = pthread_create(&handle, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            _ = pthread_setname_np(pthread_self(), String(start.name.utf8.prefix(15))!)
-            NativeThread.block(start.blockedSignals)
-            start.body()
+            NativeThread.run(Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue())
             return nil
         }, start)
+        #else
+        var created: pthread_t?
+        let rc = pthread_create(&created, nil, { raw in
+            NativeThread.run(Unmanaged<Start>.fromOpaque(raw).takeRetainedValue())
+            return nil
+        }, start)
+        #endif
         guard rc == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             throw ThreadStartError(name: name, errno: rc)
         }
+        #if os(Linux)
         return NativeThread(handle: handle)
+        #else
+        return NativeThread(handle: created!)
+        #endif
+    }
+
+    /// The new thread's first act: its name (at most 15 bytes), its signal
+    /// mask, then the body.
+    private static func run(_ start: Start) {
+        let name = String(start.name.utf8.prefix(15))!
+        #if os(Linux)
+        _ = pthread_setname_np(pthread_self(), name)
+        #else
+        // Apple's pthread_setname_np names the calling thread only.
+        _ = pthread_setname_np(name)
+        #endif
+        NativeThread.block(start.blockedSignals)
+        start.body()
     }
 
     /// `start`, for callers that cannot go on without the thread: a failure
@@ -77,7 +104,7 @@ package struct NativeThread: Sendable {
     package static var isCurrent: pthread_t { pthread_self() }
 
     /// Signals that loop and helper threads never take: they are either
-    /// ignored (SIGPIPE; writes use MSG_NOSIGNAL anyway) or meant for a
+    /// ignored (SIGPIPE; sends never raise it: `noSignalSendFlags`, `SO_NOSIGPIPE`) or meant for a
     /// `SignalWatcher` thread or the main thread.
     package static let asyncSignals: [Int32] = [SIGPIPE, SIGINT, SIGTERM, SIGHUP]
 

@@ -13,6 +13,14 @@ public struct FrameHeader: Hashable, Sendable {
     }
     /// The request id of server-initiated frames.
     public static let pushRequestID: UInt32 = 0
+    /// Where the request id lies in a frame: after length, type and flags.
+    public static let requestIDOffset = 6
+
+    /// Overwrites the request id of the frame that starts at `start` in
+    /// `frame` (for a frame encoded before its id was chosen).
+    public static func setRequestID(_ id: UInt32, ofFrameAt start: Int = 0, in frame: inout WireWriter) {
+        frame.writeU32BE(id, at: start + requestIDOffset)
+    }
 
     public var type: MessageType
     public var flags: FrameFlags

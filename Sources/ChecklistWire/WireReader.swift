@@ -8,22 +8,33 @@ import ChecklistModel
 /// closure and do not let it escape.
 public struct WireReader {
     @usableFromInline let bytes: UnsafeRawBufferPointer
+    /// Index of the next unread byte (stored apart from `index` so that the
+    /// inlinable reads below can advance it).
+    @usableFromInline var position: Int
+
     /// Index of the next unread byte.
-    public private(set) var index: Int
+    @inlinable public var index: Int { position }
 
     public init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(bytes, from: 0)
+    }
+
+    /// A reader whose next byte is `bytes[index]` (e.g. the first row of a
+    /// body whose header was read before).
+    @inlinable public init(_ bytes: UnsafeRawBufferPointer, from index: Int) {
+        precondition(index >= 0 && index <= bytes.count, "WireReader: start \(index) outside the \(bytes.count) bytes")
         self.bytes = bytes
-        self.index = 0
+        self.position = index
     }
 
     /// Bytes not yet read. Receivers ignore them at the end of a body
     /// (forward compatibility).
-    public var remaining: Int { bytes.count - index }
+    @inlinable public var remaining: Int { bytes.count - position }
 
-    public mutating func readU8(_ field: String) throws(ChecklistError) -> UInt8 {
-        guard index < bytes.count else { throw .badField(field, "body ends inside \(field)") }
-        let b = bytes[index]
-        index += 1
+    @inlinable public mutating func readU8(_ field: String) throws(ChecklistError) -> UInt8 {
+        guard position < bytes.count else { throw .badField(field, "body ends inside \(field)") }
+        let b = bytes[position]
+        position += 1
         return b
     }
 
@@ -36,14 +47,14 @@ public struct WireReader {
     }
 
     /// Unsigned LEB128, at most 10 bytes, value must fit in 64 bits.
-    public mutating func readVarint(_ field: String) throws(ChecklistError) -> UInt64 {
+    @inlinable public mutating func readVarint(_ field: String) throws(ChecklistError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        for position in 0..<10 {
-            guard index < bytes.count else { throw .badField(field, "body ends inside varint \(field)") }
-            let b = bytes[index]
-            index += 1
-            if position == 9 && b > 1 {
+        for byte in 0..<10 {
+            guard position < bytes.count else { throw .badField(field, "body ends inside varint \(field)") }
+            let b = bytes[position]
+            position += 1
+            if byte == 9 && b > 1 {
                 throw .badField(field, "varint \(field) does not fit in 64 bits")
             }
             value |= UInt64(b & 0x7F) << shift
@@ -60,7 +71,7 @@ public struct WireReader {
         return Int(v)
     }
 
-    public mutating func readZigZag(_ field: String) throws(ChecklistError) -> Int64 {
+    @inlinable public mutating func readZigZag(_ field: String) throws(ChecklistError) -> Int64 {
         let u = try readVarint(field)
         return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
     }
@@ -68,8 +79,8 @@ public struct WireReader {
     /// A big-endian u32 (fixed width: lengths written after their content).
     public mutating func readU32BE(_ field: String) throws(ChecklistError) -> UInt32 {
         guard remaining >= 4 else { throw .badField(field, "\(field) is cut off") }
-        defer { index += 4 }
-        return bytes.u32BE(at: index)
+        defer { position += 4 }
+        return bytes.u32BE(at: position)
     }
 
     /// The next `count` bytes, borrowed from the underlying buffer.
@@ -77,20 +88,20 @@ public struct WireReader {
         guard count >= 0, count <= remaining else {
             throw .badField(field, "\(field) length \(count) runs past the end of the body")
         }
-        let start = index
-        index += count
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        let start = position
+        position += count
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
     }
 
     /// A length-prefixed byte run, borrowed from the underlying buffer.
-    public mutating func readByteSlice(_ field: String) throws(ChecklistError) -> UnsafeRawBufferPointer {
+    @inlinable public mutating func readByteSlice(_ field: String) throws(ChecklistError) -> UnsafeRawBufferPointer {
         let length = try readVarint(field)
         guard length <= UInt64(remaining) else {
             throw .badField(field, "\(field) length \(length) runs past the end of the body")
         }
-        let start = index
-        index += Int(length)
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        let start = position
+        position += Int(length)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
     }
 
     public mutating func readBytes(_ field: String) throws(ChecklistError) -> [UInt8] {

@@ -124,4 +124,19 @@ struct FrameParserTests {
         if case .fatal(let e) = Codec.parse(bytes, direction: .request, maxFrameBytes: max) { return e.code }
         return nil
     }
+
+    /// A frame encoded with request id 0 and given its id afterwards (as the
+    /// client does once the id is chosen) is the frame encoded with that id.
+    @Test(arguments: [UInt32(1), 0x0102_0304, .max])
+    func settingTheRequestIDAfterwardsGivesTheSameFrame(_ id: UInt32) {
+        var late = WireWriter()
+        var direct = WireWriter()
+        var encoder = FrameEncoder(compress: false)
+        Request.ping(Ping(data: [9, 8, 7])).encode(requestID: 0, into: &late, encoder: &encoder)
+        Request.ping(Ping(data: [9, 8, 7])).encode(requestID: id, into: &direct, encoder: &encoder)
+        FrameHeader.setRequestID(id, in: &late)
+        #expect(late.bytes == direct.bytes)
+        #expect(Array(late.bytes[FrameHeader.requestIDOffset..<FrameHeader.size]) ==
+                [UInt8(id >> 24), UInt8(id >> 16 & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id & 0xFF)])
+    }
 }

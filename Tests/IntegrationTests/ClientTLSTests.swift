@@ -91,12 +91,22 @@ struct ClientTLSTests {
             defer { closeSocket(fd) }
             let channel = try TLSChannel.handshake(fd: fd, configuration: certificates.clientConfiguration(versions: version ... version),
                                                    host: "127.0.0.1", port: server.port, deadline: deadline)
-            try channel.write(Array("hello-there\n".utf8))
+            // The channel's I/O-thread calls, over the blocking socket.
+            let line = Array("hello-there\n".utf8)
+            let taken = try line.withUnsafeBytes { try channel.encrypt($0) }
+            #expect(taken == line.count)
+            var ciphertext: [UInt8] = []
+            channel.takeCiphertext(appendingTo: &ciphertext)
+            try writeAll(fd, ciphertext)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
             defer { buffer.deallocate() }
             var received: [UInt8] = []
-            while !received.contains(UInt8(ascii: "\n")), case .bytes(let n) = try channel.read(into: buffer) {
-                received += buffer[..<n]
+            reading: while !received.contains(UInt8(ascii: "\n")) {
+                switch try channel.readPlaintext(into: buffer) {
+                case .bytes(let n): received += buffer[..<n]
+                case .wouldBlock: try channel.receiveCiphertext()
+                case .endOfFile: break reading
+                }
             }
             channel.sendCloseNotify()
             return (String(decoding: received, as: UTF8.self), channel.protocolVersion)

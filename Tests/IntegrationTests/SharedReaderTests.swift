@@ -3,8 +3,8 @@ import ChecklistModel
 import Foundation
 import Testing
 
-/// Plaintext connections of one process are read by one shared thread
-/// (`SharedReader`), not a thread each.
+/// Connections of one process, plaintext or TLS, are read and written by one
+/// shared thread (`IOThread`), not a thread each.
 @Suite(.timeLimit(.minutes(5))) struct SharedReaderTests {
     /// Names of this process's threads, from /proc/self/task/*/comm.
     static func threadNames() throws -> [String] {

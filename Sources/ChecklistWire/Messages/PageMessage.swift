@@ -18,8 +18,7 @@ public struct PageMessage: WireMessage {
         var rows: [Item] = []
         rows.reserveCapacity(header.count)
         for _ in 0..<header.count {
-            let id = ItemID(try r.readVarint("id"))
-            rows.append(Item(id: id, fields: try ItemFields.decode(from: &r)))
+            rows.append(try PageRow.read(from: &r).item())
         }
         return PageMessage(list: header.list, revision: header.revision, total: header.total,
                            offset: header.offset, rows: rows)

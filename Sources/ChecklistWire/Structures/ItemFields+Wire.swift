@@ -2,20 +2,11 @@ import ChecklistModel
 
 extension ItemFields {
     /// Decodes **ItemFields**: flags, text, optional due, price and client
-    /// key. The key's length is checked where it is used (the store), like
-    /// a text's.
+    /// key, read by `ItemFieldBytes.read` (the one reading of the layout).
+    /// The key's length is checked where it is used (the store), like a
+    /// text's.
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> ItemFields {
-        let raw = try r.readU8("flags")
-        let flags = ItemFlags(rawValue: raw)
-        guard flags.isSubset(of: .known) else {
-            throw .badField("flags", "unknown item flag bits 0x\(String(raw & ~ItemFlags.known.rawValue, radix: 16))")
-        }
-        let text = try r.readString("text")
-        let due = flags.contains(.hasDue) ? try r.readZigZag("due") : nil
-        let price = flags.contains(.hasPrice) ? try r.readZigZag("price") : nil
-        let key = flags.contains(.hasKey) ? try r.readString("clientKey") : nil
-        return ItemFields(text: text, checked: flags.contains(.checked), due: due,
-                          remind: flags.contains(.remind), price: price, clientKey: key)
+        try ItemFieldBytes.read(from: &r).decoded()
     }
 
     public func encode(into w: inout WireWriter) {

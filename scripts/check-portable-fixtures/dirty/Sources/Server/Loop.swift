@@ -1,0 +1,3 @@
+// Outside the client's closure: never scanned.
+import CLinux
+let fd = epoll_create1(0)
