@@ -6,11 +6,18 @@ struct BenchArguments {
         var description: String
     }
 
+    /// `--help` (or `-h`) was given: the caller prints the usage and exits 0.
+    struct HelpRequested: Error {}
+
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
 
     /// Parses `arguments`; `flagNames` take no value.
+    ///
+    /// - Throws: `HelpRequested` when `--help` or `-h` is among them
+    ///   (wherever it stands), else `UsageError` for what does not parse.
     init(_ arguments: ArraySlice<String>, flagNames: Set<String>) throws {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { throw HelpRequested() }
         var rest = arguments
         while let arg = rest.popFirst() {
             guard arg.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(arg)'") }

@@ -90,6 +90,8 @@ do {
     default:
         throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
     }
+} catch is BenchArguments.HelpRequested {
+    print(usage)
 } catch let error as BenchArguments.UsageError {
     FileHandle.standardError.write(Data("checklist-bench: \(error)\n\n\(usage)\n".utf8))
     exit(2)

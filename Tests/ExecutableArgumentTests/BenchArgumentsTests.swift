@@ -15,6 +15,14 @@ struct BenchArgumentsTests {
         try args.check(allowed: ["items", "json", "seconds", "server"])
     }
 
+    /// `--help` after a scenario asks for the usage (it was taken for an
+    /// option missing its value), wherever it stands.
+    @Test func helpIsAskedForAnywhere() {
+        for arguments: ArraySlice<String> in [["--help"], ["--items", "5", "-h"], ["--seconds", "2", "--help", "--json"]] {
+            #expect(throws: BenchArguments.HelpRequested.self) { _ = try BenchArguments(arguments, flagNames: ["json"]) }
+        }
+    }
+
     @Test func badArgumentsAreUsageErrors() throws {
         func message(_ body: () throws -> Void) -> String? {
             do { try body(); return nil } catch { return (error as? BenchArguments.UsageError)?.description }
