@@ -54,8 +54,8 @@ struct DurabilityBarrier {
             return
         }
         let last = storage.lastPosition
-        // A page showing changes in flight waits for them (all at or before
-        // the newest commit), then is checked (`release`).
+        // A read showing changes in flight (a PAGE, LISTS) waits for them,
+        // all at or before the newest commit, then is checked (`release`).
         if let read = outcome.uncommittedRead {
             barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
                                                 from: last + 1, read: read, request: request))
@@ -141,12 +141,12 @@ struct DurabilityBarrier {
         return released
     }
 
-    /// What replaces a PAGE or LISTS that showed changes in flight when those were
-    /// rewritten (rebased onto another node's commits) or failed before
-    /// they committed: the page was not what the database holds at its
-    /// revision.
+    /// What replaces a PAGE or LISTS that showed changes in flight when
+    /// those were rewritten before they committed (rebased onto another
+    /// node's commits, the list reloaded): the read was not what the
+    /// database holds at the revisions it names.
     static let readRewritten = ChecklistError(.unavailable,
-        "the list changed through another node while this page was read, so the page was not what is committed at its revision; read it again")
+        "the list changed through another node while this read ran, so it was not what is committed at its revision; read it again")
 
     /// What replaces a PAGE or LISTS that showed changes in flight whose
     /// commit then failed: they are kept and tried again, so what is
