@@ -60,21 +60,21 @@ final class ReplyWatchdog: Sendable {
     private func run() {
         var earliest: UInt64?
         while true {
-            let due = state.withLock(waitingOn: .work, until: { s in
+            state.withLock(waitingOn: .work, until: { s in
                 guard let first = s.armed.values.map(\.deadline).min() else { return false }
                 return first <= monotonicNanoseconds() || first != earliest
-            }, deadline: earliest) { s, _ -> [Int32] in
+            }, deadline: earliest) { s, _ in
                 let now = monotonicNanoseconds()
-                var sockets: [Int32] = []
                 for (token, armed) in s.armed where armed.deadline <= now {
-                    sockets.append(armed.socket)
+                    // Under the lock: once `disarm` returned, the descriptor
+                    // (which its owner may then close, and the number be
+                    // reused) is never touched here.
+                    _ = Glibc.shutdown(armed.socket, Int32(SHUT_RDWR))
                     s.fired.insert(token)
                     s.armed.removeValue(forKey: token)
                 }
                 earliest = s.armed.values.map(\.deadline).min()
-                return sockets
             }
-            for socket in due { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
         }
     }
 }
