@@ -63,9 +63,11 @@ final class PostgresListLoaders: ListLoading {
     /// - Parameters:
     ///   - following: catches a list up to the database (`catchUp`).
     ///   - retain: takes each change a load read (the change feed): the retained ones the checkpoint holds, then those replayed.
-    ///   - replyLimit: how long one call may wait for an answer (`PostgresConnection.limitReplies`).
-    init(conninfo: String, store: Store, cache: ListCache, following: ListCatchUp, replyLimit: Duration?,
-         retain: @escaping @Sendable (Change) -> Void) throws {
+    ///   - replyLimits: how long one call may wait for an answer
+    ///     (`PostgresConnection.limitReplies`): a list's load (which may
+    ///     rightly take long), and every other read (a request waits on it).
+    init(conninfo: String, store: Store, cache: ListCache, following: ListCatchUp,
+         replyLimits: (load: Duration?, read: Duration?), retain: @escaping @Sendable (Change) -> Void) throws {
         self.conninfo = conninfo
         self.store = store
         self.cache = cache
@@ -73,7 +75,7 @@ final class PostgresListLoaders: ListLoading {
         self.retain = retain
         for index in 0..<cache.configuration.loaderThreads {
             let thread = try NativeThread.start(name: "pg-loader-\(index)") { [self] in
-                var worker = LoaderConnection(conninfo: conninfo, replyLimit: replyLimit)
+                var worker = LoaderConnection(conninfo: conninfo, replyLimits: replyLimits)
                 run(&worker)
             }
             threads.withLock { $0.append(thread) }
@@ -188,7 +190,7 @@ final class PostgresListLoaders: ListLoading {
             if store.residency(of: job.list, in: job.namespace) != .unloaded { return nil }
             if attempt > 0 { pauseBeforeRetry() }
             do {
-                let database = try worker.database()
+                let database = try worker.database(loading: true)
                 let loaded = Store(limits: store.limits)
                 var toFeed: [Change] = []  // retained, then replayed
                 let sink = StoreRestoreSink(store: loaded)
@@ -245,7 +247,13 @@ final class PostgresListLoaders: ListLoading {
                 return ChecklistError(.unavailable, "list \(list) could not be brought up to revision \(revision) from the database; try again")
             }
             do {
-                switch try following.follow(list, database: worker.database()) {
+                // A call is bounded by what is left of the catch-up's window
+                // (plus the margin), so a link passing no bytes cannot hold the
+                // request much past it.
+                let database = try worker.database()
+                let left = Duration.nanoseconds(Int64(deadline - min(deadline, monotonicNanoseconds())))
+                database.connection.limitReplies(to: left + PostgresConnection.replyMargin)
+                switch try following.follow(list, database: database) {
                 case .more: continue
                 case .caughtUp: return nil  // what the database holds is in; if not `revision`, it holds less
                 case .deferred: pause(Self.catchUpRetryPause)
@@ -310,21 +318,27 @@ final class PostgresListLoaders: ListLoading {
 /// One loader thread's connection, made on first use.
 private struct LoaderConnection {
     let conninfo: String
-    let replyLimit: Duration?
+    /// How long a call may wait: a list's load, any other read.
+    let replyLimits: (load: Duration?, read: Duration?)
     var store: PostgresStore?
 
-    init(conninfo: String, replyLimit: Duration?) {
+    init(conninfo: String, replyLimits: (load: Duration?, read: Duration?)) {
         self.conninfo = conninfo
-        self.replyLimit = replyLimit
+        self.replyLimits = replyLimits
     }
 
-    mutating func database() throws -> PostgresStore {
-        if let store, store.connection.isUsable { return store }
-        let connection = try PostgresConnection(conninfo: conninfo)
-        connection.limitReplies(to: replyLimit)
-        let made = PostgresStore(connection: connection)
-        store = made
-        return made
+    /// The connection (made again when it broke), its calls bounded for a
+    /// list's load or for the other reads.
+    mutating func database(loading: Bool = false) throws -> PostgresStore {
+        let database: PostgresStore
+        if let store, store.connection.isUsable {
+            database = store
+        } else {
+            database = PostgresStore(connection: try PostgresConnection(conninfo: conninfo))
+            store = database
+        }
+        database.connection.limitReplies(to: loading ? replyLimits.load : replyLimits.read)
+        return database
     }
 
     mutating func dropIfBroken(_ error: any Error) {

@@ -10,12 +10,19 @@ public struct PostgresSettings: Sendable, Hashable {
     /// long to read).
     public var statementTimeout: Duration? = .seconds(30)
 
-    /// How long one call of the loaders and the follower, which run no
-    /// statement timeout (a big list's load may rightly take long), may wait
-    /// for the database's answer before their link counts as passing no
-    /// bytes: the statement timeout, at least 30 s, plus the margin.
-    public var readReplyLimit: Duration {
+    /// How long one call of a list's load (the loaders', the follower's),
+    /// which runs no statement timeout (a big list may rightly take long to
+    /// read), may wait for the database's answer before its link counts as
+    /// passing no bytes: the statement timeout, at least 30 s, plus the margin.
+    public var loadReplyLimit: Duration {
         max(statementTimeout ?? .seconds(30), .seconds(30)) + PostgresConnection.replyMargin
+    }
+
+    /// The same for the loaders' other reads, which a request waits on (a
+    /// catch-up to a revision, an idempotency key, stored changes): the
+    /// statement timeout plus the margin, as a commit's calls.
+    public var readReplyLimit: Duration? {
+        statementTimeout.map { $0 + PostgresConnection.replyMargin }
     }
     /// A list gets a new checkpoint once it has at least this many changes
     /// after its last one (`--postgres-checkpoint-after`).

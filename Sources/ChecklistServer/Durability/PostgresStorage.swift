@@ -131,7 +131,7 @@ public final class PostgresStorage: ServerStorage {
             let listCache = ListCache(store: store, configuration: cache, committed: committed)
             let following = ListCatchUp(store: store, view: view) { revisions in listCache.committed(revisions) }
             let loaders = try PostgresListLoaders(conninfo: conninfo, store: store, cache: listCache, following: following,
-                                                  replyLimit: settings.readReplyLimit, retain: retain)
+                                                  replyLimits: (settings.loadReplyLimit, settings.readReplyLimit), retain: retain)
             listCache.setLoader(loaders)
             self.listCache = listCache
             self.loaders = loaders
@@ -149,7 +149,7 @@ public final class PostgresStorage: ServerStorage {
                                           onCommitted: reportCommitted)
         do {
             let catchUp = ListCatchUp(store: store, view: view) { [listCache] revisions in listCache?.committed(revisions) }
-            follower = try PostgresFollower(conninfo: conninfo, node: node, catchUp: catchUp, replyLimit: settings.readReplyLimit)
+            follower = try PostgresFollower(conninfo: conninfo, node: node, catchUp: catchUp, replyLimit: settings.loadReplyLimit)
         } catch {
             loaders?.close()
             try? committer.close()
