@@ -1,7 +1,7 @@
 import ChecklistModel
 
 /// Connecting to one of several servers (`checklistd` nodes on one
-/// PostgreSQL database, README "Running several nodes").
+/// PostgreSQL database, docs/SEVERAL-NODES.md "Running several nodes").
 extension ChecklistConnection {
     /// Connects to the first of `servers` that completes the handshake,
     /// trying them in the order given.

@@ -43,8 +43,8 @@ extension ChecklistSync {
     /// servers first, with the retry policy's backoff between rounds.
     ///
     /// - Parameters:
-    ///   - servers: `checklistd` nodes serving the same data (README,
-    ///     "Running several nodes"); not empty.
+    ///   - servers: `checklistd` nodes serving the same data
+    ///     (docs/SEVERAL-NODES.md, "Running several nodes"); not empty.
     ///   - clientName, token, compression, timeout, requestTimeout, tls: as
     ///     in `ChecklistConnection.connect`; `timeout` applies to each server.
     ///   - onReconnect: called (on a task of the sync, not the main actor;

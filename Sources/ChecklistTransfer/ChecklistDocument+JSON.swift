@@ -1,6 +1,6 @@
 import ChecklistModel
 
-// The Checklists JSON document (README.md, "Export and import"):
+// The Checklists JSON document (docs/EXPORT-IMPORT.md, "Our JSON"):
 //
 //     {"format": "checklists", "version": 1, "lists": [
 //       {"id": 2, "name": "Groceries", "icon": "Groceries", "revision": 4, "nextItemID": 4, "items": [

@@ -1,7 +1,7 @@
 import ChecklistModel
 import Foundation
 
-// The apps' files (docs/DOMAIN.md, README.md "Coming from the apps"):
+// The apps' files (docs/DOMAIN.md, docs/APPS.md):
 //
 // - `Checklists.plist` of the Checklists app, PropertyListEncoder (binary
 //   or XML): lists `{name, iconName, items}` whose items are
