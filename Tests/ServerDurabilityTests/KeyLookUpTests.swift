@@ -17,12 +17,15 @@ struct KeyLookUpTests {
         let store = Mutex<Store?>(nil)
         let database = Mutex<[RetriedPatch: IdempotencyMemory.Answer]>([:])
         let lookUps = Atomic<Int>(0)
+        /// Whether a key look-up never answers (a database that passes no bytes).
+        let hangs = Atomic<Bool>(false)
 
         func load(_ list: ListID, in ns: Namespace, done: @escaping @Sendable (ChecklistError?) -> Void) { done(nil) }
         func catchUp(_ list: ListID, to revision: Revision, done: @escaping @Sendable (ChecklistError?) -> Void) { done(nil) }
         func readChanges(_ read: StoredChangesRead, done: @escaping @Sendable (StoredChanges) -> Void) { done(.notRetained) }
         func lookUpKey(_ key: RetriedPatch, done: @escaping @Sendable (ChecklistError?) -> Void) {
             lookUps.add(1, ordering: .relaxed)
+            if hangs.load(ordering: .relaxed) { return }
             if let answer = database.withLock({ $0[key] }), let store = store.withLock({ $0 }) {
                 store.restoreIdempotency(IdempotencyMemory(clients: [
                     IdempotencyMemory.Client(namespace: key.namespace, client: key.key.client, floor: 0, answers: [answer])]))
@@ -66,6 +69,29 @@ struct KeyLookUpTests {
             let (refusedID, refused) = try socket.receiveError()
             #expect(refusedID == 4 && refused.code == .notFound)
             #expect(loading.lookUps.load(ordering: .relaxed) == 2)
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
+    /// A request parked for database reads that do not come (a link that
+    /// passes no bytes, loaders busy) is answered `UNAVAILABLE` once the
+    /// cache's wait limit passed, and the connection goes on.
+    @Test func aParkedRequestIsUnavailableOnceItsWaitLimitPassed() throws {
+        let storage = StorageSeamTests.ManualStorage()
+        let loading = Loading()
+        loading.hangs.store(true, ordering: .relaxed)
+        let service = try StorageSeamTests.startWithAList(storage, loading: loading, waitLimit: .milliseconds(200))
+        loading.store.withLock { $0 = service.store }
+        try {
+            let socket = try FrameSocket(port: service.server.port, timeout: .seconds(20))
+            try socket.handshake()
+            // Refused here (no item 9), so its key is looked up: the look-up never answers.
+            try socket.send(.patch(Patch(list: ListID(1), idempotencyKey: IdempotencyKey(client: 22, sequence: 1),
+                                         ops: [.delete(.id(ItemID(9)))])), id: 1)
+            let (requestID, error) = try socket.receiveError()
+            #expect(requestID == 1 && error.code == .unavailable, "\(error)")
+            try socket.send(.ping(Ping(data: [7])), id: 2)
+            #expect(try socket.receive().header.requestID == 2)
         }()
         try service.shutdown(timeout: .seconds(5))
     }

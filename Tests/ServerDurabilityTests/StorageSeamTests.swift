@@ -82,7 +82,8 @@ struct StorageSeamTests {
         func fail(_ positions: ClosedRange<UInt64>) { waiters.failed(positions) }
     }
 
-    static func start(_ storage: ManualStorage, loading: (any ListLoading)? = nil) throws -> ChecklistService {
+    static func start(_ storage: ManualStorage, loading: (any ListLoading)? = nil,
+                      waitLimit: Duration? = nil) throws -> ChecklistService {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -91,7 +92,7 @@ struct StorageSeamTests {
         return try ChecklistService(ServiceOptions(configuration: configuration,
                                                    storage: StorageOpener { store, _, _ in
             if let loading {
-                let cache = ListCache(store: store, configuration: .init(), committed: [:])
+                let cache = ListCache(store: store, configuration: .init(waitLimit: waitLimit), committed: [:])
                 cache.setLoader(loading)
                 storage.cache.withLock { $0 = cache }
             }
@@ -100,8 +101,9 @@ struct StorageSeamTests {
     }
 
     /// `start`, then creates list 1 and lets its commit be durable.
-    static func startWithAList(_ storage: ManualStorage, loading: (any ListLoading)? = nil) throws -> ChecklistService {
-        let service = try start(storage, loading: loading)
+    static func startWithAList(_ storage: ManualStorage, loading: (any ListLoading)? = nil,
+                               waitLimit: Duration? = nil) throws -> ChecklistService {
+        let service = try start(storage, loading: loading, waitLimit: waitLimit)
         _ = try service.store.createList(in: .default, name: "L", icon: "")
         storage.settle(durable: try #require(storage.waitForAppend()))
         return service

@@ -27,14 +27,21 @@ public final class ListCache: Sendable {
         public var maxBytes: Int
         /// Threads loading lists, each with its own database connection.
         public var loaderThreads: Int
+        /// The longest a request waits for its database reads (a load, a
+        /// catch-up, a key): past it, it is answered `UNAVAILABLE`, so a link
+        /// that passes no bytes, or loaders busy with one, cannot hold it.
+        /// Nil: as long as they take. `PostgresStorage` sets the statement
+        /// timeout plus the margin when it is not given.
+        public var waitLimit: Duration?
 
         /// The default budget: 1 GiB, room for a few million rows of short
         /// texts; `--cache-bytes` sets it.
         public static let defaultMaxBytes = 1 << 30
 
-        public init(maxBytes: Int = Configuration.defaultMaxBytes, loaderThreads: Int = 2) {
+        public init(maxBytes: Int = Configuration.defaultMaxBytes, loaderThreads: Int = 2, waitLimit: Duration? = nil) {
             self.maxBytes = maxBytes
             self.loaderThreads = max(1, loaderThreads)
+            self.waitLimit = waitLimit
         }
     }
 

@@ -13,20 +13,33 @@ extension ChecklistConnectionHandler {
     func startListLoad(_ load: ListLoadRequest, _ connection: Connection) {
         guard let cache = session.listCache else { return }
         awaitingListLoad = true
+        listLoadNumber &+= 1
+        let number = listLoadNumber
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
         let handle = connection.handle
         cache.prepare(load) { outcome in
             // Dropped if the connection closed meanwhile (its pins went with it).
-            handle.execute { connection in me.value.finishListLoad(outcome, connection) }
+            handle.execute { connection in me.value.finishListLoad(outcome, number: number, connection) }
+        }
+        if let limit = cache.configuration.waitLimit {
+            let timer = connection.eventLoop.schedule(after: limit) {
+                handle.execute { connection in me.value.finishListLoad(Self.waitedTooLong, number: number, connection) }
+            }
+            _ = timer  // fires once; an outcome that came first makes it a no-op
         }
     }
 
-    /// The reads are done (or a list could not be loaded: the parked
-    /// request is answered with the outcome's error): reading resumes with
-    /// the parked frame.
-    func finishListLoad(_ outcome: ListLoadOutcome, _ connection: Connection) {
-        guard awaitingListLoad else { return }
+    /// What a request parked longer than `ListCache.Configuration.waitLimit` is answered.
+    static let waitedTooLong = ListLoadOutcome(error: ChecklistError(.unavailable,
+        "the database did not answer in time for this request's lists; try again"))
+
+    /// The reads are done (or a list could not be loaded, or the wait's
+    /// limit passed: the parked request is answered with the outcome's
+    /// error): reading resumes with the parked frame. An outcome for an
+    /// earlier park (`number`) is ignored.
+    func finishListLoad(_ outcome: ListLoadOutcome, number: UInt64, _ connection: Connection) {
+        guard awaitingListLoad, number == listLoadNumber else { return }
         awaitingListLoad = false
         session.listLoadFinished(outcome)
         connection.endAwaitingAnswer()  // offers the held input again

@@ -27,6 +27,9 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// A request is parked until its lists are loaded (PostgreSQL cache):
     /// its frame waits unread in the input.
     var awaitingListLoad = false
+    /// Counts the requests parked for database reads: an outcome (or the
+    /// wait's limit) for an earlier one is ignored.
+    var listLoadNumber: UInt64 = 0
     let idleTimeout: IdleTimeout
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.

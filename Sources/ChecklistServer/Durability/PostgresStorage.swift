@@ -73,7 +73,8 @@ public final class PostgresStorage: ServerStorage {
     ///   cannot be reached, `SCHEMA_TOO_NEW`, or what the load met.
     public init(conninfo: String, settings: PostgresSettings = PostgresSettings(), store: Store,
                 onReplayed: (Change) -> Void = { _ in }, retain: @escaping @Sendable (Change) -> Void = { _ in }) throws {
-        let cache = settings.cache
+        var cache = settings.cache
+        if cache != nil, cache?.waitLimit == nil { cache?.waitLimit = settings.readReplyLimit }
         let started = monotonicNanoseconds()
         let database = try PostgresStore(connection: PostgresConnection(conninfo: conninfo))
         let migration = try database.migrate()
