@@ -200,11 +200,6 @@ public func localAddress(of fd: Int32) throws(SocketError) -> SocketAddress {
     try socketName(fd, "getsockname", getsockname)
 }
 
-/// The address of the connected peer (`getpeername`).
-public func peerAddress(of fd: Int32) throws(SocketError) -> SocketAddress {
-    try socketName(fd, "getpeername", getpeername)
-}
-
 private func socketName(
     _ fd: Int32, _ name: String,
     _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
