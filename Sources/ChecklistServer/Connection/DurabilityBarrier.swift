@@ -157,10 +157,7 @@ struct DurabilityBarrier {
     /// The ERROR frame (`error`, by default `outcomeUnknown`) that replaces
     /// `answer` (whole frames, the first starting at its first byte): same request id.
     static func unavailable(answering answer: UnsafeRawBufferPointer, _ error: ChecklistError = outcomeUnknown) -> [UInt8] {
-        var requestID: UInt32 = 0
-        if answer.count >= FrameHeader.size {
-            for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
-        }
+        let requestID = header(of: answer)?.requestID ?? FrameHeader.pushRequestID
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
         encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
@@ -174,19 +171,11 @@ struct DurabilityBarrier {
     /// patch met on top, under the same request id.
     static func rebased(_ answer: UnsafeRawBufferPointer,
                         replacement: (ListID, Revision) -> RebasedAnswer?) -> [UInt8]? {
-        guard answer.count > FrameHeader.size, answer[4] == MessageType.patchOK.rawValue else { return nil }
-        var requestID: UInt32 = 0
-        for offset in 6..<10 { requestID = requestID << 8 | UInt32(answer[offset]) }
-        let body = UnsafeRawBufferPointer(rebasing: answer[FrameHeader.size...])
-        let decoded: PatchOK?
-        if FrameFlags(rawValue: answer[5]).contains(.compressed) {
-            decoded = (try? Zlib.decompress(body, limit: 1 << 24))?.withUnsafeBytes { bytes in
-                var r = WireReader(bytes)
-                return try? PatchOK.decode(from: &r)
-            }
-        } else {
-            var r = WireReader(body)
-            decoded = try? PatchOK.decode(from: &r)
+        guard case .frame(let header, let body, _)? = frame(of: answer), header.type == .patchOK else { return nil }
+        let requestID = header.requestID
+        let decoded = try? FrameBody.withMessageBytes(header: header, body: UnsafeRawBufferPointer(rebasing: answer[body]),
+                                                       maxFrameBytes: .max) { reader throws(ChecklistError) in
+            try PatchOK.decode(from: &reader)
         }
         guard let original = decoded, let replacement = replacement(original.list, original.revision) else { return nil }
         var w = WireWriter()
@@ -198,6 +187,19 @@ struct DurabilityBarrier {
             encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
         }
         return w.bytes
+    }
+
+    /// The first frame of a held answer, found by the one frame parser.
+    private static func frame(of answer: UnsafeRawBufferPointer) -> FrameParser.Result? {
+        let found = FrameParser.next(in: answer, maxFrameBytes: .max)
+        if case .frame = found { return found }
+        return nil
+    }
+
+    /// The header of a held answer's first frame.
+    private static func header(of answer: UnsafeRawBufferPointer) -> FrameHeader? {
+        guard case .frame(let header, _, _)? = frame(of: answer) else { return nil }
+        return header
     }
 
     /// Calls `wake` (on the storage's thread) once the commit at `position`
