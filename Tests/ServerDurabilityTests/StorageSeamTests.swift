@@ -266,6 +266,13 @@ struct StorageSeamTests {
     @Test func aLivePushWaitsBehindHeldAnswers() throws {
         let storage = ManualStorage()
         let service = try Self.startWithAList(storage)
+        // Asked by the SUBSCRIBE while the hub registers it (under the hub's
+        // lock, which the later publish takes too): the readiness signal.
+        let subscribed = DispatchSemaphore(value: 0)
+        service.liveSync.setCommittedRevisions { _, cached in
+            subscribed.signal()
+            return cached
+        }
         try {
             let subscriber = try FrameSocket(port: service.server.port)
             try subscriber.handshake()
@@ -273,12 +280,7 @@ struct StorageSeamTests {
             let mine = try #require(storage.waitForAppend())
             try subscriber.send(.subscribe(Subscribe(entries: [Subscribe.Entry(list: ListID(1), revision: nil)])), id: 2)
             // The SUBSCRIBE was handled (its answer held behind the PATCH_OK).
-            var polls = 0
-            while service.liveSync.statistics.subscribers == 0 && polls < 20_000 {
-                polls += 1
-                usleep(1000)
-            }
-            #expect(service.liveSync.statistics.subscribers == 1)
+            #expect(subscribed.wait(timeout: .now() + 20) == .success)
             let other = try FrameSocket(port: service.server.port)
             try other.handshake()
             try other.send(Self.insert("theirs"), id: 3)
