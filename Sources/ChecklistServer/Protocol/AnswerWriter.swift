@@ -58,15 +58,6 @@ struct AnswerWriter {
         output.bytes.append(contentsOf: frame)
     }
 
-    /// Takes back the answer written since `start` (the count before it),
-    /// before it was handed on: the request is handled again later.
-    mutating func withdraw(since start: Int) {
-        guard start < output.count else { return }
-        output.bytes.removeSubrange(start...)
-        lastKind = nil
-        lastErrorCode = nil
-    }
-
     /// Hands the bytes written to `send`, then forgets them. `send` may
     /// take the array itself and leave another (empty) buffer in its place
     /// (`Connection.write(taking:)`): the next answers are written there.

@@ -206,30 +206,16 @@ struct ConnectionSession {
                     return
                 }
             }
-            let before = answers.count
-            if let read = dispatch(request, requestID: header.requestID, stored: stored) {
+            if let read = dispatch(request, requestID: header.requestID, stored: stored, looksUpRefusedKeys: !parkedBefore) {
                 parkedPins = pins.pinned
                 listLoad = ListLoadRequest(namespace: namespace, lists: [], storedChanges: read)
-            } else if !parkedBefore, let key = refusedUnknownKey(request, since: before) {
+            } else if let key = waits.refusedKey {
                 // Another node may have answered this key (a retry sent
                 // here): its answer, not a refusal of this node's, is owed.
-                answers.withdraw(since: before)
                 parkedPins = pins.pinned
                 listLoad = ListLoadRequest(namespace: namespace, lists: [], keyLookUp: key)
             }
         }
-    }
-
-    /// The key of `request` when it is a keyed PATCH that the answer written
-    /// since `start` refused, other than for an unreachable database or a
-    /// shutdown. (A key this node remembers is answered from its memory, or
-    /// refused for the key itself; reading the database again changes
-    /// nothing then, and refusals are rare.)
-    private func refusedUnknownKey(_ request: Request, since start: Int) -> RetriedPatch? {
-        guard case .patch(let patch) = request, let key = patch.idempotencyKey, answers.count > start,
-              answers.lastKind == .error, let code = answers.lastErrorCode,
-              code != .unavailable, code != .shuttingDown else { return nil }
-        return RetriedPatch(namespace: namespace, key: key)
     }
 
     /// The revisions `request` names that this node has not seen yet.
@@ -246,15 +232,18 @@ struct ConnectionSession {
     /// or, for a CHANGES_SINCE past the node's feed with the storage's
     /// list cache, returns the read of the stored changes that answers it
     /// (nothing answered), unless `stored` is that read's result.
+    /// `looksUpRefusedKeys`: as `RequestDispatcher.handle`.
     @discardableResult
-    private mutating func dispatch(_ request: Request, requestID: UInt32, stored: StoredChanges? = nil) -> StoredChangesRead? {
+    private mutating func dispatch(_ request: Request, requestID: UInt32, stored: StoredChanges? = nil,
+                                   looksUpRefusedKeys: Bool = false) -> StoredChangesRead? {
         if LiveSyncSession.handles(request) {
             return liveSync.handle(request, namespace: namespace, requestID: requestID, into: &answers, stored: stored,
                                    readsStored: dispatcher.cache != nil && stored == nil)
         } else if SnapshotSession.handles(request) {
             snapshotWork = snapshots.handle(request, namespace: namespace, requestID: requestID, into: &answers)
         } else {
-            waits = dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers)
+            waits = dispatcher.handle(request, namespace: namespace, requestID: requestID, into: &answers,
+                                      looksUpRefusedKeys: looksUpRefusedKeys)
         }
         return nil
     }

@@ -42,12 +42,25 @@ final class RequestDispatcher: Sendable {
         var retried: RetriedPatch?
         /// A PAGE of a list whose changes in flight it shows.
         var uncommittedRead: UncommittedRead?
+        /// A keyed PATCH this node would refuse while its key is unknown
+        /// here (`looksUpRefusedKeys`): nothing was answered; the request
+        /// waits while the database is read for the key, then comes again.
+        var refusedKey: RetriedPatch?
     }
 
     /// Answers one request (already past the handshake) into `answers`,
     /// and says what the answer must wait for.
+    ///
+    /// - Parameter looksUpRefusedKeys: a keyed PATCH the store refuses
+    ///   (other than for an unreachable database or a shutdown) is not
+    ///   answered but returned as `Waits.refusedKey`: on a node of several,
+    ///   another node may have answered its key (a retry sent here), and
+    ///   that answer is owed. A key this node remembers is answered from
+    ///   its memory, or refused for the key itself; reading the database
+    ///   again changes nothing then, and refusals are rare.
     @discardableResult
-    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter) -> Waits {
+    func handle(_ request: Request, namespace: Namespace, requestID: UInt32, into answers: inout AnswerWriter,
+                looksUpRefusedKeys: Bool = false) -> Waits {
         do {
             switch request {
             case .hello:
@@ -80,8 +93,15 @@ final class RequestDispatcher: Sendable {
                     return Waits(uncommittedRead: UncommittedRead(rewrites: [m.list: rows.rewrites]))
                 }
             case .patch(let m):
-                let result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
+                let result: PatchResult
+                do {
+                    result = try store.patch(in: namespace, list: m.list, baseRevision: m.baseRevision, ops: m.ops,
                                              idempotencyKey: m.idempotencyKey)
+                } catch {
+                    guard looksUpRefusedKeys, let key = m.idempotencyKey, error.code != .unavailable,
+                          error.code != .shuttingDown else { throw error }
+                    return Waits(refusedKey: RetriedPatch(namespace: namespace, key: key))
+                }
                 answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
                 FreeMemory.applied(batchOf: m.ops.count)
                 if result.isRepeat, let key = m.idempotencyKey { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
