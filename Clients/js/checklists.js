@@ -11,3 +11,5 @@
 export * from './wire.js';
 export * from './messages.js';
 export * from './frames.js';
+export * from './connection.js';
+export * from './client.js';
