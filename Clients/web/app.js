@@ -122,8 +122,11 @@ $('add-list').addEventListener('submit', (event) => {
 let subscribed = false;
 let refreshTimer = 0;
 
+const LISTS_KEY = 'checklists.lists'; // the overview last read, for a reload while offline
+
 async function refreshLists() {
   const lists = await client.listLists();
+  try { localStorage.setItem(LISTS_KEY, JSON.stringify(lists)); } catch { /* a convenience only */ }
   for (const s of lists) if (!client.revisions.has(s.id)) client.revisions.set(s.id, s.revision);
   overview.setAll(lists);
   updateListHead();
@@ -349,6 +352,7 @@ function route() {
 
 window.addEventListener('hashchange', route);
 window.checklists.listView = () => listView;
+try { overview.setAll(JSON.parse(localStorage.getItem(LISTS_KEY) ?? '[]')); } catch { /* none kept */ }
 renderOutbox();
 route();
 client.start();

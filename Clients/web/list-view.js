@@ -10,6 +10,17 @@ const MARGIN_ROWS = 50;       // rows fetched beyond each side of the viewport
 const MAX_BLOCKS = 200;       // blocks kept in memory (20,000 rows)
 const MAX_IN_FLIGHT = 4;      // GET_PAGE requests at once
 const MAX_SPACER_PX = 8_000_000;
+const CACHE_KEY = 'checklists.rows';   // the rows last in view, for a reload while offline
+const CACHE_BLOCKS = 3;
+
+function readCache(listId) {
+  try {
+    const cached = JSON.parse(localStorage.getItem(CACHE_KEY) ?? 'null');
+    return cached?.list === listId ? cached : null;
+  } catch {
+    return null;
+  }
+}
 
 /** A due date (seconds since 1970) as the page shows it. */
 function formatDue(seconds) {
@@ -55,6 +66,28 @@ export class ListView {
     this.resizeObserver.observe(container);
     container.addEventListener('click', (event) => this.#click(event));
     this.#sizePool();
+    // Rows this page showed last time (stale: read again as soon as connected).
+    const cached = readCache(listId);
+    if (cached) {
+      this.total = cached.total;
+      for (const [b, rows] of cached.blocks) this.blocks.set(b, { rows, generation: -1 });
+      this.#schedule();
+    }
+  }
+
+  /** Keeps the blocks around the viewport in the page's storage. */
+  #saveCache() {
+    if (this.cacheTimer) return;
+    this.cacheTimer = setTimeout(() => {
+      this.cacheTimer = 0;
+      if (this.closed) return;
+      const center = Math.floor(this.#viewport().first / BLOCK);
+      const blocks = [...this.blocks].filter(([b, block]) => Math.abs(b - center) <= 1 && block.generation >= 0)
+        .slice(0, CACHE_BLOCKS).map(([b, block]) => [b, block.rows]);
+      try {
+        localStorage.setItem(CACHE_KEY, JSON.stringify({ list: this.listId, total: this.total, blocks }));
+      } catch { /* storage full: the cache is only a convenience */ }
+    }, 300);
   }
 
   close() {
@@ -221,6 +254,7 @@ export class ListView {
       this.revision = Math.max(this.revision, page.revision);
       if (page.total !== this.total) { this.total = page.total; this.onTotal(this.total); }
       this.blocks.set(b, { rows: page.rows, generation });
+      this.#saveCache();
     } catch (error) {
       console.warn('page', b, error);
     } finally {
