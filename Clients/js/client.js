@@ -121,13 +121,14 @@ export class ChecklistClient {
     while (!this.#stopped) {
       this.#setState('connecting');
       let connection;
+      const token = this.token;
       try {
         connection = await Connection.open(this.openSocket(), {
           onPush: (message) => this.#onPush(message),
           onClose: () => {},
         });
         const closed = new Promise((resolve) => { connection.onClose = resolve; });
-        this.server = await connection.hello({ clientName: this.clientName, token: this.token });
+        this.server = await connection.hello({ clientName: this.clientName, token });
         this.#connection = connection;
         if (this.#subscribedAll) await this.#subscribe(connection);
         delay = this.minDelayMs;
@@ -136,7 +137,8 @@ export class ChecklistClient {
         await closed;
       } catch (error) {
         connection?.close();
-        if (error instanceof ProtocolError && error.code === ErrorCode.NOT_AUTHENTICATED) {
+        // Refused: wait for another token (unless one was set meanwhile).
+        if (error instanceof ProtocolError && error.code === ErrorCode.NOT_AUTHENTICATED && token === this.token) {
           this.#running = false;
           this.#setState('refused', error);
           return;
