@@ -11,7 +11,8 @@ import { Connection, ConnectionLostError } from './connection.js';
 /** A random 64-bit client id (a BigInt) for idempotency keys. */
 export function randomClientId() {
   const words = new Uint32Array(2);
-  globalThis.crypto.getRandomValues(words);
+  if (globalThis.crypto?.getRandomValues) globalThis.crypto.getRandomValues(words);
+  else for (let i = 0; i < 2; i++) words[i] = Math.floor(Math.random() * 2 ** 32); // no Web Crypto (old Node)
   return (BigInt(words[0]) << 32n) | BigInt(words[1]);
 }
 
@@ -42,8 +43,12 @@ export class ChecklistClient {
    * - `clientId` (BigInt or Number) and `sequence` (the last sequence used):
    *   keep them across reloads so that retried patches keep their keys.
    * - `minDelayMs`, `maxDelayMs`: reconnect back-off.
+   * - `pingIntervalMs` (default 20 s; 0: none): a PING this often while
+   *   connected; a connection whose PONG has not come by the next one is
+   *   taken as dead and replaced (a peer can vanish without closing, e.g.
+   *   when a laptop sleeps).
    */
-  constructor({ openSocket, clientName = 'checklists-web/1.0', token, clientId = randomClientId(), sequence = 0, minDelayMs = 200, maxDelayMs = 5000 } = {}) {
+  constructor({ openSocket, clientName = 'checklists-web/1.0', token, clientId = randomClientId(), sequence = 0, minDelayMs = 200, maxDelayMs = 5000, pingIntervalMs = 20000 } = {}) {
     this.openSocket = openSocket;
     this.clientName = clientName;
     this.token = token;
@@ -51,6 +56,7 @@ export class ChecklistClient {
     this.#sequence = sequence;
     this.minDelayMs = minDelayMs;
     this.maxDelayMs = maxDelayMs;
+    this.pingIntervalMs = pingIntervalMs;
     /** The last revision the client has of each list (list id -> revision). */
     this.revisions = new Map();
     this.state = 'stopped';
@@ -134,7 +140,9 @@ export class ChecklistClient {
         delay = this.minDelayMs;
         this.#setState('open');
         this.#ready.resolve(connection);
+        const keepAlive = this.#keepAlive(connection);
         await closed;
+        clearInterval(keepAlive);
       } catch (error) {
         connection?.close();
         // Refused: wait for another token (unless one was set meanwhile).
@@ -155,6 +163,17 @@ export class ChecklistClient {
   }
 
   #running = false;
+
+  /** PINGs `connection` every `pingIntervalMs`; closes it when a PING is still unanswered at the next. */
+  #keepAlive(connection) {
+    if (!this.pingIntervalMs) return 0;
+    let waiting = false;
+    return setInterval(() => {
+      if (waiting) { connection.close(); return; }
+      waiting = true;
+      connection.ping().then(() => { waiting = false; }, () => {});
+    }, this.pingIntervalMs);
+  }
 
   /**
    * Subscribes to every list of the namespace (scope 1), from the revisions in

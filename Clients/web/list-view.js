@@ -182,7 +182,7 @@ export class ListView {
     row.hidden = false;
     const item = this.#item(index);
     const pending = item ? this.pending(item.id) : undefined;
-    const key = item ? `${index}:${item.id}:${item.checked}:${item.text}:${item.due}:${item.price}:${JSON.stringify(pending)}` : `${index}:loading`;
+    const key = item ? `${index}:${item.id}:${item.checked}:${item.text}:${item.due}:${item.price}:${item.remind}:${JSON.stringify(pending)}` : `${index}:loading`;
     if (row.boundKey === key) return;
     row.boundKey = key;
     this.rowsBoundTotal += 1;
@@ -207,7 +207,7 @@ export class ListView {
     row.parts.check.textContent = checked ? '✓' : '';
     row.parts.check.setAttribute('aria-pressed', checked ? 'true' : 'false');
     row.parts.text.textContent = pending?.text ?? item.text;
-    row.parts.due.textContent = item.due !== undefined ? formatDue(item.due) : '';
+    row.parts.due.textContent = `${item.remind ? '⏰ ' : ''}${item.due !== undefined ? formatDue(item.due) : ''}`;
     row.parts.price.textContent = item.price !== undefined ? formatPrice(item.price) : '';
   }
 

@@ -132,3 +132,16 @@ test('a refused token stops the client with state "refused"', async () => {
   assert.equal(client.state, 'open');
   client.stop();
 });
+
+test('a connection whose PING goes unanswered is replaced', async () => {
+  const server = new FakeServer();
+  server.answerPings = false;
+  const client = new ChecklistClient({ openSocket: () => server.socket(), minDelayMs: 1, maxDelayMs: 2, pingIntervalMs: 5 });
+  const states = [];
+  client.on('state', (state) => states.push(state));
+  const reconnected = until(client, () => states.join(',').includes('open,offline,connecting,open'), ['state']);
+  client.start();
+  await reconnected;
+  assert.ok(server.requests.some((r) => r.message === 'PING'));
+  client.stop();
+});

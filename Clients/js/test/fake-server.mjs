@@ -49,6 +49,7 @@ export class FakeServer {
     this.requests = []; // every decoded request {message, fields}
     this.dropBeforeAnswer = null; // (message) => true: apply the request, then drop the connection without answering
     this.subscribeStatus = null; // (entry) => status override
+    this.answerPings = true; // false: PINGs are read and never answered (a peer that vanished)
   }
 
   /** A new client socket, open on the next turn. */
@@ -85,6 +86,7 @@ export class FakeServer {
       if (e.revision !== undefined) fields.revision = e.revision;
       answer = { type: T.ERROR, fields };
     }
+    if (m.type === T.PING && !this.answerPings) return;
     if (this.dropBeforeAnswer?.(m)) { this.dropBeforeAnswer = null; s.close(); return; }
     let bytes;
     const body = encodeBody(answer.type, answer.fields, 'response');
