@@ -3,7 +3,7 @@
 // frames or part of one). Requests are matched to answers by request id;
 // pushes (request id 0) go to `onPush`.
 
-import { ProtocolError, ErrorCode } from './wire.js';
+import { ProtocolError } from './wire.js';
 import { MessageType as T, Feature, StartKind, Filter, encodeBody } from './messages.js';
 import { FrameParser, frameBytes, decodeFrame, deflate, DEFAULT_MAX_FRAME_BYTES, COMPRESS_MIN_BYTES, FLAG_COMPRESSED } from './frames.js';
 
@@ -262,4 +262,3 @@ export class Connection {
   async stats() { return (await this.request(T.STATS)).fields; }
 }
 
-export { ErrorCode };
