@@ -13,11 +13,12 @@ import PackageDescription
 //   ChecklistPersistence     the server's write-ahead log, data directory and recovery
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
+//   ChecklistIO              the readiness layer under every loop (server, client, bench): epoll on Linux, poll(2) anywhere
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
-//   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
+//   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
-//   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over a readiness
-//                            layer (epoll on Linux, poll(2) on Apple platforms), bounded send queues
+//   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
+//                            (epoll on Linux, poll(2) on Apple platforms), bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
 //                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
 //                            TLSTerminator, an in-process TLS front for a plaintext checklistd
@@ -66,8 +67,10 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"]),
         .target(name: "ChecklistSocket",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+        .target(name: "ChecklistIO",
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistSocket"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
@@ -75,7 +78,7 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres"]),
         .target(name: "ChecklistClient",
-                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer",
@@ -95,7 +98,7 @@ let package = Package(
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(name: "ChecklistPersistenceTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSnapshotFixtures", "ChecklistRandom"]),
         .testTarget(name: "ChecklistEventLoopTests",
-                dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistEventLoop"]),
+                dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistEventLoop"]),
         .testTarget(name: "ServerMetricsTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistStore", "ChecklistLatency"]),
         .testTarget(name: "ServerDurabilityTests",
@@ -127,7 +130,7 @@ let package = Package(
         .testTarget(name: "AccessControlTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer"]),
         .testTarget(name: "IntegrationTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres"]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),
