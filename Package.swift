@@ -14,6 +14,7 @@ import PackageDescription
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
+//   ChecklistJWT             signed tokens (JWT): base64url, JOSE header, claims, JWK Sets, OpenSSL verification; no I/O but reading the key file
 //   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over a readiness
@@ -71,9 +72,10 @@ let package = Package(
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
+        .target(name: "ChecklistJWT", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistJWT"]),
         .target(name: "ChecklistClient",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -91,7 +93,7 @@ let package = Package(
                 dependencies: ["ChecklistConformance", "ChecklistTLS"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistJWT"]),
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
@@ -125,7 +127,7 @@ let package = Package(
         .testTarget(name: "LiveSyncTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting", "ChecklistRandom"]),
         .testTarget(name: "AccessControlTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer", "ChecklistJWT"]),
         .testTarget(name: "IntegrationTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres"]),

@@ -1,3 +1,4 @@
+import ChecklistJWT
 import ChecklistPersistence
 import ChecklistServer
 import ChecklistTLS
@@ -16,6 +17,10 @@ struct Options {
     var postgresSettings = PostgresSettings()
     /// `--tokens FILE`: access control (Protocol/SPEC.md section 2).
     var tokensFile: String?
+    /// `--auth-keys FILE`: accept signed tokens (JWT) signed by a key of this JWK Set.
+    var authKeysFile: String?
+    /// `--auth-issuer`, `--auth-audience`, `--auth-namespace-claim`, `--auth-leeway`.
+    var authExpectations = TokenVerifier.Expectations()
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
     var insecureBind = false
     /// `--tls-cert`, `--tls-key`, `--tls-client-ca`: make `--port` a TLS port.
@@ -91,6 +96,14 @@ struct Options {
                              PostgreSQL: only a database that never held a list)
       --tokens FILE          require a token in HELLO: FILE has one "TOKEN NAMESPACE"
                              pair per line ('#' starts a comment); SIGHUP reloads it
+      --auth-keys FILE       also accept signed tokens (JWT) in HELLO: FILE is a JWK Set
+                             (RFC 7517) of the keys that may sign them, chosen by kid:
+                             RSA (RS256), EC P-256 (ES256), OKP Ed25519 (EdDSA), oct
+                             (HS256); SIGHUP reloads it (docs/ACCESS.md)
+      --auth-issuer ISS      with --auth-keys: a token's iss must be ISS
+      --auth-audience AUD    with --auth-keys: a token's aud must name AUD
+      --auth-namespace-claim NAME  the claim whose value is the namespace (default sub)
+      --auth-leeway SECONDS  clock difference allowed for exp, nbf and iat (default 60)
       --insecure-bind        allow a non-loopback --host without --tokens (or
                              --tls-client-ca), and a non-loopback --plain-port
       --tls-cert FILE        make --port a TLS port (TLS 1.2 and 1.3): FILE is the PEM
@@ -144,7 +157,7 @@ struct Options {
     Without --tokens every client shares one namespace and only a loopback
     --host is allowed (unless --insecure-bind or --tls-client-ca). Without --tls-cert the protocol
     is plain TCP: use TLS (or a TLS-terminating proxy) for other networks (README.md).
-    SIGHUP re-reads the --tokens file and the TLS certificate and key: new
+    SIGHUP re-reads the --tokens file, the --auth-keys file and the TLS certificate and key: new
     connections get the new pair, open ones keep theirs; a file that does not
     load keeps the old one (logged). TLS failures are logged as event=tls_failed
     (reason=not_tls, handshake_failed, handshake_truncated, handshake_timeout,
@@ -164,6 +177,7 @@ struct Options {
         while let flag = cursor.next() {
             if flag == "-h" || flag == "--help" { return nil }
             let known = try options.applyNetworkOption(flag, &cursor)
+                || options.applyAccessOption(flag, &cursor)
                 || options.applyLimitOption(flag, &cursor)
                 || options.applyStorageOption(flag, &cursor)
                 || options.applyObservabilityOption(flag, &cursor)
@@ -192,6 +206,22 @@ struct Options {
             guard seconds > 0 else { throw UsageError(description: "--tls-handshake-timeout must be more than 0") }
             tlsHandshakeTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
         case "--plain-port": plainPort = try cursor.number(flag, UInt16.self)
+        default: return false
+        }
+        return true
+    }
+
+    /// Signed tokens (JWT): the keys and what a token must carry.
+    private mutating func applyAccessOption(_ flag: String, _ cursor: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--auth-keys": authKeysFile = try cursor.value(flag)
+        case "--auth-issuer": authExpectations.issuer = try cursor.value(flag)
+        case "--auth-audience": authExpectations.audience = try cursor.value(flag)
+        case "--auth-namespace-claim":
+            let name = try cursor.value(flag)
+            guard !name.isEmpty else { throw UsageError(description: "--auth-namespace-claim needs a claim name") }
+            authExpectations.namespaceClaim = name
+        case "--auth-leeway": authExpectations.leewaySeconds = try cursor.seconds(flag)
         default: return false
         }
         return true
@@ -272,6 +302,9 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError(description: "--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if authKeysFile == nil && authExpectations != TokenVerifier.Expectations() {
+            throw UsageError(description: "--auth-issuer, --auth-audience, --auth-namespace-claim and --auth-leeway need --auth-keys")
         }
         if cacheBytes != nil && postgres == nil {
             throw UsageError(description: "--cache-bytes needs --postgres (or CHECKLIST_POSTGRES): "
