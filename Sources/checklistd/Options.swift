@@ -21,6 +21,8 @@ struct Options {
     var authKeysFile: String?
     /// `--auth-issuer`, `--auth-audience`, `--auth-namespace-claim`, `--auth-leeway`.
     var authExpectations = TokenVerifier.Expectations()
+    /// `--rate-burst`: the bucket of `--rate-limit` (default: one second's requests).
+    var rateBurst: Int?
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
     var insecureBind = false
     /// `--tls-cert`, `--tls-key`, `--tls-client-ca`: make `--port` a TLS port.
@@ -104,6 +106,11 @@ struct Options {
       --auth-audience AUD    with --auth-keys: a token's aud must name AUD
       --auth-namespace-claim NAME  the claim whose value is the namespace (default sub)
       --auth-leeway SECONDS  clock difference allowed for exp, nbf and iat (default 60)
+      --rate-limit N         requests a second per namespace (all its connections; without
+                             access control, of everyone): more are answered ERROR
+                             RATE_LIMITED with the milliseconds to wait (default: none)
+      --rate-burst N         requests a namespace may send at once after a quiet time
+                             (default: one second's worth of --rate-limit)
       --insecure-bind        allow a non-loopback --host without --tokens (or
                              --tls-client-ca), and a non-loopback --plain-port
       --tls-cert FILE        make --port a TLS port (TLS 1.2 and 1.3): FILE is the PEM
@@ -187,6 +194,9 @@ struct Options {
             options.postgres = conninfo
         }
         try options.checkCombination()
+        if let rate = options.configuration.rateLimit, let burst = options.rateBurst {
+            options.configuration.rateLimit = RateLimiter.Settings(requestsPerSecond: rate.requestsPerSecond, burst: Double(burst))
+        }
         return options
     }
 
@@ -222,6 +232,11 @@ struct Options {
             guard !name.isEmpty else { throw UsageError(description: "--auth-namespace-claim needs a claim name") }
             authExpectations.namespaceClaim = name
         case "--auth-leeway": authExpectations.leewaySeconds = try cursor.seconds(flag)
+        case "--rate-limit":
+            let rate = try cursor.seconds(flag)
+            guard rate > 0 else { throw UsageError(description: "--rate-limit must be more than 0 requests a second") }
+            configuration.rateLimit = RateLimiter.Settings(requestsPerSecond: rate)
+        case "--rate-burst": rateBurst = try cursor.number(flag, Int.self, min: 1)
         default: return false
         }
         return true
@@ -302,6 +317,9 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError(description: "--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if rateBurst != nil && configuration.rateLimit == nil {
+            throw UsageError(description: "--rate-burst needs --rate-limit")
         }
         if authKeysFile == nil && authExpectations != TokenVerifier.Expectations() {
             throw UsageError(description: "--auth-issuer, --auth-audience, --auth-namespace-claim and --auth-leeway need --auth-keys")

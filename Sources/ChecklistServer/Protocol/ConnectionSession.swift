@@ -191,6 +191,12 @@ struct ConnectionSession {
                 refuse(lost.message, requestID: header.requestID, close: true)
                 return
             }
+            // A request taken again after its lists were loaded was counted the first time.
+            if !parkedBefore, let limiter = dispatcher.rateLimiter, let wait = limiter.take(namespace) {
+                answers.fail(ChecklistError(.rateLimited, "over \(limiter.settings.requestsPerSecond) requests a second; retry in \(wait) ms",
+                                            retryAfterMilliseconds: wait), requestID: header.requestID)
+                return
+            }
             guard let cache = dispatcher.cache else {
                 dispatch(request, requestID: header.requestID)
                 return
