@@ -23,6 +23,9 @@ scenarios:
             another connection meanwhile
   restart   start-up time on a big store          [--items 10000000] [--lists N/100000] [--text-bytes 40]
             [--runs 1]; spawn to "listening on" line, resident bytes per item after
+  hello     connections a second opening with HELLO: a static token against a signed
+            token (JWT) of each algorithm (RS256, ES256, EdDSA, HS256) [--connections 2000];
+            server CPU per HELLO; needs python3 with PyJWT and cryptography
   memory    bytes per item, over the wire and after a restart, beside Redis
             [--items 1000000] [--text-bytes 40] [--redis auto|off] [--retain-bytes N]
   fanout    W writers, S subscribers of every change [--subscribers 100] [--writers 4] [--lists 1]
@@ -75,6 +78,8 @@ do {
         try await ScrollScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "restart":
         try RestartScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
+    case "hello":
+        try HelloScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "memory":
         try await MemoryScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
     case "cache":
