@@ -111,6 +111,11 @@ struct Options {
                              RATE_LIMITED with the milliseconds to wait (default: none)
       --rate-burst N         requests a namespace may send at once after a quiet time
                              (default: one second's worth of --rate-limit)
+      --quota-lists N        lists a namespace may hold: a CREATE_LIST past it is answered
+                             ERROR QUOTA_EXCEEDED lists (default: none)
+      --quota-items N        items a namespace may hold over all its lists: a PATCH that
+                             would pass it is refused whole (QUOTA_EXCEEDED items);
+                             deletions always work (default: none)
       --insecure-bind        allow a non-loopback --host without --tokens (or
                              --tls-client-ca), and a non-loopback --plain-port
       --tls-cert FILE        make --port a TLS port (TLS 1.2 and 1.3): FILE is the PEM
@@ -237,6 +242,8 @@ struct Options {
             guard rate > 0 else { throw UsageError(description: "--rate-limit must be more than 0 requests a second") }
             configuration.rateLimit = RateLimiter.Settings(requestsPerSecond: rate)
         case "--rate-burst": rateBurst = try cursor.number(flag, Int.self, min: 1)
+        case "--quota-lists": configuration.quotas.lists = try cursor.number(flag, Int.self, min: 0)
+        case "--quota-items": configuration.quotas.items = try cursor.number(flag, Int.self, min: 0)
         default: return false
         }
         return true
