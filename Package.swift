@@ -14,8 +14,9 @@ import PackageDescription
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
-//   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
-//   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
+//   ChecklistWebSocket       RFC 6455 codec: the HTTP request head, the upgrade handshake, frames; no I/O
+//   ChecklistEventLoop       epoll event loops, connections (plaintext, TLS, WebSocket), timers, signals, TCP server; knows no protocol
+//   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers; the web port (the page, /ws)
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over a readiness
 //                            layer (epoll on Linux, poll(2) on Apple platforms), bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
@@ -66,14 +67,15 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"]),
         .target(name: "ChecklistSocket",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+        .target(name: "ChecklistWebSocket", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS", "ChecklistWebSocket"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistWebSocket"]),
         .target(name: "ChecklistClient",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -129,6 +131,9 @@ let package = Package(
         .testTarget(name: "IntegrationTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres"]),
+        .testTarget(name: "ChecklistWebSocketTests",
+                dependencies: ["ChecklistWebSocket"],
+                    resources: [.copy("../../Protocol/vectors/websocket")]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests",

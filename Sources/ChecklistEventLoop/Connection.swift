@@ -70,6 +70,10 @@ public final class Connection {
     var handler: (any ConnectionHandler)?
     /// The TLS layer, on a TLS port.
     let tls: TLSTransport?
+    /// The WebSocket layer, once a web port's connection is upgraded (`Connection+WebSocket.swift`).
+    var webSocket: WebSocketTransport?
+    /// Set for a connection to a web port: it speaks HTTP until upgraded.
+    public internal(set) var webPortSettings: WebSocketSettings?
     /// The handler was told `connectionActive` (for TLS: the handshake is done).
     package private(set) var isActive = false
 
@@ -183,7 +187,7 @@ public final class Connection {
     /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
+        guard isOpen, !bytes.isEmpty, appendWebSocketHeader(payloadLength: bytes.count, to: &output) else { return }
         output.append(contentsOf: bytes)
         queueFlush()
     }
@@ -191,7 +195,7 @@ public final class Connection {
     /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
     public func write(_ bytes: [UInt8]) {
         eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
+        guard isOpen, !bytes.isEmpty, appendWebSocketHeader(payloadLength: bytes.count, to: &output) else { return }
         output.append(contentsOf: bytes)
         queueFlush()
     }
@@ -207,10 +211,10 @@ public final class Connection {
         eventLoop.assertInEventLoop()
         defer { bytes.removeAll(keepingCapacity: true) }
         guard isOpen, !bytes.isEmpty else { return }
-        if output.isEmpty {
+        if output.isEmpty && webSocket == nil {
             swap(&output, &bytes)
             outputSent = 0
-        } else {
+        } else if appendWebSocketHeader(payloadLength: bytes.count, to: &output) {
             output.append(contentsOf: bytes)
         }
         queueFlush()
@@ -233,6 +237,7 @@ public final class Connection {
         let before = buffer.count
         callbackDepth += 1
         defer {
+            if webSocket != nil { frameWebSocketOutput(&buffer, from: before) }
             if !output.isEmpty { buffer.append(contentsOf: output) }  // writes made inside body
             output = buffer
             callbackDepth -= 1
@@ -261,6 +266,7 @@ public final class Connection {
         case .open where awaitedAnswers > 0:
             deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
         case .open:
+            if webSocket != nil { webSocketWillClose() }
             state = .closing
             stateDeadline = deadline
             updateInterest()
@@ -408,7 +414,7 @@ public final class Connection {
             lastInput = eventLoop.sinceOrigin
             if state == .lingering {
                 input.clear()
-            } else {
+            } else if decodeWebSocketInput(lastBytes: count) {
                 deliverInput()
             }
             return true
@@ -458,6 +464,7 @@ public final class Connection {
             }
         }
         callbackDidReturn()
+        if webSocket != nil { decodeWebSocketBacklog() }
     }
 
     var wantsInput: Bool {
@@ -606,6 +613,10 @@ public final class Connection {
             guard isActive else {
                 checkHandshakeDeadline(now: now)
                 return
+            }
+            if webSocket != nil {
+                tickWebSocket(now: now)
+                guard isOpen else { return }
             }
             callHandler { $0.connectionTick(self, now: now) }
         }

@@ -18,6 +18,8 @@ public struct ServerStatistics: Sendable, Hashable {
     public var bytesOut: UInt64
     /// TLS handshakes completed, and TLS connections closed by the TLS layer.
     public var tls = TLSStatistics()
+    /// What the web port saw (WebSocketStatistics.swift).
+    public var webSocket = WebSocketStatistics()
 }
 
 /// What the TLS ports saw (all zero without one). Each failure closed its
@@ -53,6 +55,7 @@ package final class ServerCounters: Sendable {
     /// Indexed by `EventLoop.index`.
     package let traffic: [Traffic]
     package let tlsHandshakes = Counter()
+    package let webSocket = WebSocketCounters()
     private let tlsFailures: [String: Counter] = Dictionary(uniqueKeysWithValues: [
         TLSConnectionFailure.Reason.notTLS, .handshakeFailed, .handshakeTruncated, .handshakeTimeout, .recordError,
     ].map { ($0.name, Counter()) })
@@ -88,7 +91,8 @@ package final class ServerCounters: Sendable {
             readPauses: readPauses.load(),
             bytesIn: traffic.reduce(0) { $0 + $1.bytesIn.load() },
             bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() },
-            tls: tlsSnapshot())
+            tls: tlsSnapshot(),
+            webSocket: webSocket.snapshot())
     }
 
     private func tlsSnapshot() -> TLSStatistics {

@@ -135,6 +135,7 @@ struct Options {
                              and decode their records, shared by all imports (default
                              one per core, at most 16; 0 inflates and decodes each
                              import as one stream on its transfer thread)
+    \(webUsage)
       -h, --help             show this help
 
     SIGINT or SIGTERM stops accepting, answers requests in flight and exits 0.
@@ -167,6 +168,7 @@ struct Options {
                 || options.applyLimitOption(flag, &cursor)
                 || options.applyStorageOption(flag, &cursor)
                 || options.applyObservabilityOption(flag, &cursor)
+                || options.applyWebOption(flag, &cursor)
             guard known else { throw UsageError(description: "unknown option '\(flag)'") }
         }
         if options.postgres == nil, let conninfo = ProcessInfo.processInfo.environment["CHECKLIST_POSTGRES"], !conninfo.isEmpty {
