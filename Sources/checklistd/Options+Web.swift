@@ -8,9 +8,9 @@ extension Options {
                              over WebSocket at /ws (subprotocol checklists.v1), on --host
                              (https and wss with --tls-cert; 0 picks a port);
                              "checklistd: web on HOST:PORT" is printed before "listening on"
-      --web-allowed-origin ORIGIN  a page origin (e.g. https://app.example.com) allowed to
-                             open /ws; repeatable. Without it only the page's own origin is
-                             (others are refused with 403)
+      --web-allowed-origin ORIGIN  another page's origin (e.g. https://app.example.com)
+                             allowed to open /ws besides the page's own; repeatable
+                             (other origins are refused with 403)
       --web-ping-interval SECONDS  ping a WebSocket client silent this long, close it (1001)
                              when still silent as long again (default 30)
       --web-max-message BYTES  largest WebSocket message a client may send (default 16777216)
