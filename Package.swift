@@ -98,7 +98,7 @@ let package = Package(
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
-                               "ChecklistTLS", "ChecklistPostgres"],
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistWebSocket"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",

@@ -17,6 +17,9 @@ scenarios:
             [--text-bytes 0] [--writes random|by-node]; every answer checked; loopback only;
             --writes by-node with --nodes N: a connection on node k PATCHes only the
             load lists whose index is k mod N (reads stay random)
+  websocket GET_PAGE over TCP and over the web port's WebSocket, thin clients both sides
+            [--items 100000] [--connections 50] [--page 100] [--seconds 5] [--pipeline 1];
+            pages/s of each and their ratio
   snapshot  IMPORT then EXPORT of N items       [--items 1000000] [--lists N/100000] [--text-bytes 40]
             [--chunk 1048576] [--window 4] [--server-threads N] [--import-inflate-threads N] [--probe lists|ping]
             [--probe-ms 5]; MB/s of raw records, ratio, server peak RSS, latency of
@@ -87,6 +90,8 @@ do {
         try await FailoverScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     case "snapshot":
         try await SnapshotScenario.run(try BenchArguments(arguments, flagNames: ["json", "tls"]))
+    case "websocket":
+        try await WebSocketScenario.run(try BenchArguments(arguments, flagNames: ["json"]))
     default:
         throw BenchArguments.UsageError(description: "unknown scenario '\(scenario)'")
     }
