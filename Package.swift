@@ -9,9 +9,13 @@ import PackageDescription
 //   ChecklistThreads         one thread helper, one lock with deadline waits, a count-down latch
 //   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
-//   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32
+//   ChecklistLog             the server's structured, rate-limited log lines; no dependencies
+//   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32; the change record codec
 //   ChecklistPersistence     the server's write-ahead log, data directory and recovery
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
+//   ChecklistStorage         the server's storage (data directory or PostgreSQL) behind one seam: committer,
+//                            follower, list cache and loaders, upkeep, durability waiters; knows no sockets
+//                            and no event loop
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
 //   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
@@ -52,6 +56,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
         .target(name: "ChecklistRandom"),
+        .target(name: "ChecklistLog"),
         .target(name: "ChecklistLatency"),
         .target(name: "ChecklistModel"),
         .target(name: "ChecklistThreads",
@@ -69,11 +74,14 @@ let package = Package(
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
-                dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence"]),
+                dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot"]),
+        .target(name: "ChecklistStorage",
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire",
+                               "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage"]),
         .target(name: "ChecklistClient",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -91,7 +99,7 @@ let package = Package(
                 dependencies: ["ChecklistConformance", "ChecklistTLS"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
         .executableTarget(name: "checklist-bench",
@@ -100,7 +108,7 @@ let package = Package(
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",
-                                         "ChecklistServer", "ChecklistTesting"],
+                                         "ChecklistServer", "ChecklistTesting", "ChecklistStorage", "ChecklistLog"],
                           path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],
@@ -119,16 +127,16 @@ let package = Package(
         .testTarget(name: "ChecklistEventLoopTests",
                 dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistEventLoop"]),
         .testTarget(name: "ServerMetricsTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistStore", "ChecklistLatency"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistStore", "ChecklistLatency", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ServerDurabilityTests",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistServer", "ChecklistTesting"]),
+                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistServer", "ChecklistTesting", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "LiveSyncTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting", "ChecklistRandom"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting", "ChecklistRandom", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "AccessControlTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer", "ChecklistLog"]),
         .testTarget(name: "IntegrationTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
-                               "ChecklistTLS", "ChecklistPostgres"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests",
@@ -136,7 +144,7 @@ let package = Package(
         // The argument parsers of the executables, through `@testable import` of the executable targets.
         .testTarget(name: "ExecutableArgumentTests",
                 dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
-                               "ChecklistServer", "ChecklistPersistence", "ChecklistClient"]),
+                               "ChecklistServer", "ChecklistPersistence", "ChecklistClient", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ChecklistFaultsTests",
                 dependencies: ["ChecklistFaults", "ChecklistModel", "ChecklistWire", "ChecklistTesting"]),
         .testTarget(name: "ChecklistPostgresTests",

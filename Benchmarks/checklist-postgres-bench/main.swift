@@ -8,6 +8,7 @@
 // `PostgresCluster` makes it) and stops it at the end. --pgbench-seconds 0
 // skips pgbench (which needs a cluster of its own making: it writes
 // pgbench_* tables into a database it creates).
+import ChecklistStorage
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistSnapshot

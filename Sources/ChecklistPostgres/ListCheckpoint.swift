@@ -1,5 +1,4 @@
 import ChecklistModel
-import ChecklistPersistence
 import ChecklistSnapshot
 
 /// Builds one list's checkpoint: a complete snapshot (Protocol/SNAPSHOT.md:

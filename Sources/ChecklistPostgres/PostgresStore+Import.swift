@@ -1,5 +1,4 @@
 import ChecklistModel
-import ChecklistPersistence
 import ChecklistSnapshot
 
 /// The open transaction of an import: each list added replaces the stored

@@ -1,5 +1,4 @@
 import ChecklistModel
-import ChecklistPersistence
 import ChecklistSnapshot
 import ChecklistWire
 

@@ -1,4 +1,3 @@
-import ChecklistPersistence
 import ChecklistSnapshot
 import Glibc
 

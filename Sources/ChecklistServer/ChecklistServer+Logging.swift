@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistEventLoop
 import ChecklistSocket
 

@@ -1,3 +1,5 @@
+import ChecklistStorage
+import ChecklistLog
 import ChecklistEventLoop
 import ChecklistModel
 import ChecklistSnapshot

@@ -2,6 +2,8 @@ import ChecklistEventLoop
 import ChecklistModel
 import ChecklistSocket
 import ChecklistStore
+import ChecklistStorage
+import ChecklistLog
 
 /// What a whole service is started with (`ChecklistService`).
 public struct ServiceOptions: Sendable {
@@ -66,26 +68,6 @@ public final class ChecklistService: Sendable {
         }
         server.logStart()
         storage?.startUpkeep(log: server.log)
-    }
-
-    /// A new store whose stored state `open` loads into it (handing the
-    /// changes it replays to `liveSync`'s retained feed), and whose every
-    /// commit then goes, in commit order, first to the storage and then to
-    /// `liveSync`: the wiring every store with a storage needs, server or
-    /// not (`checklistd export|import`).
-    public static func openStore<S: ServerStorage>(limits: Limits = .default, liveSync: SubscriptionHub? = nil,
-                                                   storage open: (_ store: Store, _ replayed: (Change) -> Void) throws -> S)
-        throws -> (Store, S) {
-        let fanout = CommitFanout()
-        let store = Store(limits: limits, onCommitGroup: fanout.onCommitGroup)
-        let storage = try open(store) { change in liveSync?.retain(change) }
-        fanout.add(storage.append)
-        if let liveSync, let postgres = storage as? PostgresStorage {
-            postgres.attach(liveSync: liveSync)  // publishes what is committed, from its own threads
-        } else if let liveSync {
-            fanout.add { changes in liveSync.publish(changes) }
-        }
-        return (store, storage)
     }
 
     /// Stops the service: the server first (every connection gets what it

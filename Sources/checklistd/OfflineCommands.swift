@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistServer
@@ -111,9 +112,9 @@ enum OfflineCommands {
     /// new store whose commits go there.
     private static func open(_ arguments: Arguments) throws -> (Store, any ServerStorage) {
         if let conninfo = arguments.postgres {
-            return try ChecklistService.openStore { store, _ in try PostgresStorage(conninfo: conninfo, store: store) }
+            return try StorageOpener.openStore { store, _ in try PostgresStorage(conninfo: conninfo, store: store) }
         }
-        return try ChecklistService.openStore { store, _ in
+        return try StorageOpener.openStore { store, _ in
             try DataDirectoryStorage(path: arguments.dataDirectory!, policy: .always, store: store) { error in
                 fail("the write-ahead log failed: \(error)")
             }

@@ -1,3 +1,5 @@
+import ChecklistStorage
+import ChecklistLog
 import ChecklistPersistence
 import ChecklistServer
 import ChecklistTLS

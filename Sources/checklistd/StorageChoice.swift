@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistPostgres
 import ChecklistServer
 import Foundation

@@ -1,5 +1,6 @@
 import ChecklistClient
 @testable import ChecklistServer
+@testable import ChecklistStorage
 import ChecklistStore
 import ChecklistTesting
 import Synchronization

@@ -1,6 +1,7 @@
 import ChecklistModel
 import ChecklistPersistence
 @testable import ChecklistServer
+@testable import ChecklistStorage
 import ChecklistWire
 import Testing
 

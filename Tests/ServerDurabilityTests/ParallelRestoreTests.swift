@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistModel
 import ChecklistServer
 import ChecklistSnapshot

@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistModel
 import ChecklistServer
 import ChecklistSnapshot
@@ -18,7 +19,7 @@ import Testing
         let storage: DataDirectoryStorage
 
         init(path: String) throws {
-            (store, storage) = try ChecklistService.openStore { store, _ in
+            (store, storage) = try StorageOpener.openStore { store, _ in
                 try DataDirectoryStorage(path: path, policy: .always, store: store) { error in
                     Issue.record("the log failed: \(error)")
                 }

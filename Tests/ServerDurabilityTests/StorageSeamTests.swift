@@ -1,5 +1,7 @@
+import ChecklistLog
 import ChecklistModel
 @testable import ChecklistServer
+@testable import ChecklistStorage
 import ChecklistStore
 import ChecklistTesting
 import ChecklistWire
@@ -329,7 +331,7 @@ struct StorageSeamTests {
         let directory = try TemporaryDirectory(prefix: "checklist-seam-recovered")
         defer { directory.remove() }
         func open() throws -> (Store, DataDirectoryStorage) {
-            try ChecklistService.openStore { store, _ in
+            try StorageOpener.openStore { store, _ in
                 try DataDirectoryStorage(path: directory.path, policy: .always, store: store) { error in
                     Issue.record("the log failed: \(error)")
                 }

@@ -1,4 +1,5 @@
 @testable import ChecklistServer
+@testable import ChecklistStorage
 import ChecklistWire
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import ChecklistServer
+import ChecklistLog
 import ChecklistLatency
 import ChecklistModel
 import ChecklistWire

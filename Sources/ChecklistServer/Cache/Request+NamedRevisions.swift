@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistModel
 import ChecklistWire
 

@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistEventLoop
 import ChecklistModel
 import ChecklistWire

@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 
 /// The load limits a protocol connection enforces, and where it reports

@@ -1,3 +1,5 @@
+import ChecklistStorage
+import ChecklistLog
 import ChecklistModel
 import ChecklistStore
 import ChecklistWire
@@ -103,7 +105,6 @@ final class RequestDispatcher: Sendable {
                     return Waits(refusedKey: RetriedPatch(namespace: namespace, key: key))
                 }
                 answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
-                FreeMemory.applied(batchOf: m.ops.count)
                 if result.isRepeat, let key = m.idempotencyKey { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)

@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistSnapshot
 import Glibc
 import Synchronization

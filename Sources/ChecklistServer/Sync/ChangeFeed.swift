@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistWire
 import ChecklistStore
 
 /// The retained history of every list: the last changes of each, already

@@ -1,5 +1,6 @@
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistWire
 import Synchronization
 
 /// The pushes waiting for the subscribers of one event loop. Publishers

@@ -1,5 +1,6 @@
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistStorage
 import ChecklistStore
 import ChecklistWire
 import Synchronization
@@ -431,5 +432,14 @@ public final class SubscriptionHub: Sendable {
 
     func recordDrop() {
         dropped.add(1, ordering: .relaxed)
+    }
+}
+
+/// The storage's view of live sync: what it replays and commits goes here.
+extension SubscriptionHub: LiveSyncFeed {
+    public func retainReplayed(_ change: Change) { retain(change) }
+    public func publishCommitted(_ changes: [Change]) { publish(changes) }
+    public func takeCommittedRevisions(from revision: @escaping @Sendable (ListID, Revision) -> Revision) {
+        setCommittedRevisions(revision)
     }
 }

@@ -21,7 +21,7 @@ extension Change {
 
     /// The optional trailing field: the PATCH's idempotency key, so that a
     /// restarted server still answers a retried patch without applying it.
-    func encodeKey(into w: inout WireWriter) {
+    package func encodeKey(into w: inout WireWriter) {
         if let key = idempotencyKey {
             w.writeVarint(key.client)
             w.writeVarint(key.sequence)
@@ -32,7 +32,7 @@ extension Change {
     /// can be handed over in pieces: `drain` is called between items
     /// whenever `w` holds `drainAt` bytes or more, and takes (and empties)
     /// what `w` holds, so a 10M-item list is never one buffer.
-    func encodeFields(into w: inout WireWriter, drainAt: Int = .max, drain: (inout WireWriter) -> Void = { _ in }) {
+    package func encodeFields(into w: inout WireWriter, drainAt: Int = .max, drain: (inout WireWriter) -> Void = { _ in }) {
         switch kind {
         case .listCreated: w.writeU8(ChangeKindCode.listCreated.rawValue)
         case .listUpdated: w.writeU8(ChangeKindCode.listUpdated.rawValue)
@@ -77,12 +77,12 @@ extension Change {
     }
 
     /// Reads the idempotency key written by `encodeKey`.
-    static func decodeKey(from r: inout WireReader) throws(ChecklistError) -> IdempotencyKey {
+    package static func decodeKey(from r: inout WireReader) throws(ChecklistError) -> IdempotencyKey {
         IdempotencyKey(client: try r.readVarint("client"), sequence: try r.readVarint("sequence"))
     }
 
     /// Decodes what `encodeFields` wrote (no idempotency key).
-    static func decodeFields(from r: inout WireReader) throws(ChecklistError) -> Change {
+    package static func decodeFields(from r: inout WireReader) throws(ChecklistError) -> Change {
         let raw = try r.readU8("kind")
         guard let code = ChangeKindCode(rawValue: raw) else {
             throw .badField("kind", "unknown change kind \(raw)")

@@ -5,7 +5,8 @@ import Synchronization
 /// Writes a snapshot in the background whenever the log has grown by
 /// `changes` records since the last one, so recovery stays short and old
 /// log segments go. Requests keep being served meanwhile (see
-/// `DataDirectoryStorage.writeSnapshot`).
+/// `DataDirectoryStorage.writeSnapshot`). Its tick also gives the C heap's
+/// free memory back once large PATCH batches added up (`FreeMemory.giveBackIfDue`).
 public final class Compactor: Sendable {
     private let thread: Mutex<NativeThread?> = Mutex(nil)
     /// Opened by `stop()`.
@@ -21,6 +22,7 @@ public final class Compactor: Sendable {
             $0 = NativeThread.spawn(name: "checklist-compactor") {
                 var snapshotLSN = storage.recovery.snapshot?.startLSN ?? 0
                 while !stopLatch.wait(until: .now.advanced(by: .seconds(1))) {
+                    FreeMemory.giveBackIfDue()
                     guard storage.log.lastLSN >= snapshotLSN + changes else { continue }
                     do {
                         let record = try storage.writeSnapshot()

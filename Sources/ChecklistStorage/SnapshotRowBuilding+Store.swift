@@ -6,7 +6,7 @@ extension SnapshotRowBuilding {
     /// The leaves of `store`'s lists (`RowBatch`), built on a snapshot
     /// reader's workers: for a restore (`StoreRestoreSink`) and an IMPORT
     /// (`ImportStream`).
-    static func leaves(of store: Store) -> SnapshotRowBuilding {
+    package static func leaves(of store: Store) -> SnapshotRowBuilding {
         let prototype = RowBatchBuilder(for: store)
         return SnapshotRowBuilding { StoreRowBuilder(batch: prototype) }
     }

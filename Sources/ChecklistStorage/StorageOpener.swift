@@ -5,13 +5,13 @@ import Foundation
 
 /// How a service opens its storage (`ServerStorage`): which one, and where.
 /// It makes the store, loads the stored state into it and wires the store's
-/// commits to the storage and then to live sync (`ChecklistService.openStore`).
+/// commits to the storage and then to live sync (`StorageOpener.openStore`).
 public struct StorageOpener: Sendable {
     /// Called once, from the storage's thread, when it can no longer keep
     /// its promises (the log cannot write): the server should stop.
     public typealias FailureHandler = @Sendable (any Error) -> Void
 
-    let open: @Sendable (_ limits: Limits, _ liveSync: SubscriptionHub?, _ onFailure: @escaping FailureHandler) throws
+    package let open: @Sendable (_ limits: Limits, _ liveSync: (any LiveSyncFeed)?, _ onFailure: @escaping FailureHandler) throws
         -> (Store, any ServerStorage)
 
     /// An opener for any storage: `make` gets the new, empty store, where the
@@ -19,7 +19,7 @@ public struct StorageOpener: Sendable {
     public init<S: ServerStorage>(_ make: @escaping @Sendable (_ store: Store, _ replayed: (Change) -> Void,
                                                                _ onFailure: @escaping FailureHandler) throws -> S) {
         open = { limits, liveSync, onFailure in
-            try ChecklistService.openStore(limits: limits, liveSync: liveSync) { store, replayed in
+            try StorageOpener.openStore(limits: limits, liveSync: liveSync) { store, replayed in
                 try make(store, replayed, onFailure)
             }
         }
@@ -56,13 +56,34 @@ public struct StorageOpener: Sendable {
             }
         }
         return StorageOpener(open: { limits, liveSync, _ in
-            try ChecklistService.openStore(limits: limits, liveSync: liveSync) { store, _ in
-                try PostgresStorage(conninfo: conninfo, settings: settings, store: store, retain: { liveSync?.retain($0) })
+            try StorageOpener.openStore(limits: limits, liveSync: liveSync) { store, _ in
+                try PostgresStorage(conninfo: conninfo, settings: settings, store: store, retain: { liveSync?.retainReplayed($0) })
             }
         })
     }
 
-    private init(open: @escaping @Sendable (_ limits: Limits, _ liveSync: SubscriptionHub?,
+    /// A new store whose stored state `open` loads into it (handing the
+    /// changes it replays to `liveSync`'s retained feed), and whose every
+    /// commit then goes, in commit order, first to the storage and then to
+    /// `liveSync`: the wiring every store with a storage needs, server or
+    /// not (`checklistd export|import`).
+    public static func openStore<S: ServerStorage>(limits: Limits = .default, liveSync: (any LiveSyncFeed)? = nil,
+                                                   storage open: (_ store: Store, _ replayed: (Change) -> Void) throws -> S)
+        throws -> (Store, S) {
+        let fanout = CommitFanout()
+        let store = Store(limits: limits, onCommitGroup: fanout.onCommitGroup)
+        let storage = try open(store) { change in liveSync?.retainReplayed(change) }
+        fanout.add(storage.append)
+        fanout.add(FreeMemory.noteCommitted)  // the storage's thread gives the memory back (`giveBackIfDue`)
+        if let liveSync, let postgres = storage as? PostgresStorage {
+            postgres.attach(liveSync: liveSync)  // publishes what is committed, from its own threads
+        } else if let liveSync {
+            fanout.add { changes in liveSync.publishCommitted(changes) }
+        }
+        return (store, storage)
+    }
+
+    private init(open: @escaping @Sendable (_ limits: Limits, _ liveSync: (any LiveSyncFeed)?,
                                             _ onFailure: @escaping FailureHandler) throws -> (Store, any ServerStorage)) {
         self.open = open
     }

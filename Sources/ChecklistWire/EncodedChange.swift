@@ -1,24 +1,24 @@
 import ChecklistModel
-import ChecklistWire
 
-/// A committed change encoded once for live sync: the whole CHANGE push
+/// A committed change encoded once for live sync (the server) and for
+/// changes read back from a database (the storage): the whole CHANGE push
 /// frame (request id 0, never compressed), shared by every subscriber it is
 /// pushed to, by the change feed that retains it, by the catch-up of a
 /// SUBSCRIBE and by CHANGES answers (which copy its **ListChange** body).
-struct EncodedChange: Sendable {
-    let list: ListID
-    let namespace: Namespace
-    let revision: Revision
-    let isDeletion: Bool
+package struct EncodedChange: Sendable {
+    package let list: ListID
+    package let namespace: Namespace
+    package let revision: Revision
+    package let isDeletion: Bool
     /// The list's history starts over at this change: an import created or
     /// replaced the list whole (Protocol/SPEC.md section 6.13), so the
     /// changes before it no longer lead to what the list holds.
-    let startsHistory: Bool
+    package let startsHistory: Bool
     /// The frame: 10 header bytes, then the **ListChange**.
-    let frame: [UInt8]
+    package let frame: [UInt8]
 
     /// A change encoded earlier (the `ChangeFeed` giving back what it retained).
-    init(list: ListID, namespace: Namespace, revision: Revision, frame: [UInt8]) {
+    package init(list: ListID, namespace: Namespace, revision: Revision, frame: [UInt8]) {
         self.list = list
         self.namespace = namespace
         self.revision = revision
@@ -29,7 +29,7 @@ struct EncodedChange: Sendable {
 
     /// Encodes `change`. A patch whose **ListChange** would not fit in a
     /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
-    init(_ change: Change, maxFrameBytes: UInt32) {
+    package init(_ change: Change, maxFrameBytes: UInt32) {
         list = change.list
         namespace = change.namespace
         revision = change.revision
@@ -48,5 +48,5 @@ struct EncodedChange: Sendable {
     }
 
     /// The **ListChange** bytes.
-    var body: ArraySlice<UInt8> { frame[FrameHeader.size...] }
+    package var body: ArraySlice<UInt8> { frame[FrameHeader.size...] }
 }

@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistStore
 import Synchronization
@@ -60,11 +61,11 @@ public final class ListCache: Sendable {
     }
 
     /// Pins taken by `pin`: give `pinned` back to `unpin`.
-    struct Pins: Sendable {
+    package struct Pins: Sendable {
         /// The lists pinned (those of the namespace, resident or not).
-        var pinned: [ListID]
+        package var pinned: [ListID]
         /// The pinned lists whose rows are not in memory: load them first.
-        var missing: [ListID]
+        package var missing: [ListID]
     }
 
     private struct Entry {
@@ -127,7 +128,7 @@ public final class ListCache: Sendable {
     /// Pins `lists` of `ns` for a request and says which of them must be
     /// loaded first. Lists not in `ns` are left out (the request answers
     /// NOT_FOUND for them as usual).
-    func pin(_ lists: [ListID], in ns: Namespace) -> Pins {
+    package func pin(_ lists: [ListID], in ns: Namespace) -> Pins {
         state.withLock { state in
             var pins = Pins(pinned: [], missing: [])
             state.clock &+= 1
@@ -151,7 +152,7 @@ public final class ListCache: Sendable {
     }
 
     /// Gives back pins `pin` took.
-    func unpin(_ lists: [ListID]) {
+    package func unpin(_ lists: [ListID]) {
         guard !lists.isEmpty else { return }
         state.withLock { state in
             state.clock &+= 1
@@ -170,7 +171,7 @@ public final class ListCache: Sendable {
     /// then looks up `request.keyLookUp`;
     /// calls `done` there once all are done, or with the error to answer
     /// the request with when a list could not be loaded.
-    func prepare(_ request: ListLoadRequest, done: @escaping @Sendable (ListLoadOutcome) -> Void) {
+    package func prepare(_ request: ListLoadRequest, done: @escaping @Sendable (ListLoadOutcome) -> Void) {
         guard let loading = loader.withLock({ $0 }) else {
             done(ListLoadOutcome(error: ChecklistError(.unavailable, "lists cannot be loaded now; try again")))
             return

@@ -1,4 +1,5 @@
 import CLinux
+import ChecklistModel
 import Synchronization
 
 /// Gives the C heap's free memory back to the system (`malloc_trim(0)`).
@@ -10,7 +11,11 @@ import Synchronization
 /// each applied IMPORT, and after every `largeBatchOperations` operations of
 /// large PATCH batches (a bulk fill over the wire leaves the same kind of
 /// high water: decoded batches, their log records and changes); never per
-/// request: a trim walks the heap.
+/// request: a trim walks the heap. The commits count those operations
+/// (`noteCommitted`, the store's commit fan-out) and the storage's own
+/// thread trims when they added up (`giveBackIfDue`: the data directory's
+/// compactor tick, the PostgreSQL committer after each batch), so no trim
+/// runs on an event loop or under the store's lock.
 public enum FreeMemory {
     /// A batch of at least this many operations counts as large.
     static let largeBatch = 256
@@ -43,15 +48,25 @@ public enum FreeMemory {
     }
 
     /// Returns the free memory of every heap to the system now.
-    static func giveBack() {
+    package static func giveBack() {
         _ = malloc_trim(0)
     }
 
-    /// Counts a PATCH of `operations` just applied, and gives memory back
-    /// once large batches have added up to `largeBatchOperations`.
-    static func applied(batchOf operations: Int) {
-        guard operations >= largeBatch else { return }
-        let total = pending.add(operations, ordering: .relaxed).newValue
+    /// Counts the operations of the large PATCH batches among one commit's
+    /// `changes`. The store's commit fan-out, under the store's lock: one
+    /// atomic add, never a trim.
+    package static func noteCommitted(_ changes: [Change]) {
+        for i in changes.indices {  // by index: reading the kind copies no change
+            guard case .patched(let operations) = changes[i].kind, operations.count >= largeBatch else { continue }
+            pending.add(operations.count, ordering: .relaxed)
+        }
+    }
+
+    /// Gives memory back once large batches have added up to
+    /// `largeBatchOperations` since the last time. From a storage's own
+    /// thread (its upkeep tick, its committer), never under the store's lock.
+    package static func giveBackIfDue() {
+        let total = pending.load(ordering: .relaxed)
         guard total >= largeBatchOperations else { return }
         // One caller wins the reset and trims; the others go on.
         guard pending.compareExchange(expected: total, desired: 0, ordering: .relaxed).exchanged else { return }

@@ -15,7 +15,7 @@ import Synchronization
 /// another node (the follower). Lock order: store → this → hub.
 final class CommittedView: Sendable {
     private let revisions: Mutex<[ListID: Revision]>
-    private let hub = Mutex<SubscriptionHub?>(nil)
+    private let hub = Mutex<(any LiveSyncFeed)?>(nil)
     private let moves = Atomic<UInt64>(0)
 
     init(_ revisions: [ListID: Revision]) {
@@ -23,9 +23,9 @@ final class CommittedView: Sendable {
     }
 
     /// Live sync to publish committed changes to (none: nothing is published).
-    func attach(_ liveSync: SubscriptionHub) {
+    func attach(_ liveSync: any LiveSyncFeed) {
         hub.withLock { $0 = liveSync }
-        liveSync.setCommittedRevisions { [self] list, cached in revision(of: list) ?? cached }
+        liveSync.takeCommittedRevisions { [self] list, cached in revision(of: list) ?? cached }
     }
 
     /// The committed revision of `list`, if the node knows one.
@@ -48,7 +48,7 @@ final class CommittedView: Sendable {
         guard !changes.isEmpty else { return }
         revisions.withLock { Self.move(&$0, by: changes) }
         moves.add(1, ordering: .releasing)
-        if let liveSync = hub.withLock({ $0 }) { liveSync.publish(changes) }
+        if let liveSync = hub.withLock({ $0 }) { liveSync.publishCommitted(changes) }
     }
 
     /// Moves the revisions `known` on by `changes` (consecutive per list,
@@ -64,7 +64,7 @@ final class CommittedView: Sendable {
     /// gone), publishing `changes`, the committed ones since what was known
     /// (if they were all read). Under the store's lock.
     func reset(_ list: ListID, to revision: Revision?, publishing changes: [Change]) {
-        if let liveSync = hub.withLock({ $0 }) { liveSync.publish(changes) }
+        if let liveSync = hub.withLock({ $0 }) { liveSync.publishCommitted(changes) }
         revisions.withLock { $0[list] = revision }
         moves.add(1, ordering: .releasing)
     }

@@ -1,3 +1,4 @@
+import ChecklistLog
 import Glibc
 import ChecklistModel
 import ChecklistPostgres

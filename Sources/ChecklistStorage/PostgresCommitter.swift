@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistPostgres
 import ChecklistStore
@@ -225,6 +226,7 @@ private struct CommitLoop {
                 backoff = min(backoff * 2, 2_000_000_000)
             }
             backoff = 50_000_000
+            FreeMemory.giveBackIfDue()  // after a bulk fill's batches, not per commit
         }
     }
 

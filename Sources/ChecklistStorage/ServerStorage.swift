@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 
 /// Where a server keeps its data: the one seam between the protocol side

@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistPostgres
 import ChecklistStore
@@ -162,7 +163,7 @@ public final class PostgresStorage: ServerStorage {
     /// node's committer or, followed, by another node), in revision order,
     /// instead of when the store applies them; SUBSCRIBE and CHANGES_SINCE
     /// take the committed revisions. Before serving.
-    public func attach(liveSync: SubscriptionHub) {
+    public func attach(liveSync: any LiveSyncFeed) {
         view.attach(liveSync)
     }
 

@@ -27,7 +27,7 @@ public enum SnapshotExport {
     /// row visitors cannot throw, so the first failure skips the rows after
     /// it and is thrown once `visit` is done.
     /// Without `clientKeys` the items' client keys are left out.
-    static func writeRows<Visited>(to writer: SnapshotWriter, clientKeys: Bool = true,
+    package static func writeRows<Visited>(to writer: SnapshotWriter, clientKeys: Bool = true,
                                    _ visit: ((RowView) -> Void) -> Visited) throws -> Visited {
         var failure: (any Error)?
         let visited = visit { row in

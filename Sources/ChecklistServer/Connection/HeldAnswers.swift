@@ -1,3 +1,4 @@
+import ChecklistStorage
 import ChecklistWire
 
 /// Answers of one connection that may not leave before their commits are

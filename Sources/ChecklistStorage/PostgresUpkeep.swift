@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistPostgres
 import ChecklistSnapshot

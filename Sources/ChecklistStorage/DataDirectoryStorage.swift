@@ -1,3 +1,4 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistSnapshot
@@ -12,7 +13,7 @@ import Synchronization
 ///
 /// Order at start: `init` (lock, recover, open the log), then add `append`
 /// to the store's commit fan-out *before* any request is served
-/// (`ChecklistService.openStore` does both).
+/// (`StorageOpener.openStore` does both).
 public final class DataDirectoryStorage: ServerStorage {
     public let directory: DataDirectory
     public let log: WriteAheadLog

@@ -1,8 +1,10 @@
+import ChecklistLog
 import ChecklistModel
 import ChecklistPostgres
 import ChecklistSnapshot
 import ChecklistStore
 import ChecklistThreads
+import ChecklistWire
 import Synchronization
 
 /// The loader threads of a PostgreSQL node's list cache (docs/POSTGRES.md,
