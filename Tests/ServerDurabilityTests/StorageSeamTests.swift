@@ -359,14 +359,14 @@ struct StorageSeamTests {
         }
         var sent: [UInt8] = []
         var states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
-        var replaced: [[UInt8]] = []
-        held.release({ states[$0] ?? .pending }, replace: { replaced.append(Array($1)); return [0xEE] }) { sent.append(contentsOf: $0) }
-        #expect(replaced == [[2, 2]])
+        var replaced: [Range<Int>] = []
+        held.release({ states[$0] ?? .pending }, replace: { replaced.append($0.start..<$0.end); return [0xEE] }) { sent.append(contentsOf: $0) }
+        #expect(replaced.map { Array(answers[$0]) } == [[2, 2]])
         #expect(sent == [1, 1, 9, 0xEE, 3, 3])
         #expect(held.count == 2)
         #expect(held.waitingFor == 4)
         states[4] = .durable
-        held.release({ states[$0] ?? .pending }, replace: { _, _ in [] }) { sent.append(contentsOf: $0) }
+        held.release({ states[$0] ?? .pending }, replace: { _ in [] }) { sent.append(contentsOf: $0) }
         #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4])
         #expect(held.isEmpty)
     }
@@ -378,9 +378,8 @@ struct StorageSeamTests {
             .deletingLastPathComponent().appendingPathComponent("Protocol/vectors/error-unavailable-outcome-unknown.json")
         let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let hex = try #require(vector["hex"] as? String)
-        // A held PATCH_OK frame header with request id 61 (the vector's).
-        let answer: [UInt8] = [0, 0, 0, 10, 0xA1, 0, 0, 0, 0, 61, 0, 0, 0, 0]
-        let replaced = answer.withUnsafeBytes { DurabilityBarrier.unavailable(answering: $0) }
+        // A held PATCH_OK answering request id 61 (the vector's): the id kept beside its bytes.
+        let replaced = DurabilityBarrier.unavailable(requestID: 61)
         #expect(replaced.map { String(format: "%02x", $0) }.joined() == hex)
     }
 

@@ -50,25 +50,32 @@ struct DurabilityBarrier {
         // failed and kept): its answer waits for that commit, and is
         // `UNAVAILABLE` while it is failed.
         if let retry = outcome.retried, let original = storage.uncommittedPosition(ofRetry: retry) {
-            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: original,
-                                                from: original, retried: retry, request: request))
+            barriers.append(barrier(outcome, to: request, lsn: original, from: original, retried: retry))
             return
         }
         let last = storage.lastPosition
         // A read showing changes in flight (a PAGE, LISTS) waits for them,
         // all at or before the newest commit, then is checked (`release`).
         if let read = outcome.uncommittedRead {
-            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
-                                                from: last + 1, read: read, request: request))
+            barriers.append(barrier(outcome, to: request, lsn: last, from: last + 1, read: read))
             return
         }
         // A retry's answer waits only for a commit still pending: when the
         // newest one failed (on PostgreSQL, lost to another node's), the
         // original was committed apart from it.
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
-            barriers.append(HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: last,
-                                                from: (logBefore ?? 0) + 1, retried: outcome.retried, request: request))
+            barriers.append(barrier(outcome, to: request, lsn: last, from: (logBefore ?? 0) + 1, retried: outcome.retried))
         }
+    }
+
+    /// The barrier of `outcome`'s answer: where its bytes lie, what it
+    /// waits for, and what replacing it needs, taken from the outcome (as
+    /// the answer was written), never from the bytes.
+    private func barrier(_ outcome: RequestOutcome, to request: MessageType, lsn: UInt64, from: UInt64,
+                         retried: RetriedPatch? = nil, read: UncommittedRead? = nil) -> HeldAnswers.Barrier {
+        HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: lsn, from: from,
+                            retried: retried, read: read, request: request,
+                            requestID: outcome.requestID ?? FrameHeader.pushRequestID, patched: outcome.patched)
     }
 
     /// Sends `output` (the answers written since the last call) to
@@ -116,26 +123,29 @@ struct DurabilityBarrier {
     mutating func release(to connection: Connection) -> Released {
         guard let storage else { return Released() }
         var released = Released()
-        held.release(storage.commitState(of:), replace: { barrier, answer in
+        held.release(storage.commitState(of:), replace: { barrier in
             let why = barrier.read == nil ? Self.outcomeUnknown : Self.readUndecided
-            let error = Self.unavailable(answering: answer, why)
-            released.addedBytes += error.count - answer.count
+            let error = Self.unavailable(requestID: barrier.requestID, why)
+            released.addedBytes += error.count - (barrier.end - barrier.start)
             released.refused.append((barrier.request, why.code))
             return error
-        }, rewrite: { barrier, answer in
+        }, rewrite: { barrier in
             let rewritten: [UInt8]?
             if let read = barrier.read {
-                rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(answering: answer, Self.readRewritten)
+                rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(requestID: barrier.requestID, Self.readRewritten)
                 if rewritten != nil { released.refused.append((barrier.request, Self.readRewritten.code)) }
-            } else if let retry = barrier.retried {
-                rewritten = Self.rebased(answer) { storage.rebasedAnswer(ofRetry: retry, list: $0, revision: $1) }
-            } else if barrier.from <= barrier.lsn {
-                rewritten = Self.rebased(answer) { storage.rebasedAnswer(in: barrier.from...barrier.lsn, list: $0, revision: $1) }
+            } else if let patched = barrier.patched, let retry = barrier.retried {
+                rewritten = Self.rebased(patched, requestID: barrier.requestID,
+                                         storage.rebasedAnswer(ofRetry: retry, list: patched.list, revision: patched.revision))
+            } else if let patched = barrier.patched, barrier.from <= barrier.lsn {
+                rewritten = Self.rebased(patched, requestID: barrier.requestID,
+                                         storage.rebasedAnswer(in: barrier.from...barrier.lsn, list: patched.list,
+                                                               revision: patched.revision))
             } else {
                 rewritten = nil
             }
             guard let rewritten else { return nil }
-            released.addedBytes += rewritten.count - answer.count
+            released.addedBytes += rewritten.count - (barrier.end - barrier.start)
             return rewritten
         }) { connection.write($0) }
         released.waitingFor = held.waitingFor
@@ -156,51 +166,30 @@ struct DurabilityBarrier {
         "this read showed changes whose commit failed (the database is failing); they may still be committed: read it again later")
 
     /// The ERROR frame (`error`, by default `outcomeUnknown`) that replaces
-    /// `answer` (whole frames, the first starting at its first byte): same request id.
-    static func unavailable(answering answer: UnsafeRawBufferPointer, _ error: ChecklistError = outcomeUnknown) -> [UInt8] {
-        let requestID = header(of: answer)?.requestID ?? FrameHeader.pushRequestID
+    /// an answer held under `requestID`.
+    static func unavailable(requestID: UInt32, _ error: ChecklistError = outcomeUnknown) -> [UInt8] {
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
         encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
         return w.bytes
     }
 
-    /// The frame that replaces `answer` (one frame) when it is a PATCH_OK
-    /// whose commit was rebased onto another node's (`replacement`, asked
-    /// with the list and revision the PATCH_OK shows:
-    /// `ServerStorage.rebasedAnswer`): the new PATCH_OK, or the ERROR the
-    /// patch met on top, under the same request id.
-    static func rebased(_ answer: UnsafeRawBufferPointer,
-                        replacement: (ListID, Revision) -> RebasedAnswer?) -> [UInt8]? {
-        guard case .frame(let header, let body, _)? = frame(of: answer), header.type == .patchOK else { return nil }
-        let requestID = header.requestID
-        let decoded = try? FrameBody.withMessageBytes(header: header, body: UnsafeRawBufferPointer(rebasing: answer[body]),
-                                                       maxFrameBytes: .max) { reader throws(ChecklistError) in
-            try PatchOK.decode(from: &reader)
-        }
-        guard let original = decoded, let replacement = replacement(original.list, original.revision) else { return nil }
+    /// The frame that replaces a held PATCH_OK that reported `patched`
+    /// under `requestID` when its commit was rebased onto another node's
+    /// (`replacement`: `ServerStorage.rebasedAnswer`, asked with what the
+    /// PATCH_OK reported): the new PATCH_OK, or the ERROR the patch met on
+    /// top, under the same request id; nil when it was committed as it was.
+    static func rebased(_ patched: PatchedRevision, requestID: UInt32, _ replacement: RebasedAnswer?) -> [UInt8]? {
+        guard let replacement else { return nil }
         var w = WireWriter()
         var encoder = FrameEncoder(compress: false)
         switch replacement {
         case .patched(let revision, let ids):
-            encoder.append(PatchOK(list: original.list, revision: revision, ids: ids), requestID: requestID, to: &w)
+            encoder.append(PatchOK(list: patched.list, revision: revision, ids: ids), requestID: requestID, to: &w)
         case .refused(let error):
             encoder.append(ErrorMessage(error), requestID: requestID, to: &w)
         }
         return w.bytes
-    }
-
-    /// The first frame of a held answer, found by the one frame parser.
-    private static func frame(of answer: UnsafeRawBufferPointer) -> FrameParser.Result? {
-        let found = FrameParser.next(in: answer, maxFrameBytes: .max)
-        if case .frame = found { return found }
-        return nil
-    }
-
-    /// The header of a held answer's first frame.
-    private static func header(of answer: UnsafeRawBufferPointer) -> FrameHeader? {
-        guard case .frame(let header, _, _)? = frame(of: answer) else { return nil }
-        return header
     }
 
     /// Calls `wake` (on the storage's thread) once the commit at `position`

@@ -8,7 +8,9 @@ import ChecklistWire
 /// Answers keep request order: once one answer waits, everything after it
 /// waits too, even answers that changed nothing. A barrier marks one answer
 /// (its start and end) together with the storage position that must be
-/// durable before that answer (and all bytes before it) may be sent.
+/// durable before that answer (and all bytes before it) may be sent, and
+/// keeps beside the bytes what replacing the answer needs (its request id,
+/// what a PATCH_OK reports): nothing is read back out of held bytes.
 ///
 /// Pure bookkeeping, no I/O; owned by the connection's event-loop thread.
 struct HeldAnswers {
@@ -27,6 +29,11 @@ struct HeldAnswers {
         var read: UncommittedRead? = nil
         /// The request this answers (counted again when the answer is replaced by an ERROR).
         var request: MessageType = .ping
+        /// The answer's request id: its replacement goes under it.
+        var requestID: UInt32 = FrameHeader.pushRequestID
+        /// The list and revision the answer reports when it is a PATCH_OK
+        /// (what a rebase of its commit is looked up by).
+        var patched: PatchedRevision? = nil
     }
 
     private var bytes: [UInt8] = []
@@ -55,12 +62,12 @@ struct HeldAnswers {
     }
 
     /// Removes and hands to `send` the leading bytes whose barriers are
-    /// durable by `state`; an answer whose commit failed is handed to
-    /// `replace` (its barrier and bytes), and what that returns is sent in its place;
-    /// a durable answer is handed to `rewrite`, and what that returns (if
+    /// durable by `state`; the barrier of an answer whose commit failed is
+    /// handed to `replace`, and what that returns is sent in the answer's place;
+    /// that of a durable answer is handed to `rewrite`, and what that returns (if
     /// anything) is sent in its place. With no barrier left, everything goes.
-    mutating func release(_ state: (UInt64) -> CommitState, replace: (Barrier, UnsafeRawBufferPointer) -> [UInt8],
-                          rewrite: (Barrier, UnsafeRawBufferPointer) -> [UInt8]? = { _, _ in nil },
+    mutating func release(_ state: (UInt64) -> CommitState, replace: (Barrier) -> [UInt8],
+                          rewrite: (Barrier) -> [UInt8]? = { _ in nil },
                           _ send: (UnsafeRawBufferPointer) -> Void) {
         var sent = 0
         var releasable = 0
@@ -70,7 +77,7 @@ struct HeldAnswers {
                 switch state(b.lsn) {
                 case .pending: break
                 case .durable:
-                    if let rewritten = rewrite(b, UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])) {
+                    if let rewritten = rewrite(b) {
                         if b.start > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<b.start])) }
                         rewritten.withUnsafeBytes { send($0) }
                         sent = b.end
@@ -80,7 +87,7 @@ struct HeldAnswers {
                     continue
                 case .failed:
                     if b.start > sent { send(UnsafeRawBufferPointer(rebasing: all[sent..<b.start])) }
-                    replace(b, UnsafeRawBufferPointer(rebasing: all[b.start..<b.end])).withUnsafeBytes { send($0) }
+                    replace(b).withUnsafeBytes { send($0) }
                     sent = b.end
                     releasable = b.end
                     passed += 1

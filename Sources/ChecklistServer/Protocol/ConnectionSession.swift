@@ -142,7 +142,9 @@ struct ConnectionSession {
     private func outcome(since start: Int) -> RequestOutcome {
         let answered = start < answers.count
         return RequestOutcome(answer: start..<answers.count, kind: answered ? answers.lastKind : nil,
-                              errorCode: answered ? answers.lastErrorCode : nil, closesConnection: closeRequested)
+                              errorCode: answered ? answers.lastErrorCode : nil,
+                              requestID: answered ? answers.lastRequestID : nil,
+                              patched: answered ? answers.lastPatched : nil, closesConnection: closeRequested)
     }
 
     /// The connection closed: ends its transfers.

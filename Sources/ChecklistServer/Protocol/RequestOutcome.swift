@@ -13,6 +13,10 @@ struct RequestOutcome {
     var kind: MessageType?
     /// The answer's code when it is an ERROR.
     var errorCode: ChecklistError.Code?
+    /// The answer's request id; nil while a transfer worker makes it.
+    var requestID: UInt32?
+    /// The list and revision the answer reports when it is a PATCH_OK.
+    var patched: PatchedRevision?
     /// The answer must be the connection's last: the connection sends it,
     /// then closes (refused authentication, revoked token, lost framing).
     var closesConnection = false

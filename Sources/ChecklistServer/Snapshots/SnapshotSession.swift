@@ -90,7 +90,7 @@ struct SnapshotSession {
                 export = nil
                 ended = end
             }
-            answers.appendEncoded(frame, type: .exportChunk)
+            answers.appendEncoded(frame, type: .exportChunk, requestID: work.requestID)
         case .success(.importOK(let answer)):
             answers.append(answer, requestID: work.requestID)
         case .failure(let error):
