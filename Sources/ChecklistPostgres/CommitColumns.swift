@@ -36,8 +36,8 @@ struct CommitColumns {
         var byList: [ListID: [Int]] = [:]
         for (i, commit) in commits.enumerated() {
             if let previous = byList[commit.list]?.last {
-                guard commits[previous].revision == commit.baseRevision else {
-                    throw PostgresError(.misuse, "list \(commit.list): a commit on revision \(commit.baseRevision) follows one that left \(commits[previous].revision)")
+                guard commits[previous].revision == commit.priorRevision else {
+                    throw PostgresError(.misuse, "list \(commit.list): a commit on revision \(commit.priorRevision) follows one that left \(commits[previous].revision)")
                 }
             } else {
                 order.append(commit.list)
@@ -63,7 +63,7 @@ struct CommitColumns {
     private mutating func addTransition(start: ListCommit, end: ListCommit, changeBytes: Int64) throws(PostgresError) {
         let namespace = try StoredText.namespace(start.namespace)
         let id = try PostgresValue.exactInt64(start.list.rawValue, "list id")
-        switch (start.baseRevision, end.after) {
+        switch (start.priorRevision, end.after) {
         case (0, let after?):
             try Self.append(after, base: 0, namespace: namespace, changeBytes: changeBytes, to: &created)
             createdNamespaces.append(namespace)

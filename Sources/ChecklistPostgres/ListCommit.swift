@@ -6,11 +6,12 @@ import ChecklistStore
 public struct ListCommit: Hashable, Sendable {
     public var namespace: Namespace
     public var list: ListID
-    /// The committed revision the changes were made against; 0 when they
-    /// create the list. The database must still be at it, or the batch
-    /// fails (`STALE_REVISION`).
-    public var baseRevision: Revision
-    /// The list's changes in revision order, `baseRevision + 1` onwards.
+    /// The list's committed revision before the changes (what the database
+    /// held when they were made); 0 when they create the list. The database
+    /// must still be at it, or the batch fails (`STALE_REVISION`). Not a
+    /// PATCH's `baseRevision`, the revision a client asks the list to be at.
+    public var priorRevision: Revision
+    /// The list's changes in revision order, `priorRevision + 1` onwards.
     public var changes: [Change]
     /// The list after the changes; nil when they deleted it.
     public var after: ExportedList?
@@ -18,18 +19,18 @@ public struct ListCommit: Hashable, Sendable {
     /// transaction as its change (exactly-once across a node's loss).
     public var answer: RememberedAnswer?
 
-    public init(namespace: Namespace, list: ListID, baseRevision: Revision, changes: [Change],
+    public init(namespace: Namespace, list: ListID, priorRevision: Revision, changes: [Change],
                 after: ExportedList?, answer: RememberedAnswer? = nil) {
         self.namespace = namespace
         self.list = list
-        self.baseRevision = baseRevision
+        self.priorRevision = priorRevision
         self.changes = changes
         self.after = after
         self.answer = answer
     }
 
     /// The revision the commit leaves the list at.
-    public var revision: Revision { after?.summary.revision ?? changes.last?.revision ?? baseRevision }
+    public var revision: Revision { after?.summary.revision ?? changes.last?.revision ?? priorRevision }
 }
 
 /// A client's answered key, as `idempotency_answers` keeps it.

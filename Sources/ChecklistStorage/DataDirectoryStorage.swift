@@ -23,7 +23,7 @@ public final class DataDirectoryStorage: ServerStorage {
     /// Log records after which the compactor writes a snapshot.
     public let snapshotAfter: UInt64
     /// Connections holding answers until the log is durable.
-    private let waiters: DurabilityWaiters
+    private let waiters: CommitStates
     private let store: Store
     private let lastSnapshot: Mutex<SnapshotRecord?>
     /// Started by `startUpkeep`, stopped by `close`.
@@ -80,7 +80,7 @@ public final class DataDirectoryStorage: ServerStorage {
         // Recovery's decoding buffers are freed: hand the pages back to the OS.
         FreeMemory.giveBack()
         // What was recovered is on disk: durable from the start.
-        let waiters = DurabilityWaiters(durable: recovery.lastLSN)
+        let waiters = CommitStates(durable: recovery.lastLSN)
         self.waiters = waiters
         lastSnapshot = Mutex(nil)
         log = try WriteAheadLog(directory: path, nextLSN: recovery.nextLSN, options: .init(

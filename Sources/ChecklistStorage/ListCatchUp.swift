@@ -91,7 +91,7 @@ struct ListCatchUp {
         if noticed > 0, known >= noticed { return .settled(.caughtUp) }
         // Commits of the node's own in flight: nothing is read (it could not
         // be replayed); its committer catches the list up when it commits them
-        // (`BatchRebase`), or a later round does once they settled.
+        // (`CrossNodeRebase`), or a later round does once they settled.
         if known > 0, let cached = store.cachedRevision(of: list), cached > known, store.isResident(list) { return .settled(.deferred) }
         return .read(after: known)
     }

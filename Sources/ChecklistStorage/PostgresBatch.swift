@@ -28,8 +28,8 @@ struct QueuedCommit: Sendable {
         var rebased: [RebasedCommit] = []
         for i in commits.indices {
             guard let patch = commits[i].single, patch.list == list, let outcome = outcomes[patch.revision] else { continue }
-            let key = BatchRebase.retried(commits[i].changes[0])
-            commits[i] = QueuedCommit(position: commits[i].position, changes: BatchRebase.changes(of: outcome))
+            let key = CrossNodeRebase.retried(commits[i].changes[0])
+            commits[i] = QueuedCommit(position: commits[i].position, changes: CrossNodeRebase.changes(of: outcome))
             rebased.append(RebasedCommit(position: commits[i].position, revision: patch.revision, outcome: outcome, key: key))
         }
         return rebased
@@ -83,7 +83,7 @@ struct PostgresBatch: Sendable {
             let base = revisions[list] ?? 0
             revisions[list] = changes.last?.revision ?? base
             lastIndex[list] = commits.count
-            commits.append(ListCommit(namespace: changes[0].namespace, list: list, baseRevision: base,
+            commits.append(ListCommit(namespace: changes[0].namespace, list: list, priorRevision: base,
                                       changes: changes, after: nil, answer: Self.answer(of: changes)))
         }
         for entry in queued {
@@ -115,7 +115,7 @@ struct PostgresBatch: Sendable {
         for commit in commits {
             guard let first = commit.changes.first else { continue }
             if case .listImported = first.kind { continue }
-            if first.revision != commit.baseRevision + 1 { lists.insert(commit.list) }
+            if first.revision != commit.priorRevision + 1 { lists.insert(commit.list) }
         }
         return lists
     }

@@ -35,9 +35,9 @@ final class PostgresCommitter: Sendable {
     /// `Store.withExportedLists`), never the other way round.
     private let queue = ConditionLock(Queue())
     let store: Store
-    private let waiters: DurabilityWaiters
+    private let waiters: CommitStates
     /// The answers of rebased patches, for the connections holding them.
-    let rebasedAnswers: RebasedAnswers
+    let rebasedAnswers: RebasedPatchAnswers
     /// The keys of patches not committed yet, settled as batches commit.
     let uncommittedKeys: UncommittedKeys
     /// List ids reserved per block (`Store.addListIDs`); a new block is
@@ -57,7 +57,7 @@ final class PostgresCommitter: Sendable {
     /// - Parameter statementTimeout: the connection's `statement_timeout`:
     ///   a stuck statement fails the batch (kept and tried again).
     init(conninfo: String, statementTimeout: Duration?, store: Store, view: CommittedView, node: UInt64,
-         waiters: DurabilityWaiters, rebasedAnswers: RebasedAnswers, uncommittedKeys: UncommittedKeys, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
+         waiters: CommitStates, rebasedAnswers: RebasedPatchAnswers, uncommittedKeys: UncommittedKeys, onCommitted: @escaping @Sendable (_ revisions: [(ListID, Revision?)], _ changeCount: Int) -> Void) throws {
         self.store = store
         self.waiters = waiters
         self.rebasedAnswers = rebasedAnswers
@@ -177,7 +177,7 @@ final class PostgresCommitter: Sendable {
         if let current = log.withLock({ $0 }) { body(current) }
     }
 
-    fileprivate var durability: DurabilityWaiters { waiters }
+    fileprivate var durability: CommitStates { waiters }
 }
 
 /// The committer thread's own state: its connection and the batch in hand.
@@ -290,7 +290,7 @@ private struct CommitLoop {
                     calm = 0  // nothing was written: lock, rebase, commit
                 }
             }
-            let rebase = BatchRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
+            let rebase = CrossNodeRebase(committer: committer, database: database, answers: committer.rebasedAnswers)
             var attempt = batch
             var sawStale = false
             defer { calm = sawStale ? 0 : min(calm + 1, Self.calmBeforeOptimism) }
@@ -300,8 +300,8 @@ private struct CommitLoop {
             var foreign: [Change] = []
             do {
                 defer { committer.publish(&foreign) }
-                bodies = try database.commit(locking: BatchRebase.lockable(attempt), prepare: { locked in
-                    let stale = BatchRebase.stale(attempt, locked: locked.revisions)
+                bodies = try database.commit(locking: CrossNodeRebase.lockable(attempt), prepare: { locked in
+                    let stale = CrossNodeRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
                     sawStale = true
                     // An earlier attempt whose COMMIT answer was lost: nothing to rebase.

@@ -17,7 +17,7 @@ import Synchronization
 /// When a transaction fails (the connection is lost, the backend killed,
 /// a statement timeout), every position in it reads `.failed`: each answer
 /// held for it is replaced by `ERROR UNAVAILABLE` whose outcome is unknown
-/// (`DurabilityBarrier.outcomeUnknown`; the connection stays open). The
+/// (`AnswerHolder.outcomeUnknown`; the connection stays open). The
 /// committer keeps the batch and commits it once the database is back, so
 /// the node's cache and the database never part: a change answered that
 /// way may still be committed later, never one that was acknowledged lost,
@@ -44,14 +44,14 @@ public final class PostgresStorage: ServerStorage {
     /// The cache of lists, when rows are loaded on first use.
     public let listCache: ListCache?
     private let loaders: PostgresListLoaders?
-    private let waiters: DurabilityWaiters
+    private let waiters: CommitStates
     private let committer: PostgresCommitter
     private let upkeep: PostgresUpkeep
     private let follower: PostgresFollower
     /// What is committed per list; live sync publishes only that.
     private let view: CommittedView
     /// The answers of patches rebased onto other nodes' commits.
-    private let rebasedAnswers: RebasedAnswers
+    private let rebasedAnswers: RebasedPatchAnswers
     /// The keys of patches whose commits are not durable yet.
     private let uncommittedKeys: UncommittedKeys
     /// The commit counter: the newest position given out by `append`.
@@ -99,7 +99,7 @@ public final class PostgresStorage: ServerStorage {
             // nodes creating lists at once never pick the same id.
             let first = try database.reserveListIDs(PostgresCommitter.listIDBlock)
             store.addListIDs(first.rawValue..<first.rawValue + UInt64(PostgresCommitter.listIDBlock))
-            // Lost commits of patches are applied again on top (`BatchRebase`).
+            // Lost commits of patches are applied again on top (`CrossNodeRebase`).
             store.keepPendingPatches()
         } else {
             let sink = StoreRestoreSink(store: store, holdingNextListID: true)
@@ -117,11 +117,11 @@ public final class PostgresStorage: ServerStorage {
         load = LoadReport(lists: lists, items: UInt64(totals.items), changesReplayed: replayed,
                           schemaVersion: migration.version, loadNanoseconds: monotonicNanoseconds() - started,
                           everHeldLists: everHeld)
-        let waiters = DurabilityWaiters()
+        let waiters = CommitStates()
         self.waiters = waiters
         let view = CommittedView(committed)
         self.view = view
-        let rebasedAnswers = RebasedAnswers()
+        let rebasedAnswers = RebasedPatchAnswers()
         self.rebasedAnswers = rebasedAnswers
         let uncommittedKeys = UncommittedKeys()
         self.uncommittedKeys = uncommittedKeys

@@ -26,19 +26,19 @@ final class PostgresUpkeep: Sendable {
         var stopping = false
     }
 
-    /// The waiter id the upkeep uses with `DurabilityWaiters` (connection ids count up from 1).
+    /// The waiter id the upkeep uses with `CommitStates` (connection ids count up from 1).
     private static let waiterID = UInt64.max
 
     private let state = ConditionLock(State())
     private let conninfo: String
     private let settings: PostgresSettings
     private let store: Store
-    private let waiters: DurabilityWaiters
+    private let waiters: CommitStates
     /// The revision the node knows committed of a list (`CommittedView`).
     private let committedRevision: @Sendable (ListID) -> Revision?
     private let thread = Mutex<NativeThread?>(nil)
 
-    init(conninfo: String, settings: PostgresSettings, store: Store, waiters: DurabilityWaiters,
+    init(conninfo: String, settings: PostgresSettings, store: Store, waiters: CommitStates,
          committedRevision: @escaping @Sendable (ListID) -> Revision? = { _ in nil }) {
         self.committedRevision = committedRevision
         self.conninfo = conninfo

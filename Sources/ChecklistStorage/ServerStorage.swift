@@ -41,10 +41,10 @@ import ChecklistModel
 /// A commit may fail after it was appended (a database transaction that
 /// aborts). Its position, and every position in the same failed batch,
 /// then reads `.failed` (until the storage commits it on a later try and
-/// says so, `DurabilityWaiters.durableIncludingFailed`); waiters are woken. An
+/// says so, `CommitStates.durableIncludingFailed`); waiters are woken. An
 /// answer held for a failed position is never sent as an acknowledgement:
 /// the connection sends `ERROR UNAVAILABLE` with its request id instead
-/// (`DurabilityBarrier.outcomeUnknown`) and stays open. The outcome is
+/// (`AnswerHolder.outcomeUnknown`) and stays open. The outcome is
 /// unknown to the client: a storage may commit the change later (the
 /// PostgreSQL committer keeps a failed batch and commits it when the
 /// database is back); a retry with the idempotency key learns it. The data

@@ -6,8 +6,8 @@ import ChecklistModel
 /// applied with. It is what the database holds at those revisions only
 /// once those changes committed as they were, not rebased onto another
 /// node's commit (`Store.rewrites(of:)` unchanged). So its answer waits
-/// for them like a PATCH_OK (`DurabilityBarrier`), and is replaced by
-/// `ERROR UNAVAILABLE` (`DurabilityBarrier.readRewritten`) when they were
+/// for them like a PATCH_OK (`AnswerHolder`), and is replaced by
+/// `ERROR UNAVAILABLE` (`AnswerHolder.readRewritten`) when they were
 /// rewritten or failed: a read is never answered with work that was not
 /// committed so.
 public struct UncommittedRead: Sendable, Hashable {

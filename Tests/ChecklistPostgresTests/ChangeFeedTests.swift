@@ -37,7 +37,7 @@ struct ChangeFeedTests {
         let imported = Change(namespace: .default, list: ListID(1), revision: 11,
                               kind: .listImported(ImportedList(name: "Imported", icon: "Inbox", nextItemID: ItemID(1),
                                                                items: ImportedItems([]))))
-        try store.commit([ListCommit(namespace: .default, list: ListID(1), baseRevision: 10, changes: [imported],
+        try store.commit([ListCommit(namespace: .default, list: ListID(1), priorRevision: 10, changes: [imported],
                                      after: Fixture.record(1, name: "Imported", icon: "Inbox", revision: 11))])
         try store.commit([Fixture.rename(1, from: 11, to: "after")])
         #expect(try store.changes(in: .default, list: ListID(1), after: 0, limit: 100) == .resyncRequired)

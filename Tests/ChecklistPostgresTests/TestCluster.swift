@@ -55,14 +55,14 @@ enum Fixture {
     /// A commit creating list `id` at revision 1.
     static func create(_ id: UInt64, name: String = "Groceries", icon: String = "Groceries",
                        namespace: Namespace = .default) -> ListCommit {
-        ListCommit(namespace: namespace, list: ListID(id), baseRevision: 0,
+        ListCommit(namespace: namespace, list: ListID(id), priorRevision: 0,
                    changes: [Change(namespace: namespace, list: ListID(id), revision: 1, kind: .listCreated(name: name, icon: icon))],
                    after: record(id, name: name, icon: icon, revision: 1, namespace: namespace))
     }
 
     /// A commit renaming list `id` from revision `base` to `base + 1`.
     static func rename(_ id: UInt64, from base: Revision, to name: String, answer: RememberedAnswer? = nil) -> ListCommit {
-        ListCommit(namespace: .default, list: ListID(id), baseRevision: base,
+        ListCommit(namespace: .default, list: ListID(id), priorRevision: base,
                    changes: [Change(namespace: .default, list: ListID(id), revision: base + 1,
                                     kind: .listUpdated(name: name, icon: "Inbox"))],
                    after: record(id, name: name, icon: "Inbox", revision: base + 1), answer: answer)
@@ -70,7 +70,7 @@ enum Fixture {
 
     /// A commit deleting list `id` at revision `base`.
     static func delete(_ id: UInt64, from base: Revision) -> ListCommit {
-        ListCommit(namespace: .default, list: ListID(id), baseRevision: base,
+        ListCommit(namespace: .default, list: ListID(id), priorRevision: base,
                    changes: [Change(namespace: .default, list: ListID(id), revision: base + 1, kind: .listDeleted)],
                    after: nil)
     }

@@ -32,10 +32,10 @@ import Testing
         var expected = WireWriter()
         var encoder = FrameEncoder(compress: false)
         encoder.append(PatchOK(list: ListID(42), revision: 12, ids: ids), requestID: 61, to: &expected)
-        #expect(DurabilityBarrier.rebased(patched, requestID: 61, .patched(revision: 12, ids: ids)) == expected.bytes)
+        #expect(AnswerHolder.rebased(patched, requestID: 61, .patched(revision: 12, ids: ids)) == expected.bytes)
         let refused = ChecklistError(.conflict, "the list moved on")
-        #expect(DurabilityBarrier.rebased(patched, requestID: 61, .refused(refused))
-                == DurabilityBarrier.unavailable(requestID: 61, refused))
-        #expect(DurabilityBarrier.rebased(patched, requestID: 61, nil) == nil)
+        #expect(AnswerHolder.rebased(patched, requestID: 61, .refused(refused))
+                == AnswerHolder.unavailable(requestID: 61, refused))
+        #expect(AnswerHolder.rebased(patched, requestID: 61, nil) == nil)
     }
 }

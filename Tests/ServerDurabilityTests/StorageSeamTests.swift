@@ -16,7 +16,7 @@ import Testing
 struct StorageSeamTests {
     /// Commits become durable or fail only when the test says so.
     final class ManualStorage: ServerStorage {
-        private let waiters = DurabilityWaiters()
+        private let waiters = CommitStates()
         private let position = Atomic<UInt64>(0)
         private let appended = DispatchSemaphore(value: 0)
         let upkeepStarts = Atomic<Int>(0)
@@ -194,7 +194,7 @@ struct StorageSeamTests {
             try socket.send(patch, id: 2)
             let (retryID, retryError) = try socket.receiveError()
             #expect(retryID == 2 && retryError.code == .unavailable)
-            #expect(retryError.message == DurabilityBarrier.outcomeUnknown.message)
+            #expect(retryError.message == AnswerHolder.outcomeUnknown.message)
             // Committed on the next try (a rebase would have corrected the
             // memory under the store's lock before this).
             storage.commitFailed(through: position)
@@ -246,7 +246,7 @@ struct StorageSeamTests {
                     #expect(shown.header.revision == Revision(round) && shown.rows.count == round - 1)
                 } else {
                     guard case .error(let refused) = answer else { Issue.record("expected ERROR, got \(answer)"); continue }
-                    #expect(refused.error.code == .unavailable && refused.error.message == DurabilityBarrier.readRewritten.message)
+                    #expect(refused.error.code == .unavailable && refused.error.message == AnswerHolder.readRewritten.message)
                 }
                 let (listsHeader, lists) = try reader.receive()
                 #expect(listsHeader.requestID == UInt32(20 + round))
@@ -315,7 +315,7 @@ struct StorageSeamTests {
             let (requestID, error) = try socket.receiveError()
             #expect(requestID == 7)
             #expect(error.code == .unavailable)
-            #expect(error.message == DurabilityBarrier.outcomeUnknown.message)
+            #expect(error.message == AnswerHolder.outcomeUnknown.message)
             // The connection stays open: the next request is answered.
             try socket.send(.ping(Ping(data: [1, 2])), id: 8)
             #expect(try socket.receive().header.requestID == 8)
@@ -351,10 +351,10 @@ struct StorageSeamTests {
     /// server), the answers before and after it go as they are, and an
     /// answer still pending stops the release.
     @Test func heldAnswersReplaceAFailedCommitsAnswerAndStopAtAPendingOne() {
-        var held = HeldAnswers()
+        var held = HeldAnswerBytes()
         let answers: [UInt8] = [1, 1, 9, 2, 2, 3, 3, 4, 4]
         answers.withUnsafeBytes {
-            held.append($0, barriers: [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
+            held.append($0, waiting: [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
                                        .init(start: 5, end: 7, lsn: 3), .init(start: 7, end: 9, lsn: 4)])
         }
         var sent: [UInt8] = []
@@ -379,14 +379,14 @@ struct StorageSeamTests {
         let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let hex = try #require(vector["hex"] as? String)
         // A held PATCH_OK answering request id 61 (the vector's): the id kept beside its bytes.
-        let replaced = DurabilityBarrier.unavailable(requestID: 61)
+        let replaced = AnswerHolder.unavailable(requestID: 61)
         #expect(replaced.map { String(format: "%02x", $0) }.joined() == hex)
     }
 
     /// A failed position stays failed when later ones become durable, and
     /// is durable once the storage says it committed it after all.
     @Test func aFailedPositionIsDurableOnceCommittedOnARetry() {
-        let waiters = DurabilityWaiters()
+        let waiters = CommitStates()
         waiters.failed(3...5)
         waiters.durable(8)
         #expect(waiters.state(of: 4) == .failed)
@@ -398,7 +398,7 @@ struct StorageSeamTests {
     }
 
     @Test func aFailureWakesTheWaitersHoldingAnAnswerAtOrAfterIt() {
-        let waiters = DurabilityWaiters()
+        let waiters = CommitStates()
         let woken = Mutex<[UInt64]>([])
         for id: UInt64 in 1...3 {
             waiters.wait(waiter: id, for: id * 10) { woken.withLock { $0.append(id) } }

@@ -1,7 +1,7 @@
 import ChecklistEventLoop
 import ChecklistModel
 
-// Answers held until the log is durable (`DurabilityBarrier`), and the
+// Answers held until the log is durable (`AnswerHolder`), and the
 // goodbye at shutdown, which follows every answer owed.
 extension ChecklistConnectionHandler: PushGate {
     var heldBytes: Int { durability.heldBytes }

@@ -11,7 +11,7 @@ import ChecklistWire
 /// of its connection.
 ///
 /// Its concerns, each with its own state: pipelining (`RequestPipeline`),
-/// answers waiting for the log (`DurabilityBarrier`), snapshot transfers
+/// answers waiting for the log (`AnswerHolder`), snapshot transfers
 /// made off the loop (`ConnectionTransfers`, in
 /// `ChecklistConnectionHandler+Transfers.swift`) and timeouts
 /// (`IdleTimeout`, in `ChecklistConnectionHandler+Ticks.swift`).
@@ -23,7 +23,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     let policy: ConnectionPolicy
     let metrics: RequestMetrics
     var pipeline: RequestPipeline
-    var durability: DurabilityBarrier
+    var durability: AnswerHolder
     var transfers: ConnectionTransfers
     /// A request is parked until its lists are loaded (PostgreSQL cache):
     /// its frame waits unread in the input.
@@ -51,7 +51,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
          policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil) {
-        durability = DurabilityBarrier(storage: storage)
+        durability = AnswerHolder(storage: storage)
         transfers = ConnectionTransfers(workers: dispatcher.snapshots.workers)
         // No answer buffer until there is an answer: an idle connection costs none.
         session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)

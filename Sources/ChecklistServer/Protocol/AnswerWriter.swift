@@ -6,7 +6,7 @@ import ChecklistWire
 /// request id, ERROR code and (for a PATCH_OK) the list and revision it
 /// reports are known as it is written: nothing reads an answer back from
 /// its (possibly compressed) bytes, not even to replace one held for
-/// durability (`HeldAnswers`).
+/// durability (`HeldAnswerBytes`).
 ///
 /// Owned by the connection's session, on its event-loop thread.
 struct AnswerWriter {

@@ -36,7 +36,7 @@ final class RequestDispatcher: Sendable {
     }
 
     /// What an answer written by `handle` must wait for beyond its own
-    /// commit (`DurabilityBarrier`).
+    /// commit (`AnswerHolder`).
     struct Waits {
         /// A keyed PATCH answered from the idempotency memory (a retry):
         /// its key. The original may still be in flight, and a rebase of it

@@ -3,7 +3,7 @@ import ChecklistModel
 import ChecklistWire
 import Synchronization
 
-/// Where a connection's answers wait for durability (`DurabilityBarrier`):
+/// Where a connection's answers wait for durability (`AnswerHolder`):
 /// a live push must not overtake them, since a SUBSCRIBE's answer and its
 /// catch-up may be among them. Implemented by the connection's handler;
 /// loop thread only.

@@ -4,12 +4,12 @@ import ChecklistModel
 import ChecklistStore
 import Testing
 
-/// `RebasedAnswers`: the original's connection takes its answer by commit
+/// `RebasedPatchAnswers`: the original's connection takes its answer by commit
 /// position; a retry answered from the idempotency memory reads the same
 /// answer by the patch's key, and taking one does not take the other.
-@Suite struct RebasedAnswersTests {
+@Suite struct RebasedPatchAnswersTests {
     @Test func aKeyedAnswerIsReadByItsKeyAndTakenByItsPosition() {
-        let answers = RebasedAnswers()
+        let answers = RebasedPatchAnswers()
         let key = RetriedPatch(namespace: .default, key: IdempotencyKey(client: 2, sequence: 7))
         let list = ListID(4)
         answers.record(.patched(revision: 12, ids: []), position: 30, list: list, revision: 10, key: key)

@@ -8,11 +8,11 @@ import ChecklistStore
 /// those changes (read after the node's committed revision, never the
 /// whole list) and the node's patches of it in flight, in the batch and
 /// queued after it, are applied again on top (`Store.rebase`). Their held
-/// answers are replaced by what the rebased apply gave (`RebasedAnswers`).
-struct BatchRebase {
+/// answers are replaced by what the rebased apply gave (`RebasedPatchAnswers`).
+struct CrossNodeRebase {
     let committer: PostgresCommitter
     let database: PostgresStore
-    let answers: RebasedAnswers
+    let answers: RebasedPatchAnswers
 
     /// The lists of `batch` that existed before it (so the transaction
     /// locks them), in the order of their first commit, each with the base
@@ -20,8 +20,8 @@ struct BatchRebase {
     static func lockable(_ batch: PostgresBatch) -> [(list: ListID, base: Revision)] {
         var seen = Set<ListID>()
         var lists: [(list: ListID, base: Revision)] = []
-        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 {
-            lists.append((commit.list, commit.baseRevision))
+        for commit in batch.commits where seen.insert(commit.list).inserted && commit.priorRevision > 0 {
+            lists.append((commit.list, commit.priorRevision))
         }
         return lists
     }
@@ -30,8 +30,8 @@ struct BatchRebase {
     static func stale(_ batch: PostgresBatch, locked: [ListID: Revision]) -> [ListID: Revision] {
         var seen = Set<ListID>()
         var stale: [ListID: Revision] = [:]
-        for commit in batch.commits where seen.insert(commit.list).inserted && commit.baseRevision > 0 {
-            if locked[commit.list] != commit.baseRevision { stale[commit.list] = commit.baseRevision }
+        for commit in batch.commits where seen.insert(commit.list).inserted && commit.priorRevision > 0 {
+            if locked[commit.list] != commit.priorRevision { stale[commit.list] = commit.priorRevision }
         }
         return stale
     }

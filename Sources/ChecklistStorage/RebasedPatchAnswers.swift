@@ -30,12 +30,12 @@ public struct RetriedPatch: Sendable, Hashable {
 /// The rebased answers not yet picked up by their connections, by commit
 /// position. Written by the committer before the position is durable,
 /// read (and removed) by the connection that holds the answer when it
-/// releases it (`DurabilityBarrier`); an answer never picked up (its
+/// releases it (`AnswerHolder`); an answer never picked up (its
 /// connection closed) is dropped a minute after it was written. A keyed
 /// patch's answer is also kept by its key for that minute, for a retry
 /// answered from the idempotency memory while the original was in flight
 /// (`retried`: read, not taken, since the original's connection takes its own).
-final class RebasedAnswers: Sendable {
+final class RebasedPatchAnswers: Sendable {
     private struct Entry {
         /// What the held answer says: its list and the revision it had first.
         var list: ListID
@@ -95,7 +95,7 @@ final class RebasedAnswers: Sendable {
 
         /// Taken ones, and those a minute old, leave the front.
         mutating func expire(now: UInt64) {
-            while let oldest = order.first, entries[oldest].map({ now - $0.writtenAt > RebasedAnswers.keepNanoseconds }) ?? true {
+            while let oldest = order.first, entries[oldest].map({ now - $0.writtenAt > RebasedPatchAnswers.keepNanoseconds }) ?? true {
                 _ = remove(oldest)
                 _ = order.popFirst()
             }

@@ -3,23 +3,27 @@ import ChecklistEventLoop
 import ChecklistModel
 import ChecklistWire
 
-/// When the storage makes answers wait (`ServerStorage.answersWaitForDurability`,
-/// e.g. `--fsync always`): the answers of one connection that may not leave
-/// before the commit they report is durable, and the wake-up when it is. Answers keep request order, so once one waits,
-/// all after it wait too (`HeldAnswers`).
+/// Holds a connection's answers until the commits they report are durable,
+/// when the storage makes answers wait (`ServerStorage.answersWaitForDurability`,
+/// e.g. `--fsync always`, PostgreSQL): decides which answer waits for which
+/// position, holds them in order (`HeldAnswerBytes`: once one waits, all
+/// after it wait too), asks for the wake-up, and on release sends each
+/// answer as it is or, from what was noted beside it (`HeldAnswer`), in its
+/// place `ERROR UNAVAILABLE` (its commit failed) or the rebased PATCH_OK
+/// (its commit lost to another node's and was applied again).
 ///
 /// The one place a connection handler reaches the server's storage (its
 /// commit positions and durability wake-ups). When answers need not wait it
 /// holds nothing and every answer goes at once.
 ///
 /// Owned by the connection's event-loop thread.
-struct DurabilityBarrier {
+struct AnswerHolder {
     /// The storage, only when answers wait for durability.
     private let storage: (any ServerStorage)?
-    private var held = HeldAnswers()
+    private var held = HeldAnswerBytes()
     /// The answers written since the last `send` that must wait (offsets
     /// in the output not yet sent).
-    private var barriers: [HeldAnswers.Barrier] = []
+    private var waiting: [HeldAnswer] = []
 
     init(storage: (any ServerStorage)?) {
         self.storage = storage?.answersWaitForDurability == true ? storage : nil
@@ -50,30 +54,30 @@ struct DurabilityBarrier {
         // failed and kept): its answer waits for that commit, and is
         // `UNAVAILABLE` while it is failed.
         if let retry = outcome.retried, let original = storage.uncommittedPosition(ofRetry: retry) {
-            barriers.append(barrier(outcome, to: request, lsn: original, from: original, retried: retry))
+            waiting.append(heldAnswer(outcome, to: request, lsn: original, from: original, retried: retry))
             return
         }
         let last = storage.lastPosition
         // A read showing changes in flight (a PAGE, LISTS) waits for them,
         // all at or before the newest commit, then is checked (`release`).
         if let read = outcome.uncommittedRead {
-            barriers.append(barrier(outcome, to: request, lsn: last, from: last + 1, read: read))
+            waiting.append(heldAnswer(outcome, to: request, lsn: last, from: last + 1, read: read))
             return
         }
         // A retry's answer waits only for a commit still pending: when the
         // newest one failed (on PostgreSQL, lost to another node's), the
         // original was committed apart from it.
         if last != logBefore || (outcome.reportsCommit && storage.commitState(of: last) == .pending) {
-            barriers.append(barrier(outcome, to: request, lsn: last, from: (logBefore ?? 0) + 1, retried: outcome.retried))
+            waiting.append(heldAnswer(outcome, to: request, lsn: last, from: (logBefore ?? 0) + 1, retried: outcome.retried))
         }
     }
 
-    /// The barrier of `outcome`'s answer: where its bytes lie, what it
+    /// The `HeldAnswer` of `outcome`'s answer: where its bytes lie, what it
     /// waits for, and what replacing it needs, taken from the outcome (as
     /// the answer was written), never from the bytes.
-    private func barrier(_ outcome: RequestOutcome, to request: MessageType, lsn: UInt64, from: UInt64,
-                         retried: RetriedPatch? = nil, read: UncommittedRead? = nil) -> HeldAnswers.Barrier {
-        HeldAnswers.Barrier(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: lsn, from: from,
+    private func heldAnswer(_ outcome: RequestOutcome, to request: MessageType, lsn: UInt64, from: UInt64,
+                         retried: RetriedPatch? = nil, read: UncommittedRead? = nil) -> HeldAnswer {
+        HeldAnswer(start: outcome.answer.lowerBound, end: outcome.answer.upperBound, lsn: lsn, from: from,
                             retried: retried, read: read, request: request,
                             requestID: outcome.requestID ?? FrameHeader.pushRequestID, patched: outcome.patched)
     }
@@ -83,9 +87,9 @@ struct DurabilityBarrier {
     /// or holds a copy when some must wait (or earlier answers still do).
     /// Returns true when it held: then `release`.
     mutating func send(_ output: inout [UInt8], to connection: Connection) -> Bool {
-        guard barriers.isEmpty && held.isEmpty else {
-            output.withUnsafeBytes { held.append($0, barriers: barriers) }
-            barriers.removeAll(keepingCapacity: true)
+        guard waiting.isEmpty && held.isEmpty else {
+            output.withUnsafeBytes { held.append($0, waiting: waiting) }
+            waiting.removeAll(keepingCapacity: true)
             return true
         }
         connection.write(taking: &output)
@@ -95,7 +99,7 @@ struct DurabilityBarrier {
     /// Holds `frame` (a push, which waits for nothing itself) behind the
     /// answers held now. Only while `isHolding`.
     mutating func hold(_ frame: [UInt8]) {
-        frame.withUnsafeBytes { held.append($0, barriers: []) }
+        frame.withUnsafeBytes { held.append($0, waiting: []) }
     }
 
     /// What an answer held for a commit that failed is replaced with, under
@@ -123,29 +127,29 @@ struct DurabilityBarrier {
     mutating func release(to connection: Connection) -> Released {
         guard let storage else { return Released() }
         var released = Released()
-        held.release(storage.commitState(of:), replace: { barrier in
-            let why = barrier.read == nil ? Self.outcomeUnknown : Self.readUndecided
-            let error = Self.unavailable(requestID: barrier.requestID, why)
-            released.addedBytes += error.count - (barrier.end - barrier.start)
-            released.refused.append((barrier.request, why.code))
+        held.release(storage.commitState(of:), replace: { answer in
+            let why = answer.read == nil ? Self.outcomeUnknown : Self.readUndecided
+            let error = Self.unavailable(requestID: answer.requestID, why)
+            released.addedBytes += error.count - (answer.end - answer.start)
+            released.refused.append((answer.request, why.code))
             return error
-        }, rewrite: { barrier in
+        }, rewrite: { answer in
             let rewritten: [UInt8]?
-            if let read = barrier.read {
-                rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(requestID: barrier.requestID, Self.readRewritten)
-                if rewritten != nil { released.refused.append((barrier.request, Self.readRewritten.code)) }
-            } else if let patched = barrier.patched, let retry = barrier.retried {
-                rewritten = Self.rebased(patched, requestID: barrier.requestID,
+            if let read = answer.read {
+                rewritten = storage.committedAsRead(read) ? nil : Self.unavailable(requestID: answer.requestID, Self.readRewritten)
+                if rewritten != nil { released.refused.append((answer.request, Self.readRewritten.code)) }
+            } else if let patched = answer.patched, let retry = answer.retried {
+                rewritten = Self.rebased(patched, requestID: answer.requestID,
                                          storage.rebasedAnswer(ofRetry: retry, list: patched.list, revision: patched.revision))
-            } else if let patched = barrier.patched, barrier.from <= barrier.lsn {
-                rewritten = Self.rebased(patched, requestID: barrier.requestID,
-                                         storage.rebasedAnswer(in: barrier.from...barrier.lsn, list: patched.list,
+            } else if let patched = answer.patched, answer.from <= answer.lsn {
+                rewritten = Self.rebased(patched, requestID: answer.requestID,
+                                         storage.rebasedAnswer(in: answer.from...answer.lsn, list: patched.list,
                                                                revision: patched.revision))
             } else {
                 rewritten = nil
             }
             guard let rewritten else { return nil }
-            released.addedBytes += rewritten.count - (barrier.end - barrier.start)
+            released.addedBytes += rewritten.count - (answer.end - answer.start)
             return rewritten
         }) { connection.write($0) }
         released.waitingFor = held.waitingFor

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The connections whose answers wait for their commits to become durable,
-/// and the wake-up when they do (or fail): the storage calls `durable(_:)`
+/// Where each commit position stands (durable, failed or pending: `CommitState`)
+/// and the waiters (connections whose answers wait for their commits) to
+/// wake when theirs settles: the storage calls `durable(_:)`
 /// as its durable position advances (the log's flusher, after each fsync)
 /// and `failed(_:)` for commits that will never be durable (unless it
 /// commits them on a later try: `durableIncludingFailed(_:)`); every
@@ -10,7 +11,7 @@ import Synchronization
 ///
 /// The bookkeeping half of a `ServerStorage`'s `commitState`, `notify` and
 /// `cancelNotification`.
-public final class DurabilityWaiters: Sendable {
+public final class CommitStates: Sendable {
     /// Wakes one waiter; it then asks `state(of:)` for what it holds.
     public typealias Wake = @Sendable () -> Void
 
