@@ -16,27 +16,11 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Bytes read from and written to sockets.
     public var bytesIn: UInt64
     public var bytesOut: UInt64
-    /// TLS handshakes completed, and TLS connections closed by the TLS layer.
-    public var tls = TLSStatistics()
-}
-
-/// What the TLS ports saw (all zero without one). Each failure closed its
-/// connection (`TLSConnectionFailure.Reason`).
-public struct TLSStatistics: Sendable, Hashable {
-    /// Handshakes completed.
-    public var handshakes: UInt64 = 0
-    /// Connections whose first byte was not a TLS handshake record (plaintext on the TLS port).
-    public var notTLS: UInt64 = 0
-    /// Handshakes that failed (garbage, no common version or cipher, a bad or missing client certificate).
-    public var handshakeFailures: UInt64 = 0
-    /// Peers that closed or reset the connection mid-handshake.
-    public var handshakesTruncated: UInt64 = 0
-    /// Handshakes that did not complete in time.
-    public var handshakeTimeouts: UInt64 = 0
-    /// Established connections closed for a record that did not decrypt or a fatal alert.
-    public var recordErrors: UInt64 = 0
-
-    public init() {}
+    /// TLS handshakes completed on the TLS ports (0 without one).
+    public var tlsHandshakes: UInt64 = 0
+    /// Connections closed by their TLS layer, by reason (a reason absent:
+    /// none). STATS reports them as `StatsReport.TLSStatus`.
+    public var tlsFailures: [TLSConnectionFailure.Reason: UInt64] = [:]
 }
 
 /// The live counters: relaxed atomics, cheap to bump from any loop. The
@@ -53,13 +37,13 @@ package final class ServerCounters: Sendable {
     /// Indexed by `EventLoop.index`.
     package let traffic: [Traffic]
     package let tlsHandshakes = Counter()
-    private let tlsFailures: [String: Counter] = Dictionary(uniqueKeysWithValues: [
+    private let tlsFailures: [TLSConnectionFailure.Reason: Counter] = Dictionary(uniqueKeysWithValues: [
         TLSConnectionFailure.Reason.notTLS, .handshakeFailed, .handshakeTruncated, .handshakeTimeout, .recordError,
-    ].map { ($0.name, Counter()) })
+    ].map { ($0, Counter()) })
 
     /// Counts one connection closed by its TLS layer.
     package func countTLSFailure(_ reason: TLSConnectionFailure.Reason) {
-        tlsFailures[reason.name]?.add(1)
+        tlsFailures[reason]?.add(1)
     }
 
     package init(loops: Int) {
@@ -88,18 +72,10 @@ package final class ServerCounters: Sendable {
             readPauses: readPauses.load(),
             bytesIn: traffic.reduce(0) { $0 + $1.bytesIn.load() },
             bytesOut: traffic.reduce(0) { $0 + $1.bytesOut.load() },
-            tls: tlsSnapshot())
-    }
-
-    private func tlsSnapshot() -> TLSStatistics {
-        func failures(_ reason: TLSConnectionFailure.Reason) -> UInt64 { tlsFailures[reason.name]?.load() ?? 0 }
-        var figures = TLSStatistics()
-        figures.handshakes = tlsHandshakes.load()
-        figures.notTLS = failures(.notTLS)
-        figures.handshakeFailures = failures(.handshakeFailed)
-        figures.handshakesTruncated = failures(.handshakeTruncated)
-        figures.handshakeTimeouts = failures(.handshakeTimeout)
-        figures.recordErrors = failures(.recordError)
-        return figures
+            tlsHandshakes: tlsHandshakes.load(),
+            tlsFailures: tlsFailures.compactMapValues { counter in
+                let count = counter.load()
+                return count > 0 ? count : nil
+            })
     }
 }

@@ -4,17 +4,21 @@ import Testing
 
 /// How many rows of a PAGE fit in one frame, by the encoding's worst case.
 @Suite(.timeLimit(.minutes(1))) struct PageFitTests {
-    /// Encodes a PAGE of `texts` the way the server does, row by row.
+    /// Encodes a PAGE of `texts` the way the server does, row by row into
+    /// memory reserved by the worst case.
     static func encodedLength(_ header: PageHeader, _ texts: [String], maxID: Bool) -> Int {
         var w = WireWriter()
         var encoder = FrameEncoder()
         encoder.append(type: .page, requestID: 1, to: &w) { w in
             header.encode(into: &w)
-            for (i, text) in texts.enumerated() {
-                var text = text
-                text.withUTF8 { bytes in
-                    PageMessage.encodeRow(id: ItemID(maxID ? .max : UInt64(i + 1)), checked: true, remind: true,
-                                          due: .min, price: .min, text: UnsafeRawBufferPointer(bytes), into: &w)
+            let bound = texts.reduce(0) { $0 + PageMessage.maxRowBytesBesidesText + $1.utf8.count }
+            w.writeReserved(atMost: bound) { c in
+                for (i, text) in texts.enumerated() {
+                    var text = text
+                    text.withUTF8 { bytes in
+                        PageMessage.writeRow(id: ItemID(maxID ? .max : UInt64(i + 1)), checked: true, remind: true,
+                                             due: .min, price: .min, text: UnsafeRawBufferPointer(bytes), into: &c)
+                    }
                 }
             }
         }
@@ -43,8 +47,11 @@ import Testing
     @Test func aRowIsItsIDThenItsFields() {
         var w = WireWriter()
         let text: [UInt8] = Array("hi".utf8)
-        text.withUnsafeBytes { PageMessage.encodeRow(id: ItemID(300), checked: true, remind: false, due: nil, price: -1,
-                                                     text: $0, into: &w) }
+        text.withUnsafeBytes { bytes in
+            w.writeReserved(atMost: PageMessage.maxRowBytesBesidesText + bytes.count) { c in
+                PageMessage.writeRow(id: ItemID(300), checked: true, remind: false, due: nil, price: -1, text: bytes, into: &c)
+            }
+        }
         // id 300 as a varint, flags checked|hasPrice, "hi", price -1 as zigzag.
         #expect(w.bytes == [0xAC, 0x02, 0x09, 0x02, 0x68, 0x69, 0x01])
     }

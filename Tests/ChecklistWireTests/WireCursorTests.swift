@@ -47,8 +47,9 @@ import Testing
 
     /// Random rows (every flag combination, ids, dues and prices of every
     /// length, texts of 0 ... 300 bytes) and headers: `writeRow` and
-    /// `PageHeader.write` produce exactly the bytes of `encodeRow` and
-    /// `PageHeader.encode`, and `rowBytes`/`encodedBytes` their lengths.
+    /// `PageHeader.write` produce exactly the bytes of `PageMessage.encode`
+    /// (for the row, a one-row PAGE after its header) and `PageHeader.encode`,
+    /// and `encodedBytes` the header's length.
     @Test func pageRowsAndHeadersMatchTheReferenceEncoder() throws {
         var rng = SplitMix64(seed: 14)
         func value() -> UInt64 {
@@ -69,17 +70,21 @@ import Testing
             let due: Int64? = flags & 4 != 0 ? Int64(bitPattern: value()) : nil
             let price: Int64? = flags & 8 != 0 ? Int64(bitPattern: value()) : nil
             let text = [UInt8]((0..<Int(rng.next() % 300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-            var row = WireWriter()
+            let string = String(decoding: text.map { 0x20 + $0 % 0x5F }, as: UTF8.self)  // PageMessage rows hold a String
+            let item = Item(id: id, fields: ItemFields(text: string, checked: flags & 1 != 0, due: due, remind: flags & 2 != 0,
+                                                       price: price))
+            let page = PageMessage(list: ListID(1), revision: 1, total: 1, offset: 0, rows: [item])
+            var pageReference = WireWriter()
+            page.encode(into: &pageReference)
             var rowDirect = WireWriter()
-            text.withUnsafeBytes { bytes in
-                PageMessage.encodeRow(id: id, checked: flags & 1 != 0, remind: flags & 2 != 0, due: due, price: price,
-                                      text: bytes, into: &row)
-                rowDirect.writeReserved(count: PageMessage.rowBytes(id: id, due: due, price: price, textBytes: bytes.count)) { c in
+            page.header.encode(into: &rowDirect)
+            Array(string.utf8).withUnsafeBytes { bytes in
+                rowDirect.writeReserved(atMost: PageMessage.maxRowBytesBesidesText + bytes.count) { c in
                     PageMessage.writeRow(id: id, checked: flags & 1 != 0, remind: flags & 2 != 0, due: due, price: price,
                                          text: bytes, into: &c)
                 }
             }
-            #expect(rowDirect.bytes == row.bytes, "row of round \(round)")
+            #expect(rowDirect.bytes == pageReference.bytes, "row of round \(round)")
         }
     }
 

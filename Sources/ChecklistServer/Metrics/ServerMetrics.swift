@@ -66,14 +66,15 @@ public final class ServerMetrics: Sendable {
         providers.withLock { $0.cache }?()
     }
 
-    private static func tlsStatus(_ statistics: TLSStatistics, tlsOnPlainPort: UInt64) -> StatsReport.TLSStatus {
+    private static func tlsStatus(_ statistics: ServerStatistics?, tlsOnPlainPort: UInt64) -> StatsReport.TLSStatus {
+        func failures(_ reason: TLSConnectionFailure.Reason) -> UInt64 { statistics?.tlsFailures[reason] ?? 0 }
         var status = StatsReport.TLSStatus()
-        status.handshakes = statistics.handshakes
-        status.notTLS = statistics.notTLS
-        status.handshakeFailures = statistics.handshakeFailures
-        status.handshakesTruncated = statistics.handshakesTruncated
-        status.handshakeTimeouts = statistics.handshakeTimeouts
-        status.recordErrors = statistics.recordErrors
+        status.handshakes = statistics?.tlsHandshakes ?? 0
+        status.notTLS = failures(.notTLS)
+        status.handshakeFailures = failures(.handshakeFailed)
+        status.handshakesTruncated = failures(.handshakeTruncated)
+        status.handshakeTimeouts = failures(.handshakeTimeout)
+        status.recordErrors = failures(.recordError)
         status.tlsOnPlainPort = tlsOnPlainPort
         return status
     }
@@ -99,7 +100,7 @@ public final class ServerMetrics: Sendable {
             r.bytesOut = statistics.bytesOut
         }
         if hasTLSPort {
-            r.tls = Self.tlsStatus(connections?().tls ?? TLSStatistics(), tlsOnPlainPort: figures.tlsOnPlainPort)
+            r.tls = Self.tlsStatus(connections?(), tlsOnPlainPort: figures.tlsOnPlainPort)
         }
         r.connectionsIdleClosed = figures.idleClosed
         r.inFlightPauses = figures.inFlightPauses

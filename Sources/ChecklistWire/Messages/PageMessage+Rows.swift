@@ -13,25 +13,10 @@ extension PageMessage {
     /// CLIENT_KEYS): its length varint and `ClientKey.maxBytes`.
     public static let maxKeyBytes = 1 + ClientKey.maxBytes
 
-    /// Appends one row: its id, then **ItemFields** with the text copied
-    /// from `text` (UTF-8 bytes, e.g. straight from the store's storage).
-    @inlinable
-    public static func encodeRow(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
-                                 text: UnsafeRawBufferPointer, into w: inout WireWriter) {
-        w.writeVarint(id.rawValue)
-        ItemFields.encode(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, into: &w) { w in
-            w.writeBytes(text)
-        }
-    }
-
-    /// Bytes of one row: what `writeRow` writes.
-    @inlinable
-    public static func rowBytes(id: ItemID, due: Int64?, price: Int64?, clientKey: String? = nil, textBytes: Int) -> Int {
-        WireSize.varint(id.rawValue) + ItemFields.encodedBytes(due: due, price: price, clientKey: clientKey, textBytes: textBytes)
-    }
-
-    /// Writes one row into reserved memory (`rowBytes` of them): the same
-    /// bytes as `encodeRow`, without growing an array field by field.
+    /// Writes one row into reserved memory (at most `maxRowBytesBesidesText`,
+    /// plus `maxKeyBytes` with a client key, plus the text): its id, then
+    /// **ItemFields** with the text copied from `text` (UTF-8 bytes, e.g.
+    /// straight from the store's storage), without growing an array field by field.
     @inlinable
     public static func writeRow(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
                                 text: UnsafeRawBufferPointer, into c: inout WireCursor) {
