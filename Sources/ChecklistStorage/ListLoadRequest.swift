@@ -1,16 +1,13 @@
 import ChecklistModel
 import ChecklistWire
 
-/// A request parked until the database was read for it
-/// (`RequestOutcome.listLoad`): its frame stays in the connection's input,
-/// the connection reads nothing meanwhile, and once the reads are done the
-/// same frame is handed to the session again (so answers keep request
-/// order). The loader threads load the lists whose rows are not in memory,
+/// The database reads a parked request waits for (`ParkedRequest`): the
+/// loader threads load the lists whose rows are not in memory,
 /// then catch up the lists whose named revision the node has not seen yet,
 /// then read the stored changes (docs/POSTGRES.md, "Several nodes").
 package struct ListLoadRequest: Sendable, Hashable {
     package var namespace: Namespace
-    /// The lists to load; the session holds pins on them.
+    /// The lists to load; the parked request holds pins on them.
     package var lists: [ListID]
     /// Lists whose revision the request names (a PATCH's `baseRevision`,
     /// a CHANGES_SINCE or SUBSCRIBE revision) above what the node holds:

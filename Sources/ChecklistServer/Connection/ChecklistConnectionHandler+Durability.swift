@@ -46,6 +46,7 @@ extension ChecklistConnectionHandler: PushGate {
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
     func connectionShuttingDown(_ connection: Connection) {
         closingByServer = true
+        shuttingDown = true
         // A request already read is still being answered: the goodbye follows
         // its answer (the connection's close waits for it).
         if transfers.awaited != nil {

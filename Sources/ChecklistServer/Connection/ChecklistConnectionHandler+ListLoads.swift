@@ -1,25 +1,27 @@
 import ChecklistStorage
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistWire
 
 // Requests parked until their lists are loaded or caught up, or their
-// stored changes read (PostgreSQL's list cache, `ListCache`): the frame stays unread in the connection's input, the
-// connection reads nothing, and the loop goes on serving its other
-// connections. Once loaded, the input is offered again and the same frame
-// is handed to the session, so answers keep request order.
+// stored changes read (PostgreSQL's list cache, `ListCache`): the request
+// waits decoded (`ParkedRequest`), the connection reads nothing, and the
+// loop goes on serving its other connections. Once the reads are done the
+// session resumes the same decoded request, then the input behind it is
+// offered again, so answers keep request order.
 extension ChecklistConnectionHandler {
-    /// Has the database read for `load` on the loader threads (its lists
-    /// loaded, caught up, its stored changes read); the outcome comes back
-    /// to this loop (`finishListLoad`).
-    func startListLoad(_ load: ListLoadRequest, _ connection: Connection) {
+    /// Has the database read for `request` on the loader threads (its
+    /// lists loaded, caught up, its stored changes read); the outcome comes
+    /// back to this loop (`finishListLoad`).
+    func startListLoad(_ request: ParkedRequest, header: FrameHeader, _ connection: Connection) {
         guard let cache = session.listCache else { return }
-        awaitingListLoad = true
+        parked = (request, header)
         listLoadNumber &+= 1
         let number = listLoadNumber
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
         let handle = connection.handle
-        cache.prepare(load) { outcome in
+        cache.prepare(request.load) { outcome in
             // Dropped if the connection closed meanwhile (its pins went with it).
             handle.execute { connection in me.value.finishListLoad(outcome, number: number, connection) }
         }
@@ -37,12 +39,33 @@ extension ChecklistConnectionHandler {
 
     /// The reads are done (or a list could not be loaded, or the wait's
     /// limit passed: the parked request is answered with the outcome's
-    /// error): reading resumes with the parked frame. An outcome for an
-    /// earlier park (`number`) is ignored.
-    func finishListLoad(_ outcome: ListLoadOutcome, number: UInt64, _ connection: Connection) {
-        guard awaitingListLoad, number == listLoadNumber else { return }
-        awaitingListLoad = false
-        session.listLoadFinished(outcome)
-        connection.endAwaitingAnswer()  // offers the held input again
+    /// error): the session resumes the parked request, then reading goes
+    /// on. An outcome for an earlier park (`number`) is ignored; after the
+    /// goodbye the parked request is dropped unanswered.
+    func finishListLoad(_ loaded: ListLoadOutcome, number: UInt64, _ connection: Connection) {
+        guard number == listLoadNumber, let (request, header) = parked.take() else { return }
+        defer { connection.endAwaitingAnswer() }  // offers the held input again
+        guard connection.isOpen, !shuttingDown else {
+            session.dropParked(request)
+            return
+        }
+        let began = ContinuousClock.now
+        let logBefore = durability.logPosition
+        let outcome = session.resume(request, loaded: loaded)
+        if let again = outcome.parked {
+            startListLoad(again, header: header, connection)
+            return
+        }
+        if let work = outcome.transferWork {
+            startTransfer(PendingTransfer(work: work, header: header, began: began, logBefore: logBefore), connection)
+            return
+        }
+        durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
+        record(header, outcome, took: ContinuousClock.now - began, connection)
+        sendAnswers(count: 1, connection)
+        if outcome.closesConnection {
+            closingByServer = true
+            connection.close()  // after the answer, once the awaited answer has ended
+        }
     }
 }

@@ -7,7 +7,7 @@ extension ChecklistConnectionHandler {
     func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
         // An answer is owed: neither idle nor to be cut off before it is sent
         // (a revoked token is acted on at the first tick after it).
-        guard transfers.awaited == nil, !awaitingListLoad else { return }
+        guard transfers.awaited == nil, parked == nil else { return }
         let quiet = now - max(connection.lastInputAt, transfers.answeredAt ?? connection.lastInputAt)
         // A quiet connection keeps no answer buffer (thousands of idle
         // connections should cost no buffer memory); the next answer makes one.

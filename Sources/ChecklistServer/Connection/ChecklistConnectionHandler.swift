@@ -25,12 +25,16 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     var pipeline: RequestPipeline
     var durability: AnswerHolder
     var transfers: ConnectionTransfers
-    /// A request is parked until its lists are loaded (PostgreSQL cache):
-    /// its frame waits unread in the input.
-    var awaitingListLoad = false
+    /// A request parked until the database is read for it (PostgreSQL
+    /// cache), decoded, with the header it came in: the requests behind it
+    /// wait unread in the input.
+    var parked: (request: ParkedRequest, header: FrameHeader)?
     /// Counts the requests parked for database reads: an outcome (or the
     /// wait's limit) for an earlier one is ignored.
     var listLoadNumber: UInt64 = 0
+    /// The server is shutting down: a parked request is dropped, not
+    /// answered, when its reads are done (the goodbye went before it).
+    var shuttingDown = false
     let idleTimeout: IdleTimeout
     /// The server decided to close (refusal, lost framing, idle timeout,
     /// shutdown): the close is not the peer's error.
@@ -110,8 +114,8 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         var closeAfterAnswers = false
         /// A request whose answer a transfer worker makes.
         var offLoop: PendingTransfer?
-        /// A request parked until these lists are loaded.
-        var listLoad: ListLoadRequest?
+        /// A request parked until the database is read for it.
+        var parked: (request: ParkedRequest, header: FrameHeader)?
     }
 
     /// Hands the session one whole frame at a time, so that each request is
@@ -121,7 +125,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
         // Not while a transfer's answer is awaited (the connection offers no
         // input then; `finishTransfer` has it offered again).
-        guard transfers.awaited == nil, !awaitingListLoad else { return 0 }
+        guard transfers.awaited == nil, parked == nil else { return 0 }
         if !sawInput {
             sawInput = true
             if !connection.isTLS, input.first == Self.tlsHandshakeRecordType { noteTLSOnPlainPort(connection) }
@@ -149,7 +153,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
                 pass.stopped = true
             case .frame(let header, let body, let size):
                 pass.consumed += size
-                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), frameSize: size, connection, &pass)
+                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), connection, &pass)
             }
         }
         sendAnswers(count: pass.answered, connection)
@@ -160,20 +164,20 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         }
         pipeline.inputHeldBack = pass.consumed < input.count
         if let offLoop = pass.offLoop { startTransfer(offLoop, connection) }
-        if let load = pass.listLoad { startListLoad(load, connection) }
+        if let parked = pass.parked { startListLoad(parked.request, header: parked.header, connection) }
         return pass.consumed
     }
 
     /// Handles one request frame and notes what its outcome asks for.
-    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, frameSize: Int, _ connection: Connection,
+    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: Connection,
                         _ pass: inout ReadPass) {
         let began = ContinuousClock.now
         let logBefore = durability.logPosition
         let outcome = session.receive(header, body: body)
-        if let load = outcome.listLoad {
-            // Nothing answered: the frame stays unread and is handed over again once loaded.
-            pass.consumed -= frameSize
-            pass.listLoad = load
+        if let parked = outcome.parked {
+            // Nothing answered: the request waits, decoded, for its reads;
+            // the requests after it wait unread.
+            pass.parked = (parked, header)
             pass.stopped = true
             return
         }
@@ -231,7 +235,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         transfers.closed.set()
         session.connectionClosed()
         transfers.awaited = nil
-        awaitingListLoad = false
+        if let parked = parked.take() { session.dropParked(parked.request) }
         durability.cancel(connectionID: connection.id)
         reachableFromOtherThreads = nil  // no cycle left
         if connection.pendingOutputBytes > policy.maxOutputBytes {

@@ -42,19 +42,8 @@ struct ConnectionSession {
     private var snapshots: SnapshotSession
     /// The heavy part of the request being handled, left for a transfer worker.
     private var snapshotWork: SnapshotWork?
-    /// The lists the request being handled waits for (PostgreSQL cache).
-    private var listLoad: ListLoadRequest?
     /// What the answer just written waits for (`RequestDispatcher.Waits`).
     private var waits = RequestDispatcher.Waits()
-    /// Pins held for a parked request, given back once its frame is
-    /// handled again (the next frame this session gets).
-    private var parkedPins: [ListID]?
-    /// Why the parked request's lists could not be loaded: its frame is
-    /// answered with this when handled again.
-    private var parkFailure: ChecklistError?
-    /// The stored changes read from the database for the parked
-    /// CHANGES_SINCE, taken when its frame is handled again.
-    private var parkedChanges: StoredChanges?
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -76,24 +65,41 @@ struct ConnectionSession {
     /// (`transferWork`); give this session no request before its outcome
     /// came back to `completeSnapshotWork`.
     ///
-    /// A request that needs lists not in memory (`ListCache`) returns them
-    /// as `listLoad` with nothing answered: hand this session the same
-    /// frame again once `listLoadFinished` was called.
+    /// A request that needs database reads first (lists not in memory,
+    /// `ListCache`) returns itself, decoded, as `parked` with nothing
+    /// answered: give this session no request before it came back to
+    /// `resume` with the reads' outcome.
     mutating func receive(_ header: FrameHeader, body: UnsafeRawBufferPointer) -> RequestOutcome {
         let start = answers.count
-        let heldForThis = parkedPins.take()
-        defer { if let heldForThis { dispatcher.cache?.unpin(heldForThis) } }
-        let storedForThis = parkedChanges.take()
-        if let failure = parkFailure.take() {
-            answers.fail(failure, requestID: header.requestID)
-            return outcome(since: start)
+        let parked = handle(header: header, body: body)
+        return outcome(since: start, parked: parked)
+    }
+
+    /// Handles a request `receive` parked, now that the database reads it
+    /// waited for are done (`loaded`): answers it with the reads' error, or
+    /// handles it as `receive` would, with what was read. It is not parked
+    /// for the same lists again, but may be for the stored changes or the
+    /// key it turns out to need (`parked`). Gives back the parked pins.
+    mutating func resume(_ parked: ParkedRequest, loaded: ListLoadOutcome) -> RequestOutcome {
+        let start = answers.count
+        defer { dispatcher.cache?.unpin(parked.pins) }
+        if let failure = loaded.error {
+            answers.fail(failure, requestID: parked.requestID)
+            return outcome(since: start, parked: nil)
         }
-        handle(header: header, body: body, parkedBefore: heldForThis != nil, stored: storedForThis)
+        let again = handleReady(parked.request, requestID: parked.requestID, parkedBefore: true,
+                                stored: loaded.storedChanges)
+        return outcome(since: start, parked: again)
+    }
+
+    /// The outcome of the request handled since the answers' end was
+    /// `start`, with its transfer work and what its answer waits for.
+    private mutating func outcome(since start: Int, parked: ParkedRequest?) -> RequestOutcome {
         var outcome = outcome(since: start)
         outcome.transferWork = snapshotWork
         snapshotWork = nil
         if outcome.transferWork != nil { outcome.kind = nil }
-        outcome.listLoad = listLoad.take()
+        outcome.parked = parked
         outcome.retried = waits.retried
         outcome.uncommittedRead = waits.uncommittedRead
         waits = RequestDispatcher.Waits()
@@ -102,13 +108,6 @@ struct ConnectionSession {
 
     /// The list cache, when the storage loads rows on first use.
     var listCache: ListCache? { dispatcher.cache }
-
-    /// The reads a `receive` outcome's `listLoad` asked for are done (or a
-    /// load failed, `outcome.error`): the parked frame comes next.
-    mutating func listLoadFinished(_ outcome: ListLoadOutcome) {
-        parkFailure = outcome.error
-        parkedChanges = outcome.storedChanges
-    }
 
     /// Framing is lost (the parser's fatal error): answers it with request
     /// id 0; the connection must close after it.
@@ -147,30 +146,33 @@ struct ConnectionSession {
                               patched: answered ? answers.lastPatched : nil, closesConnection: closeRequested)
     }
 
+    /// Gives back the pins of a parked request that will not be resumed
+    /// (its connection closed, or the server is shutting down).
+    func dropParked(_ parked: ParkedRequest) {
+        dispatcher.cache?.unpin(parked.pins)
+    }
+
     /// The connection closed: ends its transfers.
     mutating func connectionClosed() {
-        if let pins = parkedPins.take() { dispatcher.cache?.unpin(pins) }
         snapshotWork = nil
         snapshots.endTransfers()
         liveSync.connectionClosed()
     }
 
-    /// - Parameters:
-    ///   - parkedBefore: the frame was parked for database reads once
-    ///     already: it is not parked for lists or revisions again.
-    ///   - stored: the stored changes read for it while it was parked.
-    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer, parkedBefore: Bool, stored: StoredChanges?) {
+    /// Decodes and handles one frame; returns the request if it must wait
+    /// for database reads (nothing answered).
+    private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) -> ParkedRequest? {
         // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
         if case .awaitingHello = state, header.flags.contains(.compressed) {
             answers.fail(.badField("flags", "a compressed body before HELLO_OK"), requestID: header.requestID)
-            return
+            return nil
         }
         let request: Request
         do {
             request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
         } catch {
             answers.fail(error, requestID: header.requestID)
-            return
+            return nil
         }
         switch (state, request) {
         case (.awaitingHello, .hello(let hello)):
@@ -180,45 +182,60 @@ struct ConnectionSession {
         case (.ready, .hello):
             answers.fail(ChecklistError(.badState, "HELLO was already accepted on this connection"), requestID: header.requestID)
         case (.ready, _):
-            guard tokenStillValid() else {
-                refuse("the token of this connection was revoked", requestID: header.requestID, close: true)
-                return
+            return handleReady(request, requestID: header.requestID, parkedBefore: false, stored: nil)
+        }
+        return nil
+    }
+
+    /// Handles a decoded request of a ready connection; returns it, with
+    /// the reads it waits for and the pins that keep its lists, if it must
+    /// wait for the database first (nothing answered).
+    ///
+    /// - Parameters:
+    ///   - parkedBefore: the request was parked for database reads once
+    ///     already: it is not parked for lists or revisions again.
+    ///   - stored: the stored changes read for it while it was parked.
+    private mutating func handleReady(_ request: Request, requestID: UInt32, parkedBefore: Bool,
+                                      stored: StoredChanges?) -> ParkedRequest? {
+        guard tokenStillValid() else {
+            refuse("the token of this connection was revoked", requestID: requestID, close: true)
+            return nil
+        }
+        guard let cache = dispatcher.cache else {
+            dispatch(request, requestID: requestID)
+            return nil
+        }
+        let needed = request.listsNeedingRows { dispatcher.store.lists(in: namespace).map(\.id) }
+        guard !needed.isEmpty else {
+            dispatch(request, requestID: requestID)
+            return nil
+        }
+        let pins = cache.pin(needed, in: namespace)
+        func park(_ load: ListLoadRequest) -> ParkedRequest {
+            ParkedRequest(request: request, requestID: requestID, pins: pins.pinned, load: load)
+        }
+        if parkedBefore {
+            // Loaded once for this request and still missing: say so rather than park again.
+            guard pins.missing.isEmpty else {
+                cache.unpin(pins.pinned)
+                answers.fail(ChecklistError(.unavailable, "the list could not be loaded; try again"), requestID: requestID)
+                return nil
             }
-            guard let cache = dispatcher.cache else {
-                dispatch(request, requestID: header.requestID)
-                return
-            }
-            let needed = request.listsNeedingRows { dispatcher.store.lists(in: namespace).map(\.id) }
-            guard !needed.isEmpty else {
-                dispatch(request, requestID: header.requestID)
-                return
-            }
-            let pins = cache.pin(needed, in: namespace)
-            defer { if parkedPins == nil { cache.unpin(pins.pinned) } }
-            if parkedBefore {
-                // Loaded once for this request and still missing: say so rather than park again.
-                guard pins.missing.isEmpty else {
-                    answers.fail(ChecklistError(.unavailable, "the list could not be loaded; try again"), requestID: header.requestID)
-                    return
-                }
-            } else {
-                let ahead = revisionsAhead(of: request)
-                guard pins.missing.isEmpty && ahead.isEmpty else {
-                    parkedPins = pins.pinned
-                    listLoad = ListLoadRequest(namespace: namespace, lists: pins.missing, catchUp: ahead)
-                    return
-                }
-            }
-            if let read = dispatch(request, requestID: header.requestID, stored: stored, looksUpRefusedKeys: !parkedBefore) {
-                parkedPins = pins.pinned
-                listLoad = ListLoadRequest(namespace: namespace, lists: [], storedChanges: read)
-            } else if let key = waits.refusedKey {
-                // Another node may have answered this key (a retry sent
-                // here): its answer, not a refusal of this node's, is owed.
-                parkedPins = pins.pinned
-                listLoad = ListLoadRequest(namespace: namespace, lists: [], keyLookUp: key)
+        } else {
+            let ahead = revisionsAhead(of: request)
+            guard pins.missing.isEmpty && ahead.isEmpty else {
+                return park(ListLoadRequest(namespace: namespace, lists: pins.missing, catchUp: ahead))
             }
         }
+        if let read = dispatch(request, requestID: requestID, stored: stored, looksUpRefusedKeys: !parkedBefore) {
+            return park(ListLoadRequest(namespace: namespace, lists: [], storedChanges: read))
+        } else if let key = waits.refusedKey {
+            // Another node may have answered this key (a retry sent
+            // here): its answer, not a refusal of this node's, is owed.
+            return park(ListLoadRequest(namespace: namespace, lists: [], keyLookUp: key))
+        }
+        cache.unpin(pins.pinned)
+        return nil
     }
 
     /// The revisions `request` names that this node has not seen yet.

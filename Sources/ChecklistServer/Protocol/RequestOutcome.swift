@@ -24,11 +24,12 @@ struct RequestOutcome {
     /// answer comes from `ConnectionSession.completeSnapshotWork`, and the
     /// requests after it wait for that.
     var transferWork: SnapshotWork?
-    /// The request needs lists whose rows are not in memory: nothing was
-    /// answered; the connection keeps the frame unread, has the lists
-    /// loaded (`ListCache.load`), tells the session
-    /// (`ConnectionSession.listLoadFinished`) and offers the frame again.
-    var listLoad: ListLoadRequest?
+    /// The request needs database reads first (lists whose rows are not
+    /// in memory, a revision another node committed, stored changes, a
+    /// retried key): nothing was answered; the connection has the reads
+    /// made (`ListCache.prepare`), reading nothing meanwhile, and hands the
+    /// decoded request back to `ConnectionSession.resume`.
+    var parked: ParkedRequest?
     /// A PATCH_OK answered from the idempotency memory: the patch's key.
     var retried: RetriedPatch?
     /// A PAGE that shows changes not committed yet: it waits for them.
