@@ -9,7 +9,7 @@ import ChecklistSocket
 /// are long-lived (accepting is rare next to request traffic), round-robin
 /// gives an exactly even spread where the kernel's hash can be lumpy with few
 /// clients, and the connection limit is decided in one place. Accepted
-/// descriptors are handed to their loop with `execute`; the `Connection`
+/// descriptors are handed to their loop with `execute`; the `SocketConnection`
 /// object is only ever created on the loop that owns it.
 ///
 /// A server with several listeners (a TLS port and a plaintext one) has

@@ -5,11 +5,11 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// refusal) and then closed.
     public var maxConnections: Int
     /// Default unconsumed-input bound of a new connection (a handler usually
-    /// sets `Connection.maxInputBytes` from its maximum frame size). A
+    /// sets `SocketConnection.maxInputBytes` from its maximum frame size). A
     /// connection holding more unconsumed input is closed.
     public var maxInputBytes: Int
     /// Pending output above which the connection stops reading (and
-    /// `Connection.isOutputBacklogged` turns true) ...
+    /// `SocketConnection.isOutputBacklogged` turns true) ...
     public var outputHighWaterMark: Int
     /// ... until it drains to this many bytes.
     public var outputLowWaterMark: Int
@@ -17,14 +17,14 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// and the connection is aborted. Checked after each flush attempt, so a
     /// single response may be larger than the high-water mark, but must fit.
     public var maxOutputBytes: Int
-    /// How long `Connection.close()` waits for pending output to drain.
+    /// How long `SocketConnection.close()` waits for pending output to drain.
     public var closeTimeout: Duration
     /// After our output is flushed and our side shut down, how long a
     /// closing connection keeps reading (and discarding) until the peer
     /// closes too. Closing with unread input would reset the connection and
     /// could destroy replies the peer has not read yet.
     public var lingerTimeout: Duration
-    /// Period of the per-loop tick (`ConnectionHandler.connectionTick`,
+    /// Period of the per-loop tick (`SocketConnectionHandler.connectionTick`,
     /// close deadlines, idle-buffer release).
     public var tickInterval: Duration
     /// `listen(2)` backlog.

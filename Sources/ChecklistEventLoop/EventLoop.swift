@@ -136,7 +136,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     package var now: ContinuousClock.Instant { loopState.now }
 
     /// `now` as the time since `origin`: a plain `Duration`, cheap to keep
-    /// per connection and per request (see `Connection.lastInput`).
+    /// per connection and per request (see `SocketConnection.lastInput`).
     var sinceOrigin: Duration { loopState.sinceOrigin }
 
     /// When the loop's clock starts (`sinceOrigin`).
@@ -169,7 +169,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     /// Queues `connection` for the end-of-iteration flush. Loop thread only.
-    package func scheduleFlush(_ connection: Connection) {
+    package func scheduleFlush(_ connection: SocketConnection) {
         loopState.dirty.append(connection)
     }
 
@@ -269,7 +269,7 @@ package final class LoopState {
     package var nextGeneration: UInt32 = 0
     var timers: [LoopTimer] = []
     /// Connections written to since the last flush.
-    package var dirty: [Connection] = []
+    package var dirty: [SocketConnection] = []
     /// Reused task array, so draining the queue allocates nothing once warm.
     package var spareTasks: [@Sendable () -> Void] = []
     /// When this loop's clock starts: `sinceOrigin` counts from it.

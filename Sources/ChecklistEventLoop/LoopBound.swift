@@ -1,7 +1,7 @@
 /// A value that belongs to one event loop, carried through other threads in a
 /// `Sendable` wrapper but only ever opened on its loop.
 ///
-/// Use it to hand a loop-confined object (a `Connection`, a per-loop table) to
+/// Use it to hand a loop-confined object (a `SocketConnection`, a per-loop table) to
 /// code on another thread that will send work back with
 /// `eventLoop.execute { bound.value ... }`.
 ///

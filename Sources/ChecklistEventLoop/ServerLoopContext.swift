@@ -10,8 +10,8 @@ package final class ServerLoopContext {
     package let counters: ServerCounters
     /// This loop's byte counters.
     package let traffic: ServerCounters.Traffic
-    private let makeHandler: @Sendable (Connection) -> any ConnectionHandler
-    private var connections: [UInt64: Connection] = [:]
+    private let makeHandler: @Sendable (SocketConnection) -> any SocketConnectionHandler
+    private var connections: [UInt64: SocketConnection] = [:]
     private var tickTimer: UInt64?
     private var shuttingDown = false
     /// Called once when shutting down and the last connection has closed.
@@ -24,7 +24,7 @@ package final class ServerLoopContext {
     package static let tlsScratchBytes = 64 << 10
 
     package init(loop: EventLoop, limits: ConnectionLimits, counters: ServerCounters,
-         makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
+         makeHandler: @escaping @Sendable (SocketConnection) -> any SocketConnectionHandler) {
         self.loop = loop
         self.limits = limits
         self.counters = counters
@@ -63,7 +63,7 @@ package final class ServerLoopContext {
                 return
             }
         }
-        let connection = Connection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self, tls: transport)
+        let connection = SocketConnection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self, tls: transport)
         do throws(SocketError) {
             try loop.register(fd, interest: EpollMask.input, handler: connection)
         } catch {
@@ -77,7 +77,7 @@ package final class ServerLoopContext {
     }
 
     /// Bookkeeping when a connection's descriptor has been closed.
-    package func connectionDidClose(_ connection: Connection) {
+    package func connectionDidClose(_ connection: SocketConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         uncount(overLimit: connection.isOverConnectionLimit)
         if shuttingDown && connections.isEmpty { drained() }

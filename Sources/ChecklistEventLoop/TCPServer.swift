@@ -6,7 +6,7 @@ import ChecklistThreads
 import Synchronization
 
 /// A TCP server on an `EventLoopGroup`: it listens, spreads accepted
-/// connections over the loops round-robin, and runs one `ConnectionHandler`
+/// connections over the loops round-robin, and runs one `SocketConnectionHandler`
 /// per connection. It knows nothing of the protocol.
 ///
 /// Lifecycle: `group.start()`; `TCPServer(...)` (listening when it returns);
@@ -61,7 +61,7 @@ public final class TCPServer: Sendable {
     ///   `connectionActive`).
     public convenience init(
         host: String, port: UInt16, group: EventLoopGroup, limits: ConnectionLimits = ConnectionLimits(),
-        handlerFactory: @escaping @Sendable (Connection) -> any ConnectionHandler
+        handlerFactory: @escaping @Sendable (SocketConnection) -> any SocketConnectionHandler
     ) throws(SocketError) {
         try self.init(listeners: [Listener(host: host, port: port)], group: group, limits: limits,
                       handlerFactory: handlerFactory)
@@ -72,7 +72,7 @@ public final class TCPServer: Sendable {
     /// a plaintext port together serve at most `limits.maxConnections`.
     public init(
         listeners specs: [Listener], group: EventLoopGroup, limits: ConnectionLimits = ConnectionLimits(),
-        handlerFactory: @escaping @Sendable (Connection) -> any ConnectionHandler
+        handlerFactory: @escaping @Sendable (SocketConnection) -> any SocketConnectionHandler
     ) throws(SocketError) {
         precondition(!specs.isEmpty, "a TCPServer needs a listener")
         var sockets: [(fd: Int32, port: UInt16)] = []

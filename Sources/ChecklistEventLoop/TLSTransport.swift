@@ -23,7 +23,7 @@ public struct TLSListenerSettings: Sendable {
     }
 }
 
-/// Why the TLS layer of a connection closed it (`ConnectionHandler.connectionTLSFailed`).
+/// Why the TLS layer of a connection closed it (`SocketConnectionHandler.connectionTLSFailed`).
 public struct TLSConnectionFailure: Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. A struct with static constants, so that new
     /// reasons never break a `switch`.
@@ -76,7 +76,7 @@ public struct TLSConnectionFailure: Sendable, Hashable, CustomStringConvertible 
 
 /// A connection's TLS state: its session (made from the context current
 /// at accept) and the ciphertext taken from the session that the kernel has
-/// not accepted yet. Owned by one `Connection`, on its loop thread.
+/// not accepted yet. Owned by one `SocketConnection`, on its loop thread.
 ///
 /// Memory while idle: the session (OpenSSL releases its record buffers
 /// when idle) and nothing else; the ciphertext read from the socket goes

@@ -1,3 +1,37 @@
+// ChecklistServer: the protocol server over a store. Requests come in on
+// ChecklistEventLoop's sockets and leave as answers; everything between
+// (sessions, live sync, access control, metrics, transfers, the storage
+// seam) is here.
+//
+// The connection types, from the socket up (the first three live in
+// ChecklistEventLoop, which knows no protocol):
+//
+//   SocketConnection         one accepted socket on its event loop: buffers,
+//                            back-pressure, TLS, close and linger.
+//   SocketConnectionHandle   a `Sendable` reference to one, for other threads.
+//   SocketConnectionHandler  what a server plugs in per connection.
+//   ProtocolHandler          this server's `SocketConnectionHandler`: finds
+//                            the frames, hands them to the session, and
+//                            carries out on the socket what `ProtocolState`
+//                            says (pipelining, answers held for the log,
+//                            snapshot transfers, parked requests, timeouts,
+//                            the goodbye). The only one that does I/O.
+//   ProtocolState            the connection's state machine, free of I/O:
+//                            handshake, awaiting HELLO, ready, parked on a
+//                            load, awaiting a transfer, draining, closing;
+//                            each event returns the action to carry out.
+//   ProtocolSession          request handling for one connection, free of
+//                            I/O: decodes a frame, checks HELLO and its
+//                            credential, writes the answer, and returns a
+//                            `RequestOutcome` saying what the answer is.
+//   ParkedRequest            a decoded request waiting for database reads
+//                            (PostgreSQL's list cache), resumed by the session.
+//   ConnectionPolicy         the server-wide limits every connection applies.
+//   ConnectionTransfers      a connection's snapshot work on transfer workers.
+//
+// Not the server's: `ChecklistConnection` is the client library's
+// connection (ChecklistClient).
+
 import ChecklistStorage
 import ChecklistLog
 import ChecklistEventLoop
@@ -83,7 +117,7 @@ public final class ChecklistServer: Sendable {
                 listeners.append(TCPServer.Listener(host: configuration.plainHost, port: plainPort))
             }
             tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
-                ChecklistConnectionHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
+                ProtocolHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
                                            accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
                                            storage: storage)
             }

@@ -14,10 +14,10 @@ import Testing
         access = AccessControl(table: try TokenTable.parse("alice-token alice\nbob-token bob\n"))
     }
 
-    func session() -> ConnectionSession {
+    func session() -> ProtocolSession {
         let dispatcher = RequestDispatcher(store: store, serverName: "test", limits: .default,
                                            metrics: ServerMetrics(loops: 1, store: store))
-        return ConnectionSession(dispatcher: dispatcher, limits: .default, accessControl: access)
+        return ProtocolSession(dispatcher: dispatcher, limits: .default, accessControl: access)
     }
 
     /// What the connection does after an exchange.
@@ -31,7 +31,7 @@ import Testing
     /// Feeds `requests` one frame at a time, as the connection handler does
     /// (stopping at an outcome that closes the connection), and returns the
     /// answers and the action. Each outcome must describe its answer.
-    func exchange(_ session: inout ConnectionSession, _ requests: [(Request, UInt32)])
+    func exchange(_ session: inout ProtocolSession, _ requests: [(Request, UInt32)])
         -> (answers: [(UInt32, ServerMessage)], action: Action) {
         var w = WireWriter()
         var encoder = FrameEncoder()
@@ -128,7 +128,7 @@ import Testing
     @Test func withoutAccessControlATokenIsIgnored() {
         let dispatcher = RequestDispatcher(store: store, serverName: "test", limits: .default,
                                            metrics: ServerMetrics(loops: 1, store: store))
-        var s = ConnectionSession(dispatcher: dispatcher, limits: .default)
+        var s = ProtocolSession(dispatcher: dispatcher, limits: .default)
         let (answers, _) = exchange(&s, [(hello("anything"), 1)])
         guard case .helloOK = answers[0].1 else { Issue.record("\(answers)"); return }
         #expect(s.namespace == .default)

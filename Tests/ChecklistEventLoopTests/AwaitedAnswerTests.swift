@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 
-/// `Connection.beginAwaitingAnswer`: while a handler has an answer made off
+/// `SocketConnection.beginAwaitingAnswer`: while a handler has an answer made off
 /// the loop, the connection reads nothing, then offers the input it holds
 /// again; a graceful close (server shutdown) waits for the answer, up to
 /// its deadline.

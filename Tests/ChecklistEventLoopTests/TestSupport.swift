@@ -15,7 +15,7 @@ struct LineServerConfig: Sendable {
     var respectBackpressure = true
     /// Stop consuming when one more `BIG` answer would push pending output past this.
     var outputBudget: Int?
-    /// Overrides `Connection.maxInputBytes`.
+    /// Overrides `SocketConnection.maxInputBytes`.
     var maxInputBytes: Int?
 }
 
@@ -30,15 +30,15 @@ final class ServerEvents: Sendable {
         var loopOf: [UInt64: Int] = [:]
         var peerOf: [UInt64: String] = [:]
         var closed: [UInt64] = []
-        var subscribers: [ConnectionHandle] = []
+        var subscribers: [SocketConnectionHandle] = []
         /// Connections awaiting the answer to a `LATER`, oldest first.
-        var later: [ConnectionHandle] = []
+        var later: [SocketConnectionHandle] = []
         var wrongThread = 0
     }
 
     init(expectedCloses: Int = 1) { closed = Latch(count: expectedCloses) }
 
-    func opened(_ connection: Connection) {
+    func opened(_ connection: SocketConnection) {
         state.withLock {
             $0.opened.append(connection.id)
             $0.loopOf[connection.id] = connection.eventLoop.index
@@ -49,8 +49,8 @@ final class ServerEvents: Sendable {
         state.withLock { $0.closed.append(id) }
         closed.countDown()
     }
-    func subscribe(_ handle: ConnectionHandle) { state.withLock { $0.subscribers.append(handle) } }
-    func awaitingAnswer(_ handle: ConnectionHandle) {
+    func subscribe(_ handle: SocketConnectionHandle) { state.withLock { $0.subscribers.append(handle) } }
+    func awaitingAnswer(_ handle: SocketConnectionHandle) {
         state.withLock { $0.later.append(handle) }
         awaiting.countDown()
     }
@@ -72,7 +72,7 @@ final class ServerEvents: Sendable {
 /// FLOOD, BIG, TAKE (two answers through `write(taking:)`), SUB, LATER (answered "LATE" by `ServerEvents.answerLater`, as
 /// if made off the loop; lines after it wait) and CLOSE. Runs on the
 /// connection's loop only.
-final class LineHandler: ConnectionHandler {
+final class LineHandler: SocketConnectionHandler {
     let config: LineServerConfig
     let events: ServerEvents
 
@@ -81,18 +81,18 @@ final class LineHandler: ConnectionHandler {
         self.events = events
     }
 
-    private func check(_ connection: Connection) {
+    private func check(_ connection: SocketConnection) {
         if !connection.eventLoop.inEventLoop { events.wrongThread() }
     }
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: SocketConnection) {
         check(connection)
         if let max = config.maxInputBytes { connection.maxInputBytes = max }
         events.opened(connection)
         if connection.isOverConnectionLimit { connection.write(Array("FULL\n".utf8)) }
     }
 
-    func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+    func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
         check(connection)
         var consumed = 0
         while consumed < input.count {
@@ -137,12 +137,12 @@ final class LineHandler: ConnectionHandler {
         return consumed
     }
 
-    func connectionShuttingDown(_ connection: Connection) {
+    func connectionShuttingDown(_ connection: SocketConnection) {
         check(connection)
         connection.write(Array("SHUTDOWN\n".utf8))
     }
 
-    func connectionClosed(_ connection: Connection) {
+    func connectionClosed(_ connection: SocketConnection) {
         check(connection)
         events.didClose(connection.id)
     }

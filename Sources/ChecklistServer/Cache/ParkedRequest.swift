@@ -6,7 +6,7 @@ import ChecklistWire
 /// needs. Its frame is consumed; the connection reads nothing meanwhile
 /// (so answers keep request order) while the loop serves its other
 /// connections, and once the reads are done the request goes back to
-/// `ConnectionSession.resume`, never parsed or decoded again.
+/// `ProtocolSession.resume`, never parsed or decoded again.
 struct ParkedRequest {
     /// The request, as decoded from its frame.
     let request: Request

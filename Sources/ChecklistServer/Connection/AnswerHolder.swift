@@ -83,10 +83,10 @@ struct AnswerHolder {
     }
 
     /// Sends `output` (the answers written since the last call) to
-    /// `connection` at once (handing it the array, `Connection.write(taking:)`),
+    /// `connection` at once (handing it the array, `SocketConnection.write(taking:)`),
     /// or holds a copy when some must wait (or earlier answers still do).
     /// Returns true when it held: then `release`.
-    mutating func send(_ output: inout [UInt8], to connection: Connection) -> Bool {
+    mutating func send(_ output: inout [UInt8], to connection: SocketConnection) -> Bool {
         guard waiting.isEmpty && held.isEmpty else {
             output.withUnsafeBytes { held.append($0, waiting: waiting) }
             waiting.removeAll(keepingCapacity: true)
@@ -124,7 +124,7 @@ struct AnswerHolder {
     /// Sends the held answers whose commits are durable, and in place of
     /// each answer whose commit failed, `ERROR UNAVAILABLE` (`outcomeUnknown`)
     /// with that answer's request id.
-    mutating func release(to connection: Connection) -> Released {
+    mutating func release(to connection: SocketConnection) -> Released {
         guard let storage else { return Released() }
         var released = Released()
         held.release(storage.commitState(of:), replace: { answer in

@@ -3,11 +3,11 @@ import ChecklistEventLoop
 /// connection, `GET /metrics` (or `GET /`) answered with the figures of
 /// STATS in the text exposition format, then the connection is closed.
 /// Anything else gets a short error status. Runs on the server's event
-/// loops as one more `ConnectionHandler` (on its own listening socket).
+/// loops as one more `SocketConnectionHandler` (on its own listening socket).
 ///
 /// Bounds: the request head may be at most `maxRequestBytes`; a client that
 /// has not sent a whole head after `headTimeout` is closed.
-final class MetricsHTTPHandler: ConnectionHandler {
+final class MetricsHTTPHandler: SocketConnectionHandler {
     static let maxRequestBytes = 8192
     static let headTimeout: Duration = .seconds(10)
 
@@ -17,14 +17,14 @@ final class MetricsHTTPHandler: ConnectionHandler {
         self.metrics = metrics
     }
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: SocketConnection) {
         connection.maxInputBytes = Self.maxRequestBytes
         if connection.isOverConnectionLimit {
             respond(connection, status: "503 Service Unavailable", body: "too many metrics connections\n")
         }
     }
 
-    func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+    func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
         guard let headEnd = Self.endOfHead(in: input) else {
             if input.count >= Self.maxRequestBytes {
                 respond(connection, status: "431 Request Header Fields Too Large", body: "request head too large\n")
@@ -54,13 +54,13 @@ final class MetricsHTTPHandler: ConnectionHandler {
         return input.count
     }
 
-    func connectionInputClosed(_ connection: Connection) { connection.close() }
+    func connectionInputClosed(_ connection: SocketConnection) { connection.close() }
 
-    func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
+    func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
         if now - connection.connectedAt >= Self.headTimeout { connection.close() }
     }
 
-    private func respond(_ connection: Connection, status: String, body: String,
+    private func respond(_ connection: SocketConnection, status: String, body: String,
                          contentType: String = "text/plain; charset=utf-8", extraHeaders: String = "",
                          headOnly: Bool = false) {
         let head = "HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"

@@ -75,7 +75,7 @@ struct AnswerWriter {
 
     /// Hands the bytes written to `send`, then forgets them. `send` may
     /// take the array itself and leave another (empty) buffer in its place
-    /// (`Connection.write(taking:)`): the next answers are written there.
+    /// (`SocketConnection.write(taking:)`): the next answers are written there.
     mutating func drain(_ send: (inout [UInt8]) -> Void) {
         guard output.count > 0 else { return }
         send(&output.bytes)

@@ -21,14 +21,14 @@ struct RequestOutcome {
     /// then closes (refused authentication, revoked token, lost framing).
     var closesConnection = false
     /// The heavy part of a snapshot request, for a transfer worker; its
-    /// answer comes from `ConnectionSession.completeSnapshotWork`, and the
+    /// answer comes from `ProtocolSession.completeSnapshotWork`, and the
     /// requests after it wait for that.
     var transferWork: SnapshotWork?
     /// The request needs database reads first (lists whose rows are not
     /// in memory, a revision another node committed, stored changes, a
     /// retried key): nothing was answered; the connection has the reads
     /// made (`ListCache.prepare`), reading nothing meanwhile, and hands the
-    /// decoded request back to `ConnectionSession.resume`.
+    /// decoded request back to `ProtocolSession.resume`.
     var parked: ParkedRequest?
     /// A PATCH_OK answered from the idempotency memory: the patch's key.
     var retried: RetriedPatch?

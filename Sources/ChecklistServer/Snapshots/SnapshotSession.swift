@@ -5,7 +5,7 @@ import ChecklistStore
 import ChecklistWire
 
 /// The EXPORT and IMPORT requests of one connection (Protocol/SPEC.md
-/// sections 6.16-6.17): part of its `ConnectionSession`, on the
+/// sections 6.16-6.17): part of its `ProtocolSession`, on the
 /// connection's loop. At most one export and one import run per connection.
 ///
 /// Both are pulled by the client, one request per chunk, so the server

@@ -5,7 +5,7 @@ import ChecklistStore
 import ChecklistWire
 
 /// The live-sync requests of one connection (SUBSCRIBE, UNSUBSCRIBE,
-/// CHANGES_SINCE): part of its `ConnectionSession`, on the connection's
+/// CHANGES_SINCE): part of its `ProtocolSession`, on the connection's
 /// loop. Answers go to the session's output like every other answer; the
 /// catch-up pushes of a SUBSCRIBE follow its answer in the same output, so
 /// they precede any live push, which the hub delivers later on this loop.
@@ -13,7 +13,7 @@ struct LiveSyncSession {
     let hub: SubscriptionHub?
     let store: Store
     /// The connection, once active (set by the handler).
-    var handle: ConnectionHandle?
+    var handle: SocketConnectionHandle?
     /// Where the connection's answers wait, which live pushes queue behind
     /// (set by the handler).
     weak var gate: (any PushGate)?

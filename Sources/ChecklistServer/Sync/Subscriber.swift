@@ -47,14 +47,14 @@ final class Subscriber: Sendable {
         }
     }
 
-    let handle: ConnectionHandle
+    let handle: SocketConnectionHandle
     let namespace: Namespace
     let local: LoopBound<State>
     /// Bytes of pushes waiting for this subscriber in its loop's outbox.
     let queuedBytes = Atomic<Int>(0)
 
     /// Must be called on the connection's loop.
-    init(handle: ConnectionHandle, namespace: Namespace, gate: (any PushGate)? = nil) {
+    init(handle: SocketConnectionHandle, namespace: Namespace, gate: (any PushGate)? = nil) {
         self.handle = handle
         self.namespace = namespace
         let state = State()

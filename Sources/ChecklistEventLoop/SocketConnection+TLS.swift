@@ -3,7 +3,7 @@ import ChecklistTLS
 
 /// TLS between the socket and the handler: the handshake, decrypting what
 /// is read and encrypting what is sent. Loop thread only, like the rest of
-/// `Connection`.
+/// `SocketConnection`.
 ///
 /// The handshake is driven by the same epoll events as any read: each
 /// readable event feeds what arrived to the session, runs the handshake as
@@ -13,7 +13,7 @@ import ChecklistTLS
 /// within its timeout, a peer that sends plaintext or garbage, or one that
 /// closes mid-handshake ends in `tlsFailed`: counted, told to the handler,
 /// then the connection is aborted (after a best-effort send of OpenSSL's alert).
-extension Connection {
+extension SocketConnection {
     /// Reads one chunk of ciphertext into the loop's scratch buffer and
     /// carries it as far as it goes; true if the read returned data or end-of-file.
     func readTLS() -> Bool {

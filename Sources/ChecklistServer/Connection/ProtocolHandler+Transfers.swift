@@ -2,10 +2,10 @@ import ChecklistEventLoop
 import ChecklistModel
 
 // Snapshot requests whose answers a transfer worker makes (see `ConnectionTransfers`).
-extension ChecklistConnectionHandler {
+extension ProtocolHandler {
     /// Runs `transfer`'s work on a worker; its answer comes back to this
     /// loop (`finishTransfer`). Meanwhile the connection reads nothing.
-    func startTransfer(_ transfer: PendingTransfer, _ connection: Connection) {
+    func startTransfer(_ transfer: PendingTransfer, _ connection: SocketConnection) {
         transfers.awaited = transfer
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
@@ -22,7 +22,7 @@ extension ChecklistConnectionHandler {
 
     /// Writes the answer a worker made, then lets the connection read the
     /// requests behind it again (or close, if the server is stopping).
-    func finishTransfer(_ result: SnapshotWork.Outcome, _ connection: Connection) {
+    func finishTransfer(_ result: SnapshotWork.Outcome, _ connection: SocketConnection) {
         guard let transfer = transfers.awaited else { return }
         transfers.awaited = nil
         defer { connection.endAwaitingAnswer() }

@@ -11,9 +11,9 @@ import ChecklistTLS
 /// lock and is not `Sendable`. From another thread, go through
 /// `handle.execute { connection in ... }` (or keep a `LoopBound`).
 ///
-/// Output: `write` appends to an output buffer; the loop sends it with one
-/// `send` at the end of the current event batch, and again on `EPOLLOUT` when
-/// the socket was full. Back-pressure: above `outputHighWaterMark` pending
+/// Output: `write` (`SocketConnection+Output.swift`) appends to an output
+/// buffer; the loop sends it with one `send` at the end of the current event
+/// batch, and again on `EPOLLOUT` when the socket was full. Back-pressure: above `outputHighWaterMark` pending
 /// bytes the connection stops reading until the output drains to
 /// `outputLowWaterMark`; above `maxOutputBytes` the peer is taken to have
 /// stopped reading and the connection is aborted.
@@ -23,7 +23,7 @@ import ChecklistTLS
 /// closes (at most `lingerTimeout`); `abort()` closes at once.
 ///
 /// TLS: on a TLS port (`tls` set) the socket carries ciphertext. The
-/// handshake runs first, driven by epoll like any read (`Connection+TLS.swift`);
+/// handshake runs first, driven by epoll like any read (`SocketConnection+TLS.swift`);
 /// the handler is told `connectionActive` only once it is complete. After it,
 /// ciphertext read from the socket is decrypted into the same input buffer
 /// and output is encrypted as it is sent, so handlers see plaintext only.
@@ -31,7 +31,7 @@ import ChecklistTLS
 /// Answers made elsewhere: while the handler awaits an answer made off the
 /// loop (`beginAwaitingAnswer`), the connection reads nothing and a graceful
 /// close waits for that answer (`endAwaitingAnswer`).
-public final class Connection {
+public final class SocketConnection {
     /// Unique per server, increasing in accept order.
     public let id: UInt64
     /// The peer as `"host:port"` (`"[v6]:port"` for IPv6).
@@ -67,7 +67,7 @@ public final class Connection {
     package let fd: Int32
     package let limits: ConnectionLimits
     let context: ServerLoopContext
-    var handler: (any ConnectionHandler)?
+    var handler: (any SocketConnectionHandler)?
     /// The TLS layer, on a TLS port.
     let tls: TLSTransport?
     /// The handler was told `connectionActive` (for TLS: the handshake is done).
@@ -173,73 +173,9 @@ public final class Connection {
     }
 
     /// A `Sendable` reference for other threads.
-    public var handle: ConnectionHandle {
+    public var handle: SocketConnectionHandle {
         eventLoop.assertInEventLoop()
-        return ConnectionHandle(connection: self)
-    }
-
-    // MARK: Writing
-
-    /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
-    public func write(_ bytes: UnsafeRawBufferPointer) {
-        eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
-        output.append(contentsOf: bytes)
-        queueFlush()
-    }
-
-    /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
-    public func write(_ bytes: [UInt8]) {
-        eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
-        output.append(contentsOf: bytes)
-        queueFlush()
-    }
-
-    /// Appends `bytes` to the output buffer, without copying them when
-    /// nothing is pending: the connection then takes the array and hands its
-    /// own empty buffer back in `bytes` (with its capacity), so that a
-    /// handler that writes whole batches this way passes two buffers back
-    /// and forth, and neither is copied or grown again in steady use.
-    /// Otherwise the bytes are copied. Either way `bytes` comes back empty;
-    /// ignored (but emptied) unless `isOpen`.
-    public func write(taking bytes: inout [UInt8]) {
-        eventLoop.assertInEventLoop()
-        defer { bytes.removeAll(keepingCapacity: true) }
-        guard isOpen, !bytes.isEmpty else { return }
-        if output.isEmpty {
-            swap(&output, &bytes)
-            outputSent = 0
-        } else {
-            output.append(contentsOf: bytes)
-        }
-        queueFlush()
-    }
-
-    /// Lets `body` append to the output buffer in place (e.g. encode a frame
-    /// straight into it). Append only: bytes already in the buffer when
-    /// `body` starts belong to earlier writes. If the connection is not open,
-    /// `body` gets a scratch buffer that is thrown away.
-    public func withOutputBuffer<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
-        eventLoop.assertInEventLoop()
-        guard isOpen else {
-            var scratch: [UInt8] = []
-            return try body(&scratch)
-        }
-        // Move the buffer out so `body` may call back into the connection
-        // (write, pendingOutputBytes, close) without overlapping access.
-        var buffer: [UInt8] = []
-        swap(&buffer, &output)
-        let before = buffer.count
-        callbackDepth += 1
-        defer {
-            if !output.isEmpty { buffer.append(contentsOf: output) }  // writes made inside body
-            output = buffer
-            callbackDepth -= 1
-            if output.count != before { queueFlush() }
-            callbackDidReturn()
-        }
-        return try body(&buffer)
+        return SocketConnectionHandle(connection: self)
     }
 
     // MARK: Closing
@@ -359,7 +295,7 @@ public final class Connection {
     }
 
     /// Calls the handler, deferring a close it causes until it returns.
-    package func callHandler(_ body: (any ConnectionHandler) -> Void) {
+    package func callHandler(_ body: (any SocketConnectionHandler) -> Void) {
         guard let handler else { return }
         callbackDepth += 1
         body(handler)
@@ -619,10 +555,10 @@ public final class Connection {
     }
 }
 
-extension Connection: Selectable {
+extension SocketConnection: Selectable {
     package func loopWillClose() { abort() }
 }
 
-extension Connection: CustomStringConvertible {
-    public var description: String { "Connection(\(id), \(peer))" }
+extension SocketConnection: CustomStringConvertible {
+    public var description: String { "SocketConnection(\(id), \(peer))" }
 }

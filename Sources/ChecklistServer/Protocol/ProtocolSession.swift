@@ -9,7 +9,7 @@ import ChecklistWire
 /// the connection must do. The socket layer carries that out.
 ///
 /// Owned by the connection's event-loop thread; not shared.
-struct ConnectionSession {
+struct ProtocolSession {
     enum State {
         case awaitingHello
         case ready(version: UInt64)

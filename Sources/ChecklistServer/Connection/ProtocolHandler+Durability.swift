@@ -3,7 +3,7 @@ import ChecklistModel
 
 // Answers held until the log is durable (`AnswerHolder`), and the
 // goodbye at shutdown, which follows every answer owed.
-extension ChecklistConnectionHandler: PushGate {
+extension ProtocolHandler: PushGate {
     var heldBytes: Int { durability.heldBytes }
 
     /// Live pushes go behind held answers, never ahead of them: a
@@ -16,7 +16,7 @@ extension ChecklistConnectionHandler: PushGate {
 
     /// Sends the held answers whose commits are durable; if some still
     /// wait, asks to be woken on this loop when their commit is.
-    func releaseHeld(_ connection: Connection) {
+    func releaseHeld(_ connection: SocketConnection) {
         guard durability.isEnabled else { return }
         // An answer whose commit failed goes as ERROR UNAVAILABLE (outcome
         // unknown); the connection stays open.
@@ -44,7 +44,7 @@ extension ChecklistConnectionHandler: PushGate {
 
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
-    func connectionShuttingDown(_ connection: Connection) {
+    func connectionShuttingDown(_ connection: SocketConnection) {
         closingByServer = true
         shuttingDown = true
         // A request already read is still being answered: the goodbye follows
@@ -59,7 +59,7 @@ extension ChecklistConnectionHandler: PushGate {
     /// Sends the goodbye after every answer owed: at once, or, when answers
     /// still wait for the log to be durable, once they have gone (the
     /// connection's close waits for that, up to the shutdown deadline).
-    func sayGoodbye(_ connection: Connection) {
+    func sayGoodbye(_ connection: SocketConnection) {
         guard !durability.isHolding else {
             if !goodbyeAfterHeld {
                 goodbyeAfterHeld = true

@@ -13,12 +13,12 @@ import ChecklistWire
 /// Its concerns, each with its own state: pipelining (`RequestPipeline`),
 /// answers waiting for the log (`AnswerHolder`), snapshot transfers
 /// made off the loop (`ConnectionTransfers`, in
-/// `ChecklistConnectionHandler+Transfers.swift`) and timeouts
-/// (`IdleTimeout`, in `ChecklistConnectionHandler+Ticks.swift`).
+/// `ProtocolHandler+Transfers.swift`) and timeouts
+/// (`IdleTimeout`, in `ProtocolHandler+Ticks.swift`).
 ///
 /// Runs only on its connection's event-loop thread.
-final class ChecklistConnectionHandler: ConnectionHandler {
-    var session: ConnectionSession
+final class ProtocolHandler: SocketConnectionHandler {
+    var session: ProtocolSession
     private let outputHighWater: Int
     let policy: ConnectionPolicy
     let metrics: RequestMetrics
@@ -51,14 +51,14 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// This handler as other threads reach it (a transfer worker, the log's
     /// flusher): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
-    private var reachableFromOtherThreads: LoopBound<ChecklistConnectionHandler>?
+    private var reachableFromOtherThreads: LoopBound<ProtocolHandler>?
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
          policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil) {
         durability = AnswerHolder(storage: storage)
         transfers = ConnectionTransfers(workers: dispatcher.snapshots.workers)
         // No answer buffer until there is an answer: an idle connection costs none.
-        session = ConnectionSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
+        session = ProtocolSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
         pipeline = RequestPipeline(maxInFlight: policy.maxInFlight)
         idleTimeout = IdleTimeout(limit: policy.idleTimeout)
         self.outputHighWater = outputHighWater
@@ -66,7 +66,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         self.metrics = policy.metrics.shard(forLoop: loopIndex)
     }
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: SocketConnection) {
         // The parser refuses an over-limit length from its 4-byte prefix, so
         // the input never needs to hold more than one maximal frame.
         wasActive = true
@@ -88,7 +88,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     /// The TLS layer closes the connection: say why (Protocol/SPEC.md, Transport).
-    func connectionTLSFailed(_ connection: Connection, _ failure: TLSConnectionFailure) {
+    func connectionTLSFailed(_ connection: SocketConnection, _ failure: TLSConnectionFailure) {
         closingByServer = true
         policy.log.warn("tls_failed", ["conn": connection.id, "peer": connection.peer, "reason": failure.reason.name,
                                        "message": failure.message])
@@ -99,7 +99,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// 0x00): logged and counted. It is then answered like any frame that
     /// long (ERROR FRAME_TOO_LARGE, then the close), and that plaintext
     /// answer is what tells the TLS client it reached a plaintext port.
-    private func noteTLSOnPlainPort(_ connection: Connection) {
+    private func noteTLSOnPlainPort(_ connection: SocketConnection) {
         metrics.recordTLSOnPlainPort()
         policy.log.warn("tls_on_plain_port", ["conn": connection.id, "peer": connection.peer])
     }
@@ -122,7 +122,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     /// timed and counted, stopping at the output budget (back-pressure) or
     /// when `maxInFlight` requests are in flight. Held-back input is offered
     /// again by the connection once its output drains.
-    func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+    func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
         // Not while a transfer's answer is awaited (the connection offers no
         // input then; `finishTransfer` has it offered again).
         guard transfers.awaited == nil, parked == nil else { return 0 }
@@ -169,7 +169,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     /// Handles one request frame and notes what its outcome asks for.
-    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: Connection,
+    private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: SocketConnection,
                         _ pass: inout ReadPass) {
         let began = ContinuousClock.now
         let logBefore = durability.logPosition
@@ -198,7 +198,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// Framing is lost: the session answers with an ERROR, then the
     /// connection closes.
-    private func framingLost(_ error: ChecklistError, _ connection: Connection) {
+    private func framingLost(_ error: ChecklistError, _ connection: SocketConnection) {
         _ = session.framingLost(error)
         metrics.recordConnectionError(error.code)
         policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer,
@@ -207,7 +207,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// Hands the session's answers (`count` of them) to the connection, or
     /// holds them while some must wait for the log.
-    func sendAnswers(count: Int, _ connection: Connection) {
+    func sendAnswers(count: Int, _ connection: SocketConnection) {
         let bytes = session.pendingAnswerBytes
         guard bytes > 0 else { return }
         var held = false
@@ -218,7 +218,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// This handler as a loop-bound reference, for work that comes back to
     /// the loop from another thread. Dropped when the connection closes.
-    func loopBound(_ connection: Connection) -> LoopBound<ChecklistConnectionHandler> {
+    func loopBound(_ connection: SocketConnection) -> LoopBound<ProtocolHandler> {
         let me = reachableFromOtherThreads ?? LoopBound(self, eventLoop: connection.eventLoop)
         reachableFromOtherThreads = me
         return me
@@ -226,12 +226,12 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// Back-pressure made visible (debug): the client is not taking its
     /// answers, so its requests wait unread (tests wait for this line).
-    func connectionPausedReading(_ connection: Connection) {
+    func connectionPausedReading(_ connection: SocketConnection) {
         policy.log.debug("read_paused", ["conn": connection.id, "peer": connection.peer,
                                          "pendingBytes": connection.pendingOutputBytes])
     }
 
-    func connectionClosed(_ connection: Connection) {
+    func connectionClosed(_ connection: SocketConnection) {
         transfers.closed.set()
         session.connectionClosed()
         transfers.awaited = nil
@@ -251,7 +251,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
         }
     }
 
-    private func holdAtInFlightLimit(_ connection: Connection) {
+    private func holdAtInFlightLimit(_ connection: SocketConnection) {
         guard pipeline.pauseAtLimit() else { return }
         metrics.recordInFlightPause()
         if policy.log.isEnabled(.debug) {
@@ -262,7 +262,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
 
     /// Counts one handled request, with the ERROR code its outcome reports,
     /// and logs it when it was slow.
-    func record(_ header: FrameHeader, _ outcome: RequestOutcome, took: Duration, _ connection: Connection) {
+    func record(_ header: FrameHeader, _ outcome: RequestOutcome, took: Duration, _ connection: SocketConnection) {
         let nanos = Self.nanoseconds(took)
         metrics.recordRequest(type: header.type, errorCode: outcome.errorCode, nanos: nanos)
         if took >= policy.slowRequest {
@@ -273,7 +273,7 @@ final class ChecklistConnectionHandler: ConnectionHandler {
     }
 
     /// Writes a connection-level ERROR (request id 0).
-    func sendConnectionError(_ error: ChecklistError, to connection: Connection) {
+    func sendConnectionError(_ error: ChecklistError, to connection: SocketConnection) {
         var w = WireWriter()
         var encoder = FrameEncoder()
         encoder.append(ErrorMessage(error), requestID: FrameHeader.pushRequestID, to: &w)

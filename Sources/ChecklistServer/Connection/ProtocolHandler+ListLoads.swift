@@ -9,11 +9,11 @@ import ChecklistWire
 // loop goes on serving its other connections. Once the reads are done the
 // session resumes the same decoded request, then the input behind it is
 // offered again, so answers keep request order.
-extension ChecklistConnectionHandler {
+extension ProtocolHandler {
     /// Has the database read for `request` on the loader threads (its
     /// lists loaded, caught up, its stored changes read); the outcome comes
     /// back to this loop (`finishListLoad`).
-    func startListLoad(_ request: ParkedRequest, header: FrameHeader, _ connection: Connection) {
+    func startListLoad(_ request: ParkedRequest, header: FrameHeader, _ connection: SocketConnection) {
         guard let cache = session.listCache else { return }
         parked = (request, header)
         listLoadNumber &+= 1
@@ -42,7 +42,7 @@ extension ChecklistConnectionHandler {
     /// error): the session resumes the parked request, then reading goes
     /// on. An outcome for an earlier park (`number`) is ignored; after the
     /// goodbye the parked request is dropped unanswered.
-    func finishListLoad(_ loaded: ListLoadOutcome, number: UInt64, _ connection: Connection) {
+    func finishListLoad(_ loaded: ListLoadOutcome, number: UInt64, _ connection: SocketConnection) {
         guard number == listLoadNumber, let (request, header) = parked.take() else { return }
         defer { connection.endAwaitingAnswer() }  // offers the held input again
         guard connection.isOpen, !shuttingDown else {

@@ -2,9 +2,9 @@ import ChecklistEventLoop
 import ChecklistModel
 
 // The coarse tick: idle buffers given back, revoked tokens, idle timeout.
-extension ChecklistConnectionHandler {
+extension ProtocolHandler {
     /// Called about once a second while the connection is open.
-    func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
+    func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
         // An answer is owed: neither idle nor to be cut off before it is sent
         // (a revoked token is acted on at the first tick after it).
         guard transfers.awaited == nil, parked == nil else { return }
@@ -38,7 +38,7 @@ extension ChecklistConnectionHandler {
     }
 
     /// Nothing received for `limit` and nothing owed: says why, then closes.
-    private func closeIdle(_ connection: Connection, after limit: Duration) {
+    private func closeIdle(_ connection: SocketConnection, after limit: Duration) {
         pipeline.outputDrained()
         closingByServer = true
         metrics.recordIdleClose()

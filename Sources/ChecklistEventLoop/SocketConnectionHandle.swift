@@ -1,14 +1,14 @@
-/// A `Sendable` reference to a `Connection`, for code on other threads (e.g.
+/// A `Sendable` reference to a `SocketConnection`, for code on other threads (e.g.
 /// pushing a change notification to a subscriber on another loop).
 ///
 /// Equal handles name the same connection. Holding a handle keeps the small
-/// `Connection` object alive but not its socket or buffers, which are
+/// `SocketConnection` object alive but not its socket or buffers, which are
 /// released when it closes.
-public struct ConnectionHandle: Sendable, Hashable, CustomStringConvertible {
-    private let bound: LoopBound<Connection>
+public struct SocketConnectionHandle: Sendable, Hashable, CustomStringConvertible {
+    private let bound: LoopBound<SocketConnection>
     public let id: UInt64
 
-    package init(connection: Connection) {
+    package init(connection: SocketConnection) {
         self.bound = LoopBound(connection, eventLoop: connection.eventLoop)
         self.id = connection.id
     }
@@ -21,7 +21,7 @@ public struct ConnectionHandle: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Returns: false if the loop has stopped and `body` will not run.
     @discardableResult
-    public func execute(_ body: @escaping @Sendable (Connection) -> Void) -> Bool {
+    public func execute(_ body: @escaping @Sendable (SocketConnection) -> Void) -> Bool {
         let bound = self.bound
         return bound.eventLoop.execute {
             let connection = bound.value
@@ -31,13 +31,13 @@ public struct ConnectionHandle: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The connection itself; only on its loop's thread (checked).
-    public var connection: Connection { bound.value }
+    public var connection: SocketConnection { bound.value }
 
-    public static func == (a: ConnectionHandle, b: ConnectionHandle) -> Bool {
+    public static func == (a: SocketConnectionHandle, b: SocketConnectionHandle) -> Bool {
         a.id == b.id && a.bound.eventLoop === b.bound.eventLoop
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    public var description: String { "ConnectionHandle(\(id))" }
+    public var description: String { "SocketConnectionHandle(\(id))" }
 }
