@@ -22,9 +22,6 @@ struct ConnectionTransfers {
     var awaited: PendingTransfer?
     /// Set when the connection closes: a job not started yet is skipped.
     let closed = CancellationFlag()
-    /// The server began shutting down while an answer was being made: the
-    /// goodbye follows that answer.
-    var goodbyeAfterAnswer = false
     /// When the last answer made off the loop was written: the idle timeout
     /// counts from then too (the client could send nothing while it waited).
     var answeredAt: ContinuousClock.Instant?

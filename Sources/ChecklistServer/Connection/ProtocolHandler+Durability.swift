@@ -26,9 +26,8 @@ extension ProtocolHandler: PushGate {
         // STATS counts every ERROR sent, these too.
         for (request, code) in released.refused { metrics.recordReplacedAnswer(of: request, with: code) }
         let waitingFor = released.waitingFor
-        if goodbyeAfterHeld && !durability.isHolding && connection.isOpen {
-            goodbyeAfterHeld = false
-            sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
+        if connection.isOpen, state.heldAnswersReleased(stillHolding: durability.isHolding) == .sayGoodbyeAndEndWait {
+            sendGoodbye(connection)
             connection.endAwaitingAnswer()
             return
         }
@@ -44,29 +43,30 @@ extension ProtocolHandler: PushGate {
 
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already
     /// owed, ERROR SHUTTING_DOWN with request id 0; the server then closes.
+    /// A request already read whose answer a transfer worker makes is
+    /// answered first (the connection's close waits for it); a parked one
+    /// is dropped unanswered.
     func connectionShuttingDown(_ connection: SocketConnection) {
-        closingByServer = true
-        shuttingDown = true
-        // A request already read is still being answered: the goodbye follows
-        // its answer (the connection's close waits for it).
-        if transfers.awaited != nil {
-            transfers.goodbyeAfterAnswer = true
-            return
-        }
-        sayGoodbye(connection)
+        carryOut(state.shuttingDown(holdingAnswers: durability.isHolding), connection)
     }
 
-    /// Sends the goodbye after every answer owed: at once, or, when answers
-    /// still wait for the log to be durable, once they have gone (the
-    /// connection's close waits for that, up to the shutdown deadline).
-    func sayGoodbye(_ connection: SocketConnection) {
-        guard !durability.isHolding else {
-            if !goodbyeAfterHeld {
-                goodbyeAfterHeld = true
-                connection.beginAwaitingAnswer()
-            }
-            return
+    /// Carries out a goodbye `ProtocolState` asks for: at once, or, when
+    /// answers still wait for the log to be durable, once they have gone
+    /// (the connection's close waits for that, up to the shutdown deadline).
+    func carryOut(_ action: ProtocolState.Action, _ connection: SocketConnection) {
+        switch action {
+        case .sayGoodbye(let dropsParked):
+            sendGoodbye(connection)
+            if dropsParked { dropParked(connection) }
+        case .goodbyeAfterHeldAnswers(let dropsParked):
+            connection.beginAwaitingAnswer()
+            if dropsParked { dropParked(connection) }
+        default:
+            break
         }
+    }
+
+    private func sendGoodbye(_ connection: SocketConnection) {
         sendConnectionError(ChecklistError(.shuttingDown, "the server is shutting down"), to: connection)
     }
 }

@@ -14,23 +14,33 @@ extension ProtocolHandler {
     /// lists loaded, caught up, its stored changes read); the outcome comes
     /// back to this loop (`finishListLoad`).
     func startListLoad(_ request: ParkedRequest, header: FrameHeader, _ connection: SocketConnection) {
-        guard let cache = session.listCache else { return }
+        guard let cache = session.listCache, case .startLoad(let number) = state.parked() else {
+            session.dropParked(request)  // not ready: cannot happen, a parked request comes from a ready session
+            return
+        }
         parked = (request, header)
-        listLoadNumber &+= 1
-        let number = listLoadNumber
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
         let handle = connection.handle
         cache.prepare(request.load) { outcome in
             // Dropped if the connection closed meanwhile (its pins went with it).
-            handle.execute { connection in me.value.finishListLoad(outcome, number: number, connection) }
+            handle.execute { connection in me.value.finishListLoad(outcome, park: number, connection) }
         }
         if let limit = cache.configuration.waitLimit {
             let timer = connection.eventLoop.schedule(after: limit) {
-                handle.execute { connection in me.value.finishListLoad(Self.waitedTooLong, number: number, connection) }
+                handle.execute { connection in me.value.finishListLoad(Self.waitedTooLong, park: number, connection) }
             }
             _ = timer  // fires once; an outcome that came first makes it a no-op
         }
+    }
+
+    /// Drops the parked request unanswered (at the goodbye): its pins go
+    /// back and the connection stops waiting for it; its reads' outcome,
+    /// when it comes, is ignored.
+    func dropParked(_ connection: SocketConnection) {
+        guard let (request, _) = parked.take() else { return }
+        session.dropParked(request)
+        connection.endAwaitingAnswer()
     }
 
     /// What a request parked longer than `ListCache.Configuration.waitLimit` is answered.
@@ -40,12 +50,12 @@ extension ProtocolHandler {
     /// The reads are done (or a list could not be loaded, or the wait's
     /// limit passed: the parked request is answered with the outcome's
     /// error): the session resumes the parked request, then reading goes
-    /// on. An outcome for an earlier park (`number`) is ignored; after the
-    /// goodbye the parked request is dropped unanswered.
-    func finishListLoad(_ loaded: ListLoadOutcome, number: UInt64, _ connection: SocketConnection) {
-        guard number == listLoadNumber, let (request, header) = parked.take() else { return }
+    /// on. An outcome for another park than the current one (an earlier
+    /// one, or one dropped at the goodbye) is ignored.
+    func finishListLoad(_ loaded: ListLoadOutcome, park: UInt64, _ connection: SocketConnection) {
+        guard state.loadFinished(park: park) == .resumeParked, let (request, header) = parked.take() else { return }
         defer { connection.endAwaitingAnswer() }  // offers the held input again
-        guard connection.isOpen, !shuttingDown else {
+        guard connection.isOpen else {
             session.dropParked(request)
             return
         }
@@ -63,8 +73,7 @@ extension ProtocolHandler {
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
         record(header, outcome, took: ContinuousClock.now - began, connection)
         sendAnswers(count: 1, connection)
-        if outcome.closesConnection {
-            closingByServer = true
+        if outcome.closesConnection, state.serverCloses() == .close {
             connection.close()  // after the answer, once the awaited answer has ended
         }
     }

@@ -7,6 +7,7 @@ extension ProtocolHandler {
     /// loop (`finishTransfer`). Meanwhile the connection reads nothing.
     func startTransfer(_ transfer: PendingTransfer, _ connection: SocketConnection) {
         transfers.awaited = transfer
+        state.transferStarted()
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
         let handle = connection.handle
@@ -33,9 +34,7 @@ extension ProtocolHandler {
         record(transfer.header, outcome, took: ContinuousClock.now - transfer.began, connection)
         sendAnswers(count: 1, connection)
         transfers.answeredAt = connection.eventLoop.now
-        if transfers.goodbyeAfterAnswer {
-            transfers.goodbyeAfterAnswer = false
-            sayGoodbye(connection)
-        }
+        // The server began shutting down meanwhile: the goodbye follows this answer.
+        carryOut(state.transferFinished(holdingAnswers: durability.isHolding), connection)
     }
 }

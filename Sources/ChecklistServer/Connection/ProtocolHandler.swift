@@ -10,11 +10,16 @@ import ChecklistWire
 /// flight, idle timeout), times every request for STATS and logs the events
 /// of its connection.
 ///
-/// Its concerns, each with its own state: pipelining (`RequestPipeline`),
-/// answers waiting for the log (`AnswerHolder`), snapshot transfers
-/// made off the loop (`ConnectionTransfers`, in
-/// `ProtocolHandler+Transfers.swift`) and timeouts
-/// (`IdleTimeout`, in `ProtocolHandler+Ticks.swift`).
+/// The connection's life (handshake, HELLO, ready, parked on a load,
+/// awaiting a transfer, draining, closing) is one state machine,
+/// `ProtocolState`: the handler tells it each event and carries out on the
+/// socket the action it returns. Its other concerns, each with its own
+/// state: pipelining (`RequestPipeline`), answers waiting for the log
+/// (`AnswerHolder`), snapshot transfers made off the loop
+/// (`ConnectionTransfers`, in `ProtocolHandler+Transfers.swift`), requests
+/// parked for database reads (`ParkedRequest`, in
+/// `ProtocolHandler+ListLoads.swift`) and timeouts (`IdleTimeout`, in
+/// `ProtocolHandler+Ticks.swift`).
 ///
 /// Runs only on its connection's event-loop thread.
 final class ProtocolHandler: SocketConnectionHandler {
@@ -25,27 +30,15 @@ final class ProtocolHandler: SocketConnectionHandler {
     var pipeline: RequestPipeline
     var durability: AnswerHolder
     var transfers: ConnectionTransfers
-    /// A request parked until the database is read for it (PostgreSQL
-    /// cache), decoded, with the header it came in: the requests behind it
-    /// wait unread in the input.
+    /// Where the connection is in its life: reading, parking, the goodbye
+    /// and closing are events there, and this handler carries out the
+    /// action each returns (`ProtocolState`).
+    var state = ProtocolState()
+    /// The request parked until the database is read for it (PostgreSQL
+    /// cache), decoded, with the header it came in, while `state` is
+    /// `parkedOnLoad`: the requests behind it wait unread in the input.
     var parked: (request: ParkedRequest, header: FrameHeader)?
-    /// Counts the requests parked for database reads: an outcome (or the
-    /// wait's limit) for an earlier one is ignored.
-    var listLoadNumber: UInt64 = 0
-    /// The server is shutting down: a parked request is dropped, not
-    /// answered, when its reads are done (the goodbye went before it).
-    var shuttingDown = false
     let idleTimeout: IdleTimeout
-    /// The server decided to close (refusal, lost framing, idle timeout,
-    /// shutdown): the close is not the peer's error.
-    var closingByServer = false
-    /// The server began shutting down while answers waited for the log
-    /// (`--fsync always`): the goodbye follows them.
-    var goodbyeAfterHeld = false
-    /// The first input has been looked at (for a TLS ClientHello on a plaintext port).
-    private var sawInput = false
-    /// `connectionActive` came: on a TLS port, the handshake completed.
-    private var wasActive = false
     /// The first byte of a TLS handshake record.
     static let tlsHandshakeRecordType: UInt8 = 0x16
     /// This handler as other threads reach it (a transfer worker, the log's
@@ -69,27 +62,28 @@ final class ProtocolHandler: SocketConnectionHandler {
     func connectionActive(_ connection: SocketConnection) {
         // The parser refuses an over-limit length from its 4-byte prefix, so
         // the input never needs to hold more than one maximal frame.
-        wasActive = true
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
         session.liveSync.gate = self
         session.peerCertificateSubject = connection.tlsPeerSubject
-        if connection.isOverConnectionLimit {
-            closingByServer = true
+        switch state.activated(overConnectionLimit: connection.isOverConnectionLimit) {
+        case .refuseOverLimit:
             policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
                                                  "maxConnections": policy.maxConnections])
             sendConnectionError(ChecklistError(.limitExceeded, "server is at its connection limit", field: "connections"),
                                 to: connection)
-        } else if policy.log.isEnabled(.debug) {
+        case .serve where policy.log.isEnabled(.debug):
             policy.log.debug("connection_open", ["conn": connection.id, "peer": connection.peer,
                                                  "tls": connection.tlsVersion?.description ?? "off",
                                                  "subject": connection.tlsPeerSubject ?? "none"])
+        default:
+            break
         }
     }
 
     /// The TLS layer closes the connection: say why (Protocol/SPEC.md, Transport).
     func connectionTLSFailed(_ connection: SocketConnection, _ failure: TLSConnectionFailure) {
-        closingByServer = true
+        state.tlsFailed()
         policy.log.warn("tls_failed", ["conn": connection.id, "peer": connection.peer, "reason": failure.reason.name,
                                        "message": failure.message])
     }
@@ -123,12 +117,14 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// when `maxInFlight` requests are in flight. Held-back input is offered
     /// again by the connection once its output drains.
     func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
-        // Not while a transfer's answer is awaited (the connection offers no
-        // input then; `finishTransfer` has it offered again).
-        guard transfers.awaited == nil, parked == nil else { return 0 }
-        if !sawInput {
-            sawInput = true
-            if !connection.isTLS, input.first == Self.tlsHandshakeRecordType { noteTLSOnPlainPort(connection) }
+        // Not while an answer is owed from off the loop, a transfer's or a
+        // parked request's (the connection offers no input then;
+        // `finishTransfer`, `finishListLoad` have it offered again).
+        let clientHello = !connection.isTLS && input.first == Self.tlsHandshakeRecordType
+        switch state.readable(tlsClientHelloOnPlainPort: clientHello) {
+        case .holdInput: return 0
+        case .noteTLSOnPlainPortThenRead: noteTLSOnPlainPort(connection)
+        default: break
         }
         // Answers held for durability count as output owed: they are
         // back-pressure too, and not yet sent.
@@ -159,8 +155,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         sendAnswers(count: pass.answered, connection)
         if pass.closeAfterAnswers {
             pass.consumed = input.count
-            closingByServer = true
-            connection.close()
+            if state.serverCloses() == .close { connection.close() }
         }
         pipeline.inputHeldBack = pass.consumed < input.count
         if let offLoop = pass.offLoop { startTransfer(offLoop, connection) }
@@ -189,6 +184,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         }
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
         record(header, outcome, took: ContinuousClock.now - began, connection)
+        if outcome.kind == .helloOK { state.helloAccepted() }
         pass.answered += 1
         if outcome.closesConnection {
             pass.closeAfterAnswers = true
@@ -238,11 +234,12 @@ final class ProtocolHandler: SocketConnectionHandler {
         if let parked = parked.take() { session.dropParked(parked.request) }
         durability.cancel(connectionID: connection.id)
         reachableFromOtherThreads = nil  // no cycle left
+        let logged = state.closed(inputClosed: connection.isInputClosed)
         if connection.pendingOutputBytes > policy.maxOutputBytes {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
                                              "pendingBytes": connection.pendingOutputBytes,
                                              "maxOutputBytes": policy.maxOutputBytes])
-        } else if !closingByServer && !connection.isInputClosed && wasActive {
+        } else if logged == .logClose(peerReset: true) {
             let reason = connection.pendingInputBytes >= connection.maxInputBytes ? "input_limit" : "reset"
             policy.log.warn("connection_error", ["conn": connection.id, "peer": connection.peer, "reason": reason,
                                                  "unsentBytes": connection.pendingOutputBytes])
