@@ -13,7 +13,7 @@ package struct ListLoadRequest: Sendable, Hashable {
     /// a CHANGES_SINCE or SUBSCRIBE revision) above what the node holds:
     /// another node committed it and this node has not followed it yet.
     /// Each is brought up to at least that revision from the database, if
-    /// the database holds it, before the request is handled again.
+    /// the database holds it, before the request is resumed.
     package var catchUp: [ListID: Revision] = [:]
     /// A CHANGES_SINCE reaching back past the node's retained feed: its
     /// changes are read from the database's `changes` table.
