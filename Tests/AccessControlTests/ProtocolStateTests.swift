@@ -197,7 +197,7 @@ import Testing
     @Test(arguments: all) func ticks(in state: State) {
         let result = run(state) { $0.tick() }
         switch state {
-        case .awaitingFirstBytes, .awaitingHello, .ready, .drainingHeldAnswers, .closing:
+        case .awaitingFirstBytes, .awaitingHello, .ready, .closing:
             #expect(result == (.checkIdle, state))
         default:
             #expect(result == (.none, state))  // owed an answer, or not open

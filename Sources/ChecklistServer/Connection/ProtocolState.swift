@@ -199,10 +199,12 @@ struct ProtocolState: Equatable {
     /// The coarse tick of an open connection.
     mutating func tick() -> Action {
         switch state {
-        case .awaitingFirstBytes, .awaitingHello, .ready, .drainingHeldAnswers, .closing:
+        case .awaitingFirstBytes, .awaitingHello, .ready, .closing:
             return .checkIdle
-        case .handshaking, .parkedOnLoad, .awaitingTransfer, .drainingTransfer, .closed:
-            return .none  // an answer is owed: neither idle nor to be cut off
+        case .parkedOnLoad, .awaitingTransfer, .drainingTransfer, .drainingHeldAnswers:
+            return .none  // an answer (or the goodbye) is owed: neither idle nor to be cut off
+        case .handshaking, .closed:
+            return .none
         }
     }
 
