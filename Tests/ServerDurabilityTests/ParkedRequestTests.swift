@@ -50,7 +50,7 @@ struct ParkedRequestTests {
         let storage = StorageSeamTests.ManualStorage()
         let loading = GatedLoading()
         let service = try StorageSeamTests.startWithAList(storage, loading: loading)
-        try {
+        let exchange = Result { () throws in
             let socket = try FrameSocket(port: service.server.port, timeout: .seconds(20))
             try socket.handshake()
             try socket.send(Self.refusedKeyedPatch, id: 1)
@@ -63,8 +63,10 @@ struct ParkedRequestTests {
             #expect(first == 1 && error.code == .notFound, "\(error)")
             #expect(try socket.receive().header.requestID == 2)
             #expect(try socket.receive().header.requestID == 3)
-        }()
-        try service.shutdown(timeout: .seconds(5))
+        }  // the socket closes here, so the server's lingering close ends
+        loading.answerLookUps()
+        try service.shutdown(timeout: .seconds(5))  // whether the exchange passed or threw
+        try exchange.get()
     }
 
     @Test func aShutdownDropsAParkedRequestAndSaysGoodbye() throws {
@@ -72,7 +74,7 @@ struct ParkedRequestTests {
         let loading = GatedLoading()
         let service = try StorageSeamTests.startWithAList(storage, loading: loading)
         let shutdown = Mutex<NativeThread?>(nil)
-        try {
+        let exchange = Result { () throws in
             let socket = try FrameSocket(port: service.server.port, timeout: .seconds(20))
             try socket.handshake()
             try socket.send(Self.refusedKeyedPatch, id: 1)
@@ -86,9 +88,15 @@ struct ParkedRequestTests {
             guard case .error(let message) = goodbye else { Issue.record("expected the goodbye, got \(goodbye)"); return }
             #expect(message.error.code == .shuttingDown)
             #expect(throws: (any Error).self) { _ = try socket.receive() }
-        }()
-        // The connection did not wait for the look-up: the shutdown ends before it is answered.
-        shutdown.withLock { $0 }?.join()
-        loading.answerLookUps()
+        }
+        if let thread = shutdown.withLock({ $0 }) {
+            // The connection did not wait for the look-up: the shutdown ends before it is answered.
+            thread.join()
+            loading.answerLookUps()
+        } else {
+            loading.answerLookUps()
+            try service.shutdown(timeout: .seconds(5))
+        }
+        try exchange.get()
     }
 }
