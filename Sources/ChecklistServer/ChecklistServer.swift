@@ -16,10 +16,11 @@
 //                            says (pipelining, answers held for the log,
 //                            snapshot transfers, parked requests, timeouts,
 //                            the goodbye). The only one that does I/O.
-//   ProtocolState            the connection's state machine, free of I/O:
-//                            handshake, awaiting HELLO, ready, parked on a
-//                            load, awaiting a transfer, draining, closing;
-//                            each event returns the action to carry out.
+//   ProtocolState            the connection's state machine, free of I/O
+//                            (held by the session): handshake, awaiting
+//                            HELLO, ready, parked on a load, awaiting a
+//                            transfer, draining, closing; each event
+//                            returns the action to carry out.
 //   ProtocolSession          request handling for one connection, free of
 //                            I/O: decodes a frame, checks HELLO and its
 //                            credential, writes the answer, and returns a

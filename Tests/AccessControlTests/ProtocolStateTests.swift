@@ -220,6 +220,15 @@ import Testing
         }
     }
 
+    @Test(arguments: all) func whatHasAcceptedAHELLO(in state: State) {
+        let accepted: Bool
+        switch state {
+        case .ready, .parkedOnLoad, .awaitingTransfer: accepted = true
+        default: accepted = false
+        }
+        #expect(Self.machine(in: state).hasAcceptedHello == accepted)
+    }
+
     @Test(arguments: all) func whatAwaitsAnAnswer(in state: State) {
         let owed: Bool
         switch state {

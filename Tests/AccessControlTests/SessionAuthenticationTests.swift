@@ -17,7 +17,12 @@ import Testing
     func session() -> ProtocolSession {
         let dispatcher = RequestDispatcher(store: store, serverName: "test", limits: .default,
                                            metrics: ServerMetrics(loops: 1, store: store))
-        return ProtocolSession(dispatcher: dispatcher, limits: .default, accessControl: access)
+        var session = ProtocolSession(dispatcher: dispatcher, limits: .default, accessControl: access)
+        // An active connection whose first bytes came, as the handler has it.
+        _ = session.state.activated(overConnectionLimit: false)
+        _ = session.state.readable(tlsClientHelloOnPlainPort: false)
+        #expect(session.state.state == .awaitingHello)
+        return session
     }
 
     /// What the connection does after an exchange.

@@ -26,7 +26,7 @@ extension ProtocolHandler: PushGate {
         // STATS counts every ERROR sent, these too.
         for (request, code) in released.refused { metrics.recordReplacedAnswer(of: request, with: code) }
         let waitingFor = released.waitingFor
-        if connection.isOpen, state.heldAnswersReleased(stillHolding: durability.isHolding) == .sayGoodbyeAndEndWait {
+        if connection.isOpen, session.state.heldAnswersReleased(stillHolding: durability.isHolding) == .sayGoodbyeAndEndWait {
             sendGoodbye(connection)
             connection.endAwaitingAnswer()
             return
@@ -47,7 +47,7 @@ extension ProtocolHandler: PushGate {
     /// answered first (the connection's close waits for it); a parked one
     /// is dropped unanswered.
     func connectionShuttingDown(_ connection: SocketConnection) {
-        carryOut(state.shuttingDown(holdingAnswers: durability.isHolding), connection)
+        carryOut(session.state.shuttingDown(holdingAnswers: durability.isHolding), connection)
     }
 
     /// Carries out a goodbye `ProtocolState` asks for: at once, or, when

@@ -14,7 +14,7 @@ extension ProtocolHandler {
     /// lists loaded, caught up, its stored changes read); the outcome comes
     /// back to this loop (`finishListLoad`).
     func startListLoad(_ request: ParkedRequest, header: FrameHeader, _ connection: SocketConnection) {
-        guard let cache = session.listCache, case .startLoad(let number) = state.parked() else {
+        guard let cache = session.listCache, case .startLoad(let number) = session.state.parked() else {
             session.dropParked(request)  // not ready: cannot happen, a parked request comes from a ready session
             return
         }
@@ -53,7 +53,7 @@ extension ProtocolHandler {
     /// on. An outcome for another park than the current one (an earlier
     /// one, or one dropped at the goodbye) is ignored.
     func finishListLoad(_ loaded: ListLoadOutcome, park: UInt64, _ connection: SocketConnection) {
-        guard state.loadFinished(park: park) == .resumeParked, let (request, header) = parked.take() else { return }
+        guard session.state.loadFinished(park: park) == .resumeParked, let (request, header) = parked.take() else { return }
         defer { connection.endAwaitingAnswer() }  // offers the held input again
         guard connection.isOpen else {
             session.dropParked(request)
@@ -73,7 +73,7 @@ extension ProtocolHandler {
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
         record(header, outcome, took: ContinuousClock.now - began, connection)
         sendAnswers(count: 1, connection)
-        if outcome.closesConnection, state.serverCloses() == .close {
+        if outcome.closesConnection, session.state.serverCloses() == .close {
             connection.close()  // after the answer, once the awaited answer has ended
         }
     }

@@ -7,7 +7,7 @@ extension ProtocolHandler {
     func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
         // An answer is owed: neither idle nor to be cut off before it is sent
         // (a revoked token is acted on at the first tick after it).
-        guard state.tick() == .checkIdle else { return }
+        guard session.state.tick() == .checkIdle else { return }
         let quiet = now - max(connection.lastInputAt, transfers.answeredAt ?? connection.lastInputAt)
         // A quiet connection keeps no answer buffer (thousands of idle
         // connections should cost no buffer memory); the next answer makes one.
@@ -15,7 +15,7 @@ extension ProtocolHandler {
         // Access control: a connection whose token a reload revoked is closed
         // within a tick, even one that only listens for pushes.
         if connection.isOpen && session.tokenRevoked() {
-            _ = state.serverCloses()
+            _ = session.state.serverCloses()
             sendConnectionError(ChecklistError(.notAuthenticated, "the token of this connection was revoked"), to: connection)
             connection.close()
             return
@@ -26,7 +26,7 @@ extension ProtocolHandler {
         case .keep:
             return
         case .outputStalled(let limit):
-            _ = state.serverCloses()
+            _ = session.state.serverCloses()
             metrics.recordIdleClose()
             policy.log.warn("output_stalled", ["conn": connection.id, "peer": connection.peer,
                                                "pendingBytes": connection.pendingOutputBytes,
@@ -40,7 +40,7 @@ extension ProtocolHandler {
     /// Nothing received for `limit` and nothing owed: says why, then closes.
     private func closeIdle(_ connection: SocketConnection, after limit: Duration) {
         pipeline.outputDrained()
-        _ = state.serverCloses()
+        _ = session.state.serverCloses()
         metrics.recordIdleClose()
         let seconds = ChecklistServer.seconds(limit)
         policy.log.info("idle_timeout", ["conn": connection.id, "peer": connection.peer, "idleTimeoutSeconds": seconds])

@@ -7,7 +7,7 @@ extension ProtocolHandler {
     /// loop (`finishTransfer`). Meanwhile the connection reads nothing.
     func startTransfer(_ transfer: PendingTransfer, _ connection: SocketConnection) {
         transfers.awaited = transfer
-        state.transferStarted()
+        session.state.transferStarted()
         connection.beginAwaitingAnswer()
         let me = loopBound(connection)
         let handle = connection.handle
@@ -35,6 +35,6 @@ extension ProtocolHandler {
         sendAnswers(count: 1, connection)
         transfers.answeredAt = connection.eventLoop.now
         // The server began shutting down meanwhile: the goodbye follows this answer.
-        carryOut(state.transferFinished(holdingAnswers: durability.isHolding), connection)
+        carryOut(session.state.transferFinished(holdingAnswers: durability.isHolding), connection)
     }
 }

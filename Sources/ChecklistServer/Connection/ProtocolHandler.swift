@@ -12,7 +12,7 @@ import ChecklistWire
 ///
 /// The connection's life (handshake, HELLO, ready, parked on a load,
 /// awaiting a transfer, draining, closing) is one state machine,
-/// `ProtocolState`: the handler tells it each event and carries out on the
+/// `ProtocolState`, held by the session: the handler tells it each event and carries out on the
 /// socket the action it returns. Its other concerns, each with its own
 /// state: pipelining (`RequestPipeline`), answers waiting for the log
 /// (`AnswerHolder`), snapshot transfers made off the loop
@@ -30,12 +30,8 @@ final class ProtocolHandler: SocketConnectionHandler {
     var pipeline: RequestPipeline
     var durability: AnswerHolder
     var transfers: ConnectionTransfers
-    /// Where the connection is in its life: reading, parking, the goodbye
-    /// and closing are events there, and this handler carries out the
-    /// action each returns (`ProtocolState`).
-    var state = ProtocolState()
     /// The request parked until the database is read for it (PostgreSQL
-    /// cache), decoded, with the header it came in, while `state` is
+    /// cache), decoded, with the header it came in, while `session.state` is
     /// `parkedOnLoad`: the requests behind it wait unread in the input.
     var parked: (request: ParkedRequest, header: FrameHeader)?
     let idleTimeout: IdleTimeout
@@ -66,7 +62,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         session.liveSync.handle = connection.handle
         session.liveSync.gate = self
         session.peerCertificateSubject = connection.tlsPeerSubject
-        switch state.activated(overConnectionLimit: connection.isOverConnectionLimit) {
+        switch session.state.activated(overConnectionLimit: connection.isOverConnectionLimit) {
         case .refuseOverLimit:
             policy.log.warn("connection_limit", ["conn": connection.id, "peer": connection.peer,
                                                  "maxConnections": policy.maxConnections])
@@ -83,7 +79,7 @@ final class ProtocolHandler: SocketConnectionHandler {
 
     /// The TLS layer closes the connection: say why (Protocol/SPEC.md, Transport).
     func connectionTLSFailed(_ connection: SocketConnection, _ failure: TLSConnectionFailure) {
-        state.tlsFailed()
+        session.state.tlsFailed()
         policy.log.warn("tls_failed", ["conn": connection.id, "peer": connection.peer, "reason": failure.reason.name,
                                        "message": failure.message])
     }
@@ -121,7 +117,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         // parked request's (the connection offers no input then;
         // `finishTransfer`, `finishListLoad` have it offered again).
         let clientHello = !connection.isTLS && input.first == Self.tlsHandshakeRecordType
-        switch state.readable(tlsClientHelloOnPlainPort: clientHello) {
+        switch session.state.readable(tlsClientHelloOnPlainPort: clientHello) {
         case .holdInput: return 0
         case .noteTLSOnPlainPortThenRead: noteTLSOnPlainPort(connection)
         default: break
@@ -155,7 +151,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         sendAnswers(count: pass.answered, connection)
         if pass.closeAfterAnswers {
             pass.consumed = input.count
-            if state.serverCloses() == .close { connection.close() }
+            if session.state.serverCloses() == .close { connection.close() }
         }
         pipeline.inputHeldBack = pass.consumed < input.count
         if let offLoop = pass.offLoop { startTransfer(offLoop, connection) }
@@ -184,7 +180,6 @@ final class ProtocolHandler: SocketConnectionHandler {
         }
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
         record(header, outcome, took: ContinuousClock.now - began, connection)
-        if outcome.kind == .helloOK { state.helloAccepted() }
         pass.answered += 1
         if outcome.closesConnection {
             pass.closeAfterAnswers = true
@@ -234,7 +229,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         if let parked = parked.take() { session.dropParked(parked.request) }
         durability.cancel(connectionID: connection.id)
         reachableFromOtherThreads = nil  // no cycle left
-        let logged = state.closed(inputClosed: connection.isInputClosed)
+        let logged = session.state.closed(inputClosed: connection.isInputClosed)
         if connection.pendingOutputBytes > policy.maxOutputBytes {
             policy.log.warn("output_limit", ["conn": connection.id, "peer": connection.peer,
                                              "pendingBytes": connection.pendingOutputBytes,

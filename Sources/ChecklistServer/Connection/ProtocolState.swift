@@ -11,9 +11,10 @@
 ///     any open state ─shuttingDown→ drainingTransfer | drainingHeldAnswers | closing
 ///     any open state ─serverCloses / tlsFailed→ closing;  any state ─closed→ closed
 ///
-/// What a request's answer is stays with `ProtocolSession` (which checks
-/// the HELLO and its credential); this is the connection around it.
-/// Owned by the connection's event-loop thread.
+/// `ProtocolSession` holds it: the session checks a HELLO and its
+/// credential and reports it accepted (`helloAccepted`), and asks
+/// `hasAcceptedHello` before handling any other request; the handler
+/// reports every other event. Owned by the connection's event-loop thread.
 struct ProtocolState: Equatable {
     enum State: Equatable {
         /// Accepted; on a TLS port its handshake runs. Not active yet.
@@ -112,6 +113,17 @@ struct ProtocolState: Equatable {
     /// The session accepted a HELLO.
     mutating func helloAccepted() {
         if case .awaitingHello = state { state = .ready }
+    }
+
+    /// Whether a HELLO was accepted, for the session: true from `ready`
+    /// on, until the connection drains or closes (no request is handed to
+    /// the session then).
+    var hasAcceptedHello: Bool {
+        switch state {
+        case .ready, .parkedOnLoad, .awaitingTransfer: return true
+        case .handshaking, .awaitingFirstBytes, .awaitingHello, .drainingTransfer, .drainingHeldAnswers, .closing, .closed:
+            return false
+        }
     }
 
     /// A request of a ready connection waits for database reads.

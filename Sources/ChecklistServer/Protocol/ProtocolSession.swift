@@ -8,14 +8,14 @@ import ChecklistWire
 /// output and returns a `RequestOutcome` saying what the answer is and what
 /// the connection must do. The socket layer carries that out.
 ///
+/// The connection's life is one state machine, `state`: the session moves
+/// it when it accepts a HELLO; the handler tells it the connection's other
+/// events (`ProtocolHandler`) and carries out the actions it returns.
+///
 /// Owned by the connection's event-loop thread; not shared.
 struct ProtocolSession {
-    enum State {
-        case awaitingHello
-        case ready(version: UInt64)
-    }
-
-    private(set) var state: State = .awaitingHello
+    /// Where the connection is in its life (`ProtocolState`).
+    var state = ProtocolState()
     /// The answers owed, written by every request handled here.
     private var answers = AnswerWriter()
     private let dispatcher: RequestDispatcher
@@ -163,7 +163,7 @@ struct ProtocolSession {
     /// for database reads (nothing answered).
     private mutating func handle(header: FrameHeader, body: UnsafeRawBufferPointer) -> ParkedRequest? {
         // Before HELLO_OK the server has not announced COMPRESSION (Protocol/SPEC.md section 1).
-        if case .awaitingHello = state, header.flags.contains(.compressed) {
+        if !state.hasAcceptedHello, header.flags.contains(.compressed) {
             answers.fail(.badField("flags", "a compressed body before HELLO_OK"), requestID: header.requestID)
             return nil
         }
@@ -174,14 +174,14 @@ struct ProtocolSession {
             answers.fail(error, requestID: header.requestID)
             return nil
         }
-        switch (state, request) {
-        case (.awaitingHello, .hello(let hello)):
+        switch (state.hasAcceptedHello, request) {
+        case (false, .hello(let hello)):
             handshake(hello, requestID: header.requestID)
-        case (.awaitingHello, _):
+        case (false, _):
             answers.fail(ChecklistError(.helloRequired, "send HELLO before \(request.type)"), requestID: header.requestID)
-        case (.ready, .hello):
+        case (true, .hello):
             answers.fail(ChecklistError(.badState, "HELLO was already accepted on this connection"), requestID: header.requestID)
-        case (.ready, _):
+        case (true, _):
             return handleReady(request, requestID: header.requestID, parkedBefore: false, stored: nil)
         }
         return nil
@@ -300,7 +300,7 @@ struct ProtocolSession {
             self.namespace = namespace
             authentication = (credential, generation)
         }
-        state = .ready(version: version)
+        state.helloAccepted()
         answers.encoder.compress = hello.features.contains(.compression)
         answers.sendsClientKeys = hello.features.contains(.clientKeys)
         answers.append(HelloOK(version: version, features: [.compression, .clientKeys], serverName: dispatcher.serverName, limits: limits),
