@@ -1,5 +1,6 @@
 import ChecklistModel
 @testable import ChecklistServer
+@testable import ChecklistStorage
 import ChecklistStore
 import ChecklistTesting
 import ChecklistThreads

@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStorage
 import ChecklistWire
 
 /// A request that waits for database reads before it can be handled
