@@ -28,6 +28,8 @@ import PackageDescription
 //   ChecklistTransfer        snapshot <-> JSON, property lists and keyed archives (the apps' files; CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   ChecklistFaults          the fault test of several PostgreSQL nodes: history, workload, nemesis, checker
+//   ChecklistCommandLine     the one argument parser of the executables: option specs, values, --help, UsageError;
+//                            the client tools' TLS options (TLSClientOptions)
 //   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench, checklist-faults   executables
 //   (tests only: ChecklistSnapshotFixtures, the snapshot and log tests' reference store and histories)
 let package = Package(
@@ -92,23 +94,24 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting", "ChecklistTLS"]),
         .target(name: "ChecklistFaults",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistThreads", "ChecklistRandom", "ChecklistTesting"]),
+        .target(name: "ChecklistCommandLine", dependencies: ["ChecklistTLS"]),
         .executableTarget(name: "checklist-faults",
-                dependencies: ["ChecklistFaults"],
+                dependencies: ["ChecklistFaults", "ChecklistCommandLine"],
                           path: "Benchmarks/checklist-faults"),
         .executableTarget(name: "checklist-conformance",
-                dependencies: ["ChecklistConformance", "ChecklistTLS"]),
+                dependencies: ["ChecklistConformance", "ChecklistTLS", "ChecklistCommandLine"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog"]),
         .executableTarget(name: "checklist",
-                dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer"]),
+                dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer", "ChecklistCommandLine"]),
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
-                               "ChecklistTLS", "ChecklistPostgres"],
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",
-                                         "ChecklistServer", "ChecklistTesting", "ChecklistStorage", "ChecklistLog"],
+                                         "ChecklistServer", "ChecklistTesting", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog"],
                           path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],
@@ -143,8 +146,11 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistTransfer"]),
         // The argument parsers of the executables, through `@testable import` of the executable targets.
         .testTarget(name: "ExecutableArgumentTests",
-                dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance",
-                               "ChecklistServer", "ChecklistPersistence", "ChecklistClient", "ChecklistStorage", "ChecklistLog"]),
+                dependencies: ["checklistd", "checklist", "checklist-bench", "checklist-conformance", "checklist-faults",
+                               "checklist-postgres-bench",
+                               "ChecklistServer", "ChecklistPersistence", "ChecklistClient", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog"]),
+        .testTarget(name: "ChecklistCommandLineTests",
+                dependencies: ["ChecklistCommandLine"]),
         .testTarget(name: "ChecklistFaultsTests",
                 dependencies: ["ChecklistFaults", "ChecklistModel", "ChecklistWire", "ChecklistTesting"]),
         .testTarget(name: "ChecklistPostgresTests",

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistModel
 import ChecklistWire
@@ -35,7 +36,7 @@ final class BenchTarget {
         let tlsOptions = try args.tlsOptions()
         if let address = args.string("server") {
             guard let servers = ServerAddress.list(parsing: address) else {
-                throw BenchArguments.UsageError(description: "--server wants HOST:PORT[,HOST:PORT...], got '\(address)'")
+                throw UsageError("--server wants HOST:PORT[,HOST:PORT...], got '\(address)'")
             }
             self.servers = servers
             tls = try tlsOptions.configuration()
@@ -46,7 +47,7 @@ final class BenchTarget {
         } else {
             let named = [tlsOptions.caFile, tlsOptions.serverName, tlsOptions.certificateFile, tlsOptions.privateKeyFile]
             guard named.allSatisfy({ $0 == nil }) else {
-                throw BenchArguments.UsageError(description: "--tls-ca, --tls-server-name, --tls-cert and --tls-key need --server; "
+                throw UsageError("--tls-ca, --tls-server-name, --tls-cert and --tls-key need --server; "
                                                 + "the bench's own server uses throwaway certificates (just --tls)")
             }
             var serverArguments = ["--host", "127.0.0.1", "--port", "0"] + extraServerArguments
@@ -68,7 +69,7 @@ final class BenchTarget {
             dataDirectory = directory
             let nodes = try args.int("nodes", default: 1, min: 1)
             guard nodes == 1 || args.string("postgres") != nil else {
-                throw BenchArguments.UsageError(description: "--nodes needs --postgres: the nodes share one database")
+                throw UsageError("--nodes needs --postgres: the nodes share one database")
             }
             for _ in 1..<nodes {
                 others.append(try ServerProcess.start(executable: server.executablePath, arguments: serverArguments))
@@ -110,7 +111,7 @@ final class BenchTarget {
     /// on the same data directory; returns the time from starting the new
     /// process to its `listening on` line.
     func restart() throws -> Duration {
-        guard let old = process else { throw BenchArguments.UsageError(description: "cannot restart a --server") }
+        guard let old = process else { throw BenchFailure(description: "cannot restart a --server") }
         old.stop()
         let started = ContinuousClock.now
         let server = try ServerProcess.start(executable: old.executablePath, arguments: serverArguments, readyTimeout: .seconds(300))

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistModel
 import ChecklistTesting
@@ -15,12 +16,23 @@ import Foundation
 ///    every list is paged through, twice, and the node's peak RSS is
 ///    reported beside the cache's budget.
 enum CacheScenario {
-    static let options: Set<String> = ["postgres", "items", "cache-bytes", "factor", "lists", "text-bytes", "page", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "cache", summary: "a PostgreSQL node's cache of lists: load time, peak RSS",
+        options: [
+            .value("--postgres", "CONNINFO", "an empty database (needed)"),
+            .value("--items", "N", "items of the list loaded (default 1000000)"),
+            .value("--cache-bytes", "BYTES", "the node's --cache-bytes (default 67108864)"),
+            .value("--factor", "N", "the lists paged total factor x the cache (default 10)"),
+            .value("--lists", "N", "lists (default 40)"),
+            BenchOptions.textBytes(40),
+            .value("--page", "N", "rows a GET_PAGE (default 1000)"),
+            BenchOptions.json,
+        ])
 
     static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
         guard args.string("postgres") != nil else {
-            throw BenchArguments.UsageError(description: "cache needs --postgres CONNINFO (an empty database)")
+            throw UsageError("cache needs --postgres CONNINFO (an empty database)")
         }
         let items = try args.int("items", default: 1_000_000, min: 1)
         let cacheBytes = try args.int("cache-bytes", default: 64 << 20, min: 1 << 20)
@@ -52,7 +64,7 @@ enum CacheScenario {
         let first = try await reader.page(ListID(1), limit: 100)
         let loadSeconds = SnapshotScenario.seconds(asked.duration(to: .now))
         guard first.total == UInt64(items), first.items.count == 100 else {
-            throw BenchArguments.UsageError(description: "the big list has \(first.total) items, expected \(items)")
+            throw BenchFailure(description: "the big list has \(first.total) items, expected \(items)")
         }
         let again = ContinuousClock.now
         _ = try await reader.page(ListID(1), start: .offset(UInt64(items / 2)), limit: 100)
@@ -76,7 +88,7 @@ enum CacheScenario {
                     offset += page.items.count
                 }
                 guard offset == Int(summary.itemCount) else {
-                    throw BenchArguments.UsageError(description: "list \(summary.id): paged \(offset) of \(summary.itemCount) rows")
+                    throw BenchFailure(description: "list \(summary.id): paged \(offset) of \(summary.itemCount) rows")
                 }
                 rows += offset
             }
@@ -117,13 +129,13 @@ enum CacheScenario {
             if process.standardError.components(separatedBy: "event=postgres_checkpoint").count - 1 >= lists { return }
             guard ContinuousClock.now < deadline,
                   process.waitForStandardError(containing: "event=postgres_checkpoint", after: offset, timeout: .seconds(60)) else {
-                throw BenchArguments.UsageError(description: "the node wrote no checkpoint of the imported lists within 600 s")
+                throw BenchFailure(description: "the node wrote no checkpoint of the imported lists within 600 s")
             }
         }
     }
 
     private static func importFile(_ path: String, _ target: BenchTarget) async throws {
-        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchArguments.UsageError(description: "cannot read \(path)") }
+        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchFailure(description: "cannot read \(path)") }
         defer { try? file.close() }
         let client = try await target.connect()
         _ = try await client.importSnapshot(mode: .replace, chunkBytes: 1 << 20, window: 4) { count in

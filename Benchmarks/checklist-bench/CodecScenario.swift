@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistModel
 import ChecklistWire
 import Foundation
@@ -5,10 +6,17 @@ import Foundation
 /// `checklist-bench codec`: encodes and decodes PAGE frames in memory, with
 /// no server: the cost of the wire codec alone.
 enum CodecScenario {
-    static let options: Set<String> = ["rows", "text-bytes", "iterations", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "codec", summary: "encode/decode PAGE frames in memory",
+        options: [
+            .value("--rows", "N", "rows of each PAGE (default 100)"),
+            BenchOptions.textBytes(40),
+            .value("--iterations", "N", "frames encoded and decoded (default 20000)"),
+            BenchOptions.json,
+        ])
 
     static func run(_ args: BenchArguments) throws {
-        try args.check(allowed: options)
         let rowCount = try args.int("rows", default: 100, min: 1)
         let textBytes = try args.int("text-bytes", default: 40)
         let iterations = try args.int("iterations", default: 20_000, min: 1)
@@ -42,7 +50,7 @@ enum CodecScenario {
         }
         let decodeNanos = DispatchTime.now().uptimeNanoseconds - decodeStart
         cpu.stop()
-        guard decodedRows == rowCount * iterations else { throw BenchArguments.UsageError(description: "decode lost rows") }
+        guard decodedRows == rowCount * iterations else { throw BenchFailure(description: "decode lost rows") }
 
         var report = BenchReport()
         report.add("scenario", "codec")

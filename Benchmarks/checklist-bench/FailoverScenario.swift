@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistLatency
 import ChecklistModel
@@ -20,10 +21,18 @@ import Synchronization
 /// - `subscriptionsBroken`: subscriptions that skipped or repeated a
 ///   revision, or did not reach their list's last revision.
 enum FailoverScenario {
-    static let options: Set<String> = ["postgres", "clients", "seconds", "after", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "failover", summary: "two nodes on one database, node 1 killed: acknowledged patches lost, gap",
+        options: [
+            .value("--postgres", "CONNINFO", "the database of the two nodes (default: a private cluster)"),
+            .value("--clients", "N", "clients on each node (default 4)"),
+            .value("--seconds", "S", "run before node 1 is killed with SIGKILL (default 3)"),
+            .value("--after", "S", "run on after the kill (default 3)"),
+            BenchOptions.json,
+        ])
 
     static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
         let perNode = try args.int("clients", default: 4, min: 1)
         let before = try args.double("seconds", default: 3)
         let after = try args.double("after", default: 3)
@@ -84,7 +93,7 @@ enum FailoverScenario {
         let wanted = Set(lists.map(\.id))
         while !wanted.isSubset(of: Set(try await connection.lists().map(\.id))) {
             guard started.duration(to: .now) < .seconds(30) else {
-                throw BenchArguments.UsageError(description: "node 2 did not see the lists made through node 1 within 30 s")
+                throw BenchFailure(description: "node 2 did not see the lists made through node 1 within 30 s")
             }
             try await Task.sleep(for: .milliseconds(5))
         }

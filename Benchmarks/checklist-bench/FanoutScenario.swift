@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistLatency
 import ChecklistModel
@@ -24,10 +25,21 @@ import Foundation
 /// The writer's own PATCH_OK is no reference: on a small machine its task
 /// waits behind the subscribers' for a core, and pushes often arrive first.
 enum FanoutScenario {
-    static let options: Set<String> = ["subscribers", "writers", "seconds", "lists", "server", "postgres", "nodes", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "fanout", summary: "W writers, S subscribers of every change; push latency, pushes/s",
+        options: [
+            .value("--subscribers", "N", "subscribers (default 100)"),
+            .value("--writers", "N", "writers (default 4)"),
+            .value("--lists", "N", "lists (default 1)"),
+            .value("--seconds", "S", "how long it runs (default 10)"),
+            BenchOptions.server, BenchOptions.postgres,
+            .value("--nodes", "N", "with --postgres: N nodes on that one database; writes go\n"
+                   + "through the first, subscriptions to the last (default 1)"),
+            BenchOptions.json,
+        ] + BenchOptions.tls)
 
     static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
         let subscriberCount = try args.int("subscribers", default: 100, min: 1)
         let writerCount = try args.int("writers", default: 4, min: 1)
         let listCount = try args.int("lists", default: 1, min: 1)

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistModel
 import ChecklistSocket
 import ChecklistTLS
@@ -32,13 +33,13 @@ struct LoadMix: Sendable, CustomStringConvertible {
             let pair = part.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, let kind = LoadRequestKind.allCases.first(where: { $0.name == pair[0] }),
                   let weight = Int(pair[1]), weight >= 0 else {
-                throw BenchArguments.UsageError(description: "--mix: '\(part)' is not KIND=WEIGHT (kinds: page, patch, lists)")
+                throw UsageError("--mix: '\(part)' is not KIND=WEIGHT (kinds: page, patch, lists)")
             }
             weights[kind.rawValue] = weight
         }
         self.weights = weights
         total = weights.reduce(0, +)
-        guard total > 0 else { throw BenchArguments.UsageError(description: "--mix: the weights add up to 0") }
+        guard total > 0 else { throw UsageError("--mix: the weights add up to 0") }
     }
 
     /// The kind for a uniformly random `draw`.

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistModel
 import ChecklistSocket
@@ -16,8 +17,28 @@ import Foundation
 /// per connection, as the client library does, would not scale to 10,000.
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
-    static let options: Set<String> = ["connections", "seconds", "rate", "mix", "pipeline", "lists", "items", "page",
-                                       "threads", "seed", "server", "postgres", "nodes", "json", "compression", "offset", "text-bytes", "writes"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "load", summary: "many connections, a mix of requests; every answer checked; loopback only",
+        options: [
+            .value("--connections", "N", "connections (default 50, at most 10000)"),
+            .value("--seconds", "S", "how long it runs (default 10, at most 86400)"),
+            .value("--rate", "R", "requests a second over all connections (default: as fast as answered)"),
+            .value("--mix", "KIND=WEIGHT,...", "the requests' mix of page, patch and lists\n(default page=70,patch=20,lists=10)"),
+            .value("--pipeline", "N", "requests in flight a connection (default 1, at most 1024)"),
+            .value("--lists", "N", "lists (default 10)"),
+            .value("--items", "N", "items a list (default 1000)"),
+            .value("--page", "N", "rows a GET_PAGE (default 50)"),
+            .value("--threads", "N", "client threads (default 1, 2 above 100 connections)"),
+            .value("--seed", "N", "seed of the random choices (default 1)"),
+            .value("--compression", "off|on", "ask for compressed frames (default off)"),
+            .value("--offset", "random|N", "where pages start (default random)"),
+            BenchOptions.textBytes(0),
+            .value("--writes", "random|by-node", "with by-node and --nodes N, a connection on node k PATCHes\n"
+                   + "only the lists whose index is k mod N (default random)"),
+            BenchOptions.server, BenchOptions.postgres, BenchOptions.nodes,
+            BenchOptions.json,
+        ] + BenchOptions.tls)
     static let maxConnections = 10_000
 
     /// The options of one run.
@@ -39,17 +60,16 @@ enum LoadScenario {
         let writes: LoadWrites
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             connections = try args.int("connections", default: 50, min: 1)
             guard connections <= maxConnections else {
-                throw BenchArguments.UsageError(description: "--connections: at most \(maxConnections)")
+                throw UsageError("--connections: at most \(maxConnections)")
             }
             seconds = try args.double("seconds", default: 10)
-            guard seconds <= 86_400 else { throw BenchArguments.UsageError(description: "--seconds: at most 86400") }
+            guard seconds <= 86_400 else { throw UsageError("--seconds: at most 86400") }
             rate = args.string("rate") == nil ? nil : try args.double("rate", default: 0)
             mix = try LoadMix(args.string("mix") ?? "page=70,patch=20,lists=10")
             pipeline = try args.int("pipeline", default: 1, min: 1)
-            guard pipeline <= 1024 else { throw BenchArguments.UsageError(description: "--pipeline: at most 1024") }
+            guard pipeline <= 1024 else { throw UsageError("--pipeline: at most 1024") }
             listCount = try args.int("lists", default: 10, min: 1)
             items = try args.int("items", default: 1000, min: 1)
             pageSize = try args.int("page", default: 50, min: 1)
@@ -58,19 +78,19 @@ enum LoadScenario {
             switch args.string("compression") ?? "off" {
             case "off": compression = false
             case "on": compression = true
-            default: throw BenchArguments.UsageError(description: "--compression is off or on")
+            default: throw UsageError("--compression is off or on")
             }
             let offset = args.string("offset") ?? "random"
             pageOffset = offset == "random" ? nil : try args.int("offset", default: 0)
             if let pageOffset, pageOffset >= items {
-                throw BenchArguments.UsageError(description: "--offset: \(pageOffset) is past the \(items) items")
+                throw UsageError("--offset: \(pageOffset) is past the \(items) items")
             }
             guard let writes = LoadWrites(rawValue: args.string("writes") ?? "random") else {
-                throw BenchArguments.UsageError(description: "--writes is random or by-node")
+                throw UsageError("--writes is random or by-node")
             }
             self.writes = writes
             textBytes = try args.int("text-bytes", default: 0)
-            guard textBytes <= 4096 else { throw BenchArguments.UsageError(description: "--text-bytes: at most 4096") }
+            guard textBytes <= 4096 else { throw UsageError("--text-bytes: at most 4096") }
             if let list = args.string("server") {
                 for server in list.split(separator: ",") { try requireLoopback(server.trimmingCharacters(in: .whitespaces)) }
             }
@@ -122,7 +142,7 @@ enum LoadScenario {
         // The workers' connections go to the server that answered (the first of several that works).
         let address = try SocketAddress(host: setup.server.host, port: setup.server.port)
         guard settings.pageSize <= Int(setup.serverLimits.maxPageRows) else {
-            throw BenchArguments.UsageError(description: "--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
+            throw UsageError("--page: the server allows at most \(setup.serverLimits.maxPageRows) rows")
         }
         let lists = try await makeLists(count: settings.listCount, items: settings.items, textBytes: settings.textBytes, on: setup)
         let plan = LoadPlan(address: address, connections: settings.connections, threads: settings.threads,
@@ -134,7 +154,7 @@ enum LoadScenario {
         var spread = plan
         spread.writes = settings.writes
         if settings.writes == .byNode, target.nodeCount > settings.listCount {
-            throw BenchArguments.UsageError(description: "--writes by-node: --lists must be at least --nodes")
+            throw UsageError("--writes by-node: --lists must be at least --nodes")
         }
         if target.nodeCount > 1 {
             spread.nodes = try target.nodeAddresses.map { try SocketAddress(host: $0.host, port: $0.port) }
@@ -159,7 +179,7 @@ enum LoadScenario {
         guard shared.connected.load(ordering: .relaxed) > 0 else {
             shared.set(.stopping)
             let failed = await finish(shared, threads: settings.threads)
-            throw BenchArguments.UsageError(description: "no connection could be made: \(failed.examples.first ?? "?")")
+            throw BenchFailure(description: "no connection could be made: \(failed.examples.first ?? "?")")
         }
         return connectNanos
     }
@@ -279,11 +299,11 @@ enum LoadScenario {
     /// `load` opens thousands of connections: it may only aim at this machine.
     private static func requireLoopback(_ server: String) throws {
         guard let address = try? SocketAddress(parsing: server.hasPrefix("localhost:") ? "127.0.0.1" + server.dropFirst(9) : server) else {
-            throw BenchArguments.UsageError(description: "--server wants HOST:PORT, got '\(server)'")
+            throw UsageError("--server wants HOST:PORT, got '\(server)'")
         }
         let host = address.host
         guard host.hasPrefix("127.") || host == "::1" else {
-            throw BenchArguments.UsageError(description: "load only targets loopback addresses (127.0.0.0/8, ::1), not \(host)")
+            throw UsageError("load only targets loopback addresses (127.0.0.0/8, ::1), not \(host)")
         }
     }
 }

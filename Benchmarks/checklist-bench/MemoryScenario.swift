@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistTesting
 import Foundation
@@ -12,15 +13,23 @@ import Foundation
 /// `redis-server` (no persistence, a Unix socket) gets the same texts with
 /// RPUSH, and its `used_memory` growth is the comparison.
 enum MemoryScenario {
-    static let options: Set<String> = ["items", "text-bytes", "redis", "retain-bytes", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "memory", summary: "bytes per item, over the wire and after a restart, beside Redis",
+        options: [
+            .value("--items", "N", "items (default 1000000)"),
+            BenchOptions.textBytes(40),
+            .value("--redis", "auto|off", "also measure redis-server when on PATH (default auto)"),
+            .value("--retain-bytes", "N", "the server's --retain-bytes (default: its own)"),
+            BenchOptions.json,
+        ])
 
     static func run(_ args: BenchArguments) async throws {
-        try args.check(allowed: options)
         let items = try args.int("items", default: 1_000_000, min: 1)
         let textBytes = try args.int("text-bytes", default: 40, min: 8)
         let redisMode = args.string("redis") ?? "auto"
         guard ["auto", "off"].contains(redisMode) else {
-            throw BenchArguments.UsageError(description: "--redis is auto or off, not '\(redisMode)'")
+            throw UsageError("--redis is auto or off, not '\(redisMode)'")
         }
 
         // The server's retained change history (`--retain-bytes`, 64 MiB by
@@ -28,7 +37,7 @@ enum MemoryScenario {
         let retain = try args.string("retain-bytes").map { _ in try args.int("retain-bytes", default: 0, min: 0) }
         let target = try BenchTarget(args, extraServerArguments: retain.map { ["--retain-bytes", String($0)] } ?? [])
         defer { target.stop() }
-        guard let pid = target.serverProcess?.pid else { throw BenchArguments.UsageError(description: "memory needs its own server") }
+        guard let pid = target.serverProcess?.pid else { throw UsageError("memory needs its own server") }
         let before = ResourceUsage.residentBytes(pid: pid) ?? 0
         let connection = try await target.connect()
         let started = ContinuousClock.now
@@ -73,7 +82,7 @@ enum MemoryScenario {
             guard let log = try await connection.stats().log else { return started.duration(to: .now) }
             if log.durableLSN >= log.lastLSN { return started.duration(to: .now) }
             guard started.duration(to: .now) < .seconds(10) else {
-                throw BenchArguments.UsageError(description: "the server's log did not come to rest within 10 s")
+                throw BenchFailure(description: "the server's log did not come to rest within 10 s")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -101,7 +110,7 @@ enum RedisList {
         // Ready once it answers PING (no fixed sleep: bounded polling of the socket).
         let deadline = ContinuousClock.now + .seconds(10)
         while (try? runCLI(cli, socket, ["PING"])) != "PONG\n" {
-            guard ContinuousClock.now < deadline else { throw BenchArguments.UsageError(description: "redis-server did not start") }
+            guard ContinuousClock.now < deadline else { throw BenchFailure(description: "redis-server did not start") }
             usleep(20_000)
         }
         let before = try usedMemory(cli, socket)
@@ -129,7 +138,7 @@ enum RedisList {
         try input.fileHandleForWriting.close()
         pipe.waitUntilExit()
         guard try runCLI(cli, socket, ["LLEN", "bench-list"]) == "\(items)\n" else {
-            throw BenchArguments.UsageError(description: "redis list has the wrong length")
+            throw BenchFailure(description: "redis list has the wrong length")
         }
         return Double(try usedMemory(cli, socket) - before) / Double(items)
     }
@@ -139,7 +148,7 @@ enum RedisList {
         for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix("used_memory:") {
             if let value = Int(line.dropFirst("used_memory:".count)) { return value }
         }
-        throw BenchArguments.UsageError(description: "no used_memory in redis INFO")
+        throw BenchFailure(description: "no used_memory in redis INFO")
     }
 
     static func runCLI(_ cli: String, _ socket: String, _ arguments: [String]) throws -> String {

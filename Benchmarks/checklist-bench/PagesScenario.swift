@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistLatency
 import ChecklistModel
@@ -9,8 +10,23 @@ import Synchronization
 /// `checklist-bench pages`: page-fetch throughput and latency from C
 /// connections, each a closed loop of GET_PAGE requests.
 enum PagesScenario {
-    static let options: Set<String> = ["items", "connections", "page", "pattern", "seconds", "text-bytes",
-                                       "server", "postgres", "filter", "decode", "compression", "executor", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "pages", summary: "page-fetch throughput and latency; tool CPU per page",
+        options: [
+            .value("--items", "N", "items of the list paged through (default 1000000)"),
+            .value("--connections", "N", "connections, each a closed loop of GET_PAGE (default 50)"),
+            .value("--page", "N", "rows a page (default 100)"),
+            .value("--pattern", "sequential|random|deep|head", "which pages are read (default sequential)"),
+            .value("--seconds", "S", "how long it runs (default 10)"),
+            BenchOptions.textBytes(40),
+            .value("--filter", "all|checked|unchecked", "the pages' filter (default all)"),
+            .value("--decode", "rows|items", "decode the rows' bytes only, or into items (default rows)"),
+            .value("--compression", "on|off", "ask for compressed frames (default on)"),
+            .value("--executor", "reader|pool", "where answers are decoded (default reader)"),
+            BenchOptions.server, BenchOptions.postgres,
+            BenchOptions.json,
+        ] + BenchOptions.tls)
 
     enum Pattern: String {
         /// Each connection reads on from its own start, wrapping at the end.
@@ -44,31 +60,30 @@ enum PagesScenario {
         let onReader: Bool
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             connections = try args.int("connections", default: 50, min: 1)
             pageSize = try args.int("page", default: 100, min: 1)
             seconds = try args.double("seconds", default: 10)
             textBytes = try args.int("text-bytes", default: 40)
             guard let pattern = Pattern(rawValue: args.string("pattern") ?? "sequential") else {
-                throw BenchArguments.UsageError(description: "--pattern is sequential, random, deep or head")
+                throw UsageError("--pattern is sequential, random, deep or head")
             }
             self.pattern = pattern
             filter = try RowFilter(name: args.string("filter") ?? "all")
             switch args.string("decode") ?? "rows" {
             case "rows": decodeItems = false
             case "items": decodeItems = true
-            default: throw BenchArguments.UsageError(description: "--decode is rows or items")
+            default: throw UsageError("--decode is rows or items")
             }
             switch args.string("compression") ?? "on" {
             case "on": compression = true
             case "off": compression = false
-            default: throw BenchArguments.UsageError(description: "--compression is on or off")
+            default: throw UsageError("--compression is on or off")
             }
             switch args.string("executor") ?? "reader" {
             case "reader": onReader = true
             case "pool": onReader = false
-            default: throw BenchArguments.UsageError(description: "--executor is reader or pool")
+            default: throw UsageError("--executor is reader or pool")
             }
         }
     }
@@ -110,7 +125,7 @@ enum PagesScenario {
                         let (rows, pageOffset) = try await fetch(list, offset: offset, on: client, settings)
                         histogram.record(nanos: DispatchTime.now().uptimeNanoseconds - t0)
                         guard rows == min(settings.pageSize, total - offset), pageOffset == UInt64(offset) else {
-                            throw BenchArguments.UsageError(description: "wrong page at offset \(offset): \(rows) rows")
+                            throw BenchFailure(description: "wrong page at offset \(offset): \(rows) rows")
                         }
                     }
                     return histogram
@@ -195,7 +210,7 @@ extension RowFilter {
         case "all": self = .all
         case "checked": self = .checked
         case "unchecked": self = .unchecked
-        default: throw BenchArguments.UsageError(description: "--filter is all, checked or unchecked")
+        default: throw UsageError("--filter is all, checked or unchecked")
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistTesting
 import Foundation
 
@@ -9,10 +10,19 @@ import Foundation
 /// started on it `--runs` times: from spawning the process to its
 /// `listening on` line.
 enum RestartScenario {
-    static let options: Set<String> = ["items", "lists", "text-bytes", "runs", "data-dir", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "restart", summary: "start-up time on a big store; resident bytes per item after",
+        options: [
+            .value("--items", "N", "items (default 10000000)"),
+            .value("--lists", "N", "lists (default items/100000)"),
+            BenchOptions.textBytes(40),
+            .value("--runs", "N", "starts timed (default 1)"),
+            .value("--data-dir", "DIR", "keep the data directory here (default: a temporary one)"),
+            BenchOptions.json,
+        ])
 
     static func run(_ args: BenchArguments) throws {
-        try args.check(allowed: options)
         let items = try args.int("items", default: 10_000_000, min: 1)
         let lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
         let textBytes = try args.int("text-bytes", default: 40, min: 8)
@@ -102,7 +112,7 @@ enum RestartScenario {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchArguments.UsageError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            throw BenchFailure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }
     }
 

@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistLatency
 import ChecklistRandom
@@ -10,8 +11,22 @@ import Synchronization
 /// `--mode scrub` jumps to random offsets instead, like dragging the scroll
 /// indicator.
 enum ScrollScenario {
-    static let options: Set<String> = ["items", "viewport", "fps", "rows-per-second", "seconds", "text-bytes",
-                                       "server", "postgres", "mode", "page", "prefetch-pages", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "scroll", summary: "a table view scrolling a huge list",
+        options: [
+            .value("--items", "N", "items of the list (default 1000000)"),
+            .value("--viewport", "ROWS", "rows on screen (default 20)"),
+            .value("--fps", "N", "frames a second (default 120)"),
+            .value("--rows-per-second", "N", "scroll speed (default 10000)"),
+            .value("--seconds", "S", "how long it runs (default 10)"),
+            BenchOptions.textBytes(40),
+            .value("--mode", "scroll|scrub", "scroll on, or jump about (default scroll)"),
+            .value("--page", "N", "rows a GET_PAGE (default 100)"),
+            .value("--prefetch-pages", "N", "pages fetched ahead (default 4)"),
+            BenchOptions.server, BenchOptions.postgres,
+            BenchOptions.json,
+        ] + BenchOptions.tls)
 
     /// The options of one run.
     struct Settings {
@@ -27,7 +42,6 @@ enum ScrollScenario {
         let mode: String
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             viewport = try args.int("viewport", default: 20, min: 1)
             fps = try args.double("fps", default: 120)
@@ -38,7 +52,7 @@ enum ScrollScenario {
             prefetchPages = try args.int("prefetch-pages", default: 4)
             mode = args.string("mode") ?? "scroll"
             guard mode == "scroll" || mode == "scrub" else {
-                throw BenchArguments.UsageError(description: "--mode is scroll or scrub")
+                throw UsageError("--mode is scroll or scrub")
             }
         }
     }
@@ -107,7 +121,7 @@ enum ScrollScenario {
         while !(0..<min(settings.items, settings.viewport)).allSatisfy({ cursor.withRow($0) { _ in true } != nil }) {
             if let failure = cursor.failure { throw failure }
             guard loadStart.duration(to: clock.now) < .seconds(10) else {
-                throw BenchArguments.UsageError(description: "the first screen did not load within 10 s")
+                throw BenchFailure(description: "the first screen did not load within 10 s")
             }
             try await clock.sleep(for: .microseconds(200))
         }

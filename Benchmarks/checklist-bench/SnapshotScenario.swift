@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistClient
 import ChecklistLatency
 import ChecklistModel
@@ -13,7 +14,21 @@ import Synchronization
 /// connection probes the server throughout: how long its requests wait is
 /// what a transfer costs the other clients.
 enum SnapshotScenario {
-    static let options: Set<String> = ["items", "lists", "text-bytes", "chunk", "window", "server-threads", "import-inflate-threads", "probe", "probe-ms", "json"]
+    /// The scenario's options, for the parser and `--help`.
+    static let spec = CommandSpec(
+        name: "snapshot", summary: "IMPORT then EXPORT of N items; MB/s, ratio, server peak RSS, probe latency",
+        options: [
+            .value("--items", "N", "items (default 1000000)"),
+            .value("--lists", "N", "lists (default items/100000)"),
+            BenchOptions.textBytes(40),
+            .value("--chunk", "BYTES", "bytes an IMPORT chunk (default 1048576)"),
+            .value("--window", "N", "chunks in flight (default 4)"),
+            .value("--server-threads", "N", "the server's --transfer-threads (default: its own)"),
+            .value("--import-inflate-threads", "N", "the server's --import-inflate-threads (default: its own)"),
+            .value("--probe", "lists|ping", "what another connection asks meanwhile (default lists)"),
+            .value("--probe-ms", "MS", "pause between probes (default 5)"),
+            BenchOptions.json,
+        ] + BenchOptions.tls)
 
     /// The options of one run.
     struct Settings {
@@ -31,7 +46,6 @@ enum SnapshotScenario {
         let probeRequest: StallProbe.Kind
 
         init(_ args: BenchArguments) throws {
-            try args.check(allowed: options.union(BenchArguments.tlsOptionNames))
             items = try args.int("items", default: 1_000_000, min: 1)
             lists = try args.int("lists", default: max(1, items / 100_000), min: 1)
             textBytes = try args.int("text-bytes", default: 40, min: 8)
@@ -43,7 +57,7 @@ enum SnapshotScenario {
             probePause = try args.int("probe-ms", default: 5, min: 0)
             probeKind = args.string("probe") ?? "lists"
             guard let probeRequest = StallProbe.Kind(rawValue: probeKind) else {
-                throw BenchArguments.UsageError(description: "--probe is lists or ping, not '\(probeKind)'")
+                throw UsageError("--probe is lists or ping, not '\(probeKind)'")
             }
             self.probeRequest = probeRequest
         }
@@ -84,7 +98,7 @@ enum SnapshotScenario {
         _ = await probing.value
         cpu.stop()
         guard exported.summary.items == UInt64(settings.items) else {
-            throw BenchArguments.UsageError(description: "exported \(exported.summary.items) items, expected \(settings.items)")
+            throw BenchFailure(description: "exported \(exported.summary.items) items, expected \(settings.items)")
         }
         await client.close()
         var report = report(settings, imported, exported, fileBytes: written.compressedBytes, target: target)
@@ -98,7 +112,7 @@ enum SnapshotScenario {
     /// IMPORT (mode REPLACE), streamed from the file, checked against what it holds.
     private static func importFile(_ path: String, on client: ChecklistConnection, _ settings: Settings,
                                    probe: StallProbe) async throws -> Transfer<ImportOK> {
-        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchArguments.UsageError(description: "cannot read \(path)") }
+        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchFailure(description: "cannot read \(path)") }
         let importStart = ContinuousClock.now
         let imported = try await client.importSnapshot(mode: .replace, chunkBytes: settings.chunk, window: settings.window) { count in
             let data = try file.read(upToCount: count) ?? Data()
@@ -108,7 +122,7 @@ enum SnapshotScenario {
         let importProbes = await probe.settled()
         try file.close()
         guard imported.items == UInt64(settings.items), imported.lists == UInt64(settings.lists) else {
-            throw BenchArguments.UsageError(description: "imported \(imported.lists) lists, \(imported.items) items; "
+            throw BenchFailure(description: "imported \(imported.lists) lists, \(imported.items) items; "
                                             + "expected \(settings.lists), \(settings.items)")
         }
         return Transfer(summary: imported, seconds: importSeconds, probes: importProbes)

@@ -1,79 +1,27 @@
+import ChecklistCommandLine
 import ChecklistFaults
 import Foundation
 
-let usage = """
-usage: checklist-faults [--seed N] [--seconds 60] [--nodes 3] [--faults KINDS] [--writers 6]
-                        [--lists 4] [--subscribers 2] [--statement-timeout 5] [--json] [--details 10]
-                        [--history FILE]
-
-A Jepsen-style fault test of several `checklistd --postgres` nodes on one
-private PostgreSQL (started here, in a temporary directory, on 127.0.0.1):
-keyed writers retrying across nodes, a reader paging and reading the feed,
-subscribers moving between nodes, while a seeded nemesis injects faults.
-After the heal, every list is read from every node and a checker decides,
-from the history and those reads alone, whether every promise held.
-docs/FAULTS.md says what each check means.
-
-  --seed N            the seed of every random choice (default: random; printed)
-  --seconds S         how long the workload and the faults run (default 60)
-  --nodes N           checklistd nodes (default 3)
-  --faults KINDS      comma-separated, or all, or none (default all):
-\(FaultKind.allCases.map { "                        \($0.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
-  --writers N         keyed writers (default 6, at most 99)
-  --lists N           shared lists (default 4)
-  --subscribers N     subscribers moving between nodes (default 2)
-  --statement-timeout S  every node's --postgres-statement-timeout (default 5)
-  --json              one JSON object instead of the table
-  --details N         violations shown per kind in the table (default 10)
-  --history FILE      also write the whole history there, one event a line
-
-Needs PostgreSQL's programs (/usr/lib/postgresql/*/bin or $CHECKLIST_PG_BINDIR)
-and the checklistd built next to this program (or $CHECKLISTS_BIN_DIR).
-Exits 0 when no promise was broken, 1 when one was, 2 on a bad option, 3
-when the harness could not run.
-"""
-
+let parsed = CommandLineTool.parseOrExit(Array(CommandLine.arguments.dropFirst()), FaultsCommand.top)
 var options = FaultRun.Options(seed: UInt64.random(in: 1...UInt64(UInt32.max)))
-var json = false
+let json = parsed.flag("--json")
 var details = 10
-var historyFile: String?
-var arguments = CommandLine.arguments.dropFirst()
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("checklist-faults: \(message)\n".utf8))
-    exit(2)
-}
-
-@MainActor func number(_ flag: String) -> Int {
-    guard let text = arguments.popFirst(), let value = Int(text), value >= 0 else { fail("\(flag) needs a number") }
-    return value
-}
-
-while let flag = arguments.popFirst() {
-    switch flag {
-    case "-h", "--help", "help":
-        print(usage)
-        exit(0)
-    case "--seed":
-        guard let text = arguments.popFirst(), let seed = UInt64(text) else { fail("--seed needs a number") }
-        options.seed = seed
-    case "--seconds": options.seconds = number(flag)
-    case "--nodes": options.nodes = max(1, number(flag))
-    case "--writers": options.writers = min(99, max(1, number(flag)))  // streams 100 and up are the others'
-
-    case "--lists": options.lists = max(1, number(flag))
-    case "--subscribers": options.subscribers = number(flag)
-    case "--statement-timeout": options.statementTimeoutSeconds = max(1, number(flag))
-    case "--details": details = number(flag)
-    case "--faults":
-        guard let text = arguments.popFirst() else { fail("--faults needs kinds") }
-        do { options.faults = try FaultKind.parse(text) } catch { fail("\(error)") }
-    case "--json": json = true
-    case "--history":
-        guard let path = arguments.popFirst() else { fail("--history needs a file") }
-        historyFile = path
-    default: fail("unknown option \(flag) (see --help)")
+let historyFile = parsed.string("--history")
+do throws(UsageError) {
+    if let seed = try parsed.integer("--seed", UInt64.self) { options.seed = seed }
+    if let seconds = try parsed.integer("--seconds", Int.self) { options.seconds = seconds }
+    if let nodes = try parsed.integer("--nodes", Int.self) { options.nodes = max(1, nodes) }
+    // Streams 100 and up are the others'.
+    if let writers = try parsed.integer("--writers", Int.self) { options.writers = min(99, max(1, writers)) }
+    if let lists = try parsed.integer("--lists", Int.self) { options.lists = max(1, lists) }
+    if let subscribers = try parsed.integer("--subscribers", Int.self) { options.subscribers = subscribers }
+    if let timeout = try parsed.integer("--statement-timeout", Int.self) { options.statementTimeoutSeconds = max(1, timeout) }
+    if let limit = try parsed.integer("--details", Int.self) { details = limit }
+    if let kinds = parsed.string("--faults") {
+        do { options.faults = try FaultKind.parse(kinds) } catch { throw parsed.error("--faults: \(error)") }
     }
+} catch {
+    CommandLineTool.fail(error, program: "checklist-faults")
 }
 
 // The seed first, so that a run that dies half-way can be replayed.

@@ -9,6 +9,7 @@
 // skips pgbench (which needs a cluster of its own making: it writes
 // pgbench_* tables into a database it creates).
 import ChecklistStorage
+import ChecklistCommandLine
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistSnapshot
@@ -17,37 +18,6 @@ import ChecklistServer
 import ChecklistStore
 import ChecklistTesting
 import Foundation
-
-struct Options {
-    var items: UInt64 = 1_000_000
-    var loads = 5
-    var conninfo: String?
-    var pgbenchSeconds = 10
-
-    init(_ arguments: ArraySlice<String>) {
-        var rest = arguments
-        while let flag = rest.popFirst() {
-            guard let value = rest.popFirst() else { Self.usage("\(flag) needs a value") }
-            switch flag {
-            case "--items": items = UInt64(Self.count(value, flag))
-            case "--loads": loads = Self.count(value, flag)
-            case "--postgres": conninfo = value
-            case "--pgbench-seconds": pgbenchSeconds = Self.count(value, flag)
-            default: Self.usage("unknown option \(flag)")
-            }
-        }
-    }
-
-    static func count(_ value: String, _ flag: String) -> Int {
-        guard let n = Int(value), n >= 0 else { usage("\(flag) takes a whole number") }
-        return n
-    }
-
-    static func usage(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("checklist-postgres-bench: \(problem)\nusage: checklist-postgres-bench [--items N] [--loads N] [--postgres CONNINFO] [--pgbench-seconds S]\n".utf8))
-        exit(2)
-    }
-}
 
 /// Counts what a load hands over, without building a list: the cost of the
 /// fetch and the snapshot decode alone.
@@ -90,8 +60,7 @@ func milliseconds(since start: ContinuousClock.Instant) -> Double {
     return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
 }
 
-let options = Options(CommandLine.arguments.dropFirst())
-guard options.items > 0, options.loads > 0 else { Options.usage("--items and --loads must be at least 1") }
+let options = Options(Array(CommandLine.arguments.dropFirst()))
 let cluster = options.conninfo == nil ? try PostgresCluster() : nil
 defer { cluster?.stop() }
 let conninfo = try options.conninfo ?? cluster!.createDatabase("checklist_load_bench")

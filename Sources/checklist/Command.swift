@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistCommandLine
 import ChecklistTransfer
 
 /// A list named on the command line: by id (all digits) or by exact name.
@@ -46,16 +47,10 @@ enum Command: Sendable {
     case `import`(file: String, replace: Bool, name: String?)
 }
 
-/// Bad command line: exit status 2. `command` selects the usage line shown.
-struct UsageError: Error {
-    let message: String
-    let command: CommandSpec?
-}
-
 extension Command {
-    /// Checks `parsed` against `spec` and converts its values.
-    init(_ spec: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) {
-        let a = try CommandArguments(spec, parsed)
+    /// Converts the values of `parsed`, a command line with a command.
+    init(_ parsed: ParsedCommandLine) throws(UsageError) {
+        let a = CommandArguments(parsed: parsed)
         if let command = try Self.listCommand(a) {
             self = command
         } else if let command = try Self.itemCommand(a) {
@@ -63,15 +58,15 @@ extension Command {
         } else if let command = try Self.serverCommand(a) {
             self = command
         } else {
-            throw UsageError(message: "unknown command '\(spec.name)'", command: nil)
+            throw a.fail("unknown command '\(a.name)'")
         }
     }
 
     /// The commands on whole lists, or nil for another command.
     private static func listCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
-        switch a.spec.name {
+        switch a.name {
         case "lists": return .lists
-        case "create": return .create(name: a[0], icon: a.parsed.options["--icon"] ?? "No Icon")
+        case "create": return .create(name: a[0], icon: a.parsed.string("--icon") ?? "No Icon")
         case "rename": return .rename(try a.list(0), name: a[1])
         case "icon": return .icon(try a.list(0), icon: a[1])
         case "delete": return .delete(try a.list(0))
@@ -87,7 +82,7 @@ extension Command {
     /// The commands on one item, or nil for another command.
     private static func itemCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
         let change: ItemChange
-        switch a.spec.name {
+        switch a.name {
         case "add":
             let at = try a.option("--at", "a row index from 0", Values.unsigned)
             let due = try a.option("--due", "a date YYYY-MM-DD", Values.date)
@@ -110,7 +105,7 @@ extension Command {
 
     /// Server-wide commands: ping, stats, watch, export and import; nil for another command.
     private static func serverCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
-        switch a.spec.name {
+        switch a.name {
         case "ping": return .ping
         case "stats": return .stats
         case "watch":
@@ -123,14 +118,14 @@ extension Command {
         case "export":
             let format = try a.option("--format", "snapshot, json, plist or keyed-archive", { TransferFormat(rawValue: $0) }) ?? .snapshot
             var lists: [ListRef] = []
-            for text in a.parsed.repeated["--list"] ?? [] {
+            for text in a.parsed.strings("--list") {
                 lists.append(try a.listRef(text, empty: "--list needs a list id or a list name"))
             }
             return .export(file: a[0], lists: lists, format: format)
         case "import":
-            let name = a.parsed.options["--name"]
+            let name = a.parsed.string("--name")
             if let name, name.isEmpty { throw a.fail("--name needs a list name") }
-            return .import(file: a[0], replace: a.parsed.options["--replace"] != nil, name: name)
+            return .import(file: a[0], replace: a.parsed.flag("--replace"), name: name)
         default: return nil
         }
     }

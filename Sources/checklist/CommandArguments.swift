@@ -1,38 +1,22 @@
 import ChecklistClient
+import ChecklistCommandLine
 
-/// One command's arguments, checked against its `CommandSpec` (known
-/// options, the number of positionals) and read with conversions that fail
-/// with a `UsageError` naming the command.
+/// One command's arguments, parsed against its `CommandSpec` (known
+/// options, the number of positionals), read with conversions that fail
+/// with a `UsageError` carrying the command's usage.
 struct CommandArguments {
-    let spec: CommandSpec
-    let parsed: ParsedArguments
+    let parsed: ParsedCommandLine
 
-    /// Checks that every option is the command's and that the positionals
-    /// fit its synopsis: `[X]` is optional, a last `[X]...` takes any number.
-    init(_ spec: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) {
-        self.spec = spec
-        self.parsed = parsed
-        for name in parsed.options.keys.sorted() where spec.option(named: name) == nil {
-            throw fail("command '\(spec.name)' has no option \(name)")
-        }
-        let arguments = parsed.positionals
-        let required = spec.arguments.filter { !$0.hasPrefix("[") }.count
-        let variadic = spec.arguments.last?.hasSuffix("...") ?? false
-        if arguments.count < required {
-            throw fail("missing argument \(spec.arguments[arguments.count])")
-        }
-        if arguments.count > spec.arguments.count && !variadic {
-            throw fail("unexpected argument '\(arguments[spec.arguments.count])' (quote a TEXT or NAME with spaces)")
-        }
-    }
+    /// The command's name.
+    var name: String { parsed.command.name }
 
     /// The number of positional arguments.
     var count: Int { parsed.positionals.count }
 
-    /// The positional argument at `index` (checked present by `init`).
+    /// The positional argument at `index` (checked present by the parser).
     subscript(index: Int) -> String { parsed.positionals[index] }
 
-    func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
+    func fail(_ message: String) -> UsageError { parsed.error(message) }
 
     /// The positional at `index` as a LIST.
     func list(_ index: Int) throws(UsageError) -> ListRef {
@@ -59,7 +43,7 @@ struct CommandArguments {
 
     /// The value of option `name` converted by `parse`, nil when absent.
     func option<T>(_ name: String, _ what: String, _ parse: (String) -> T?) throws(UsageError) -> T? {
-        guard let text = parsed.options[name] else { return nil }
+        guard let text = parsed.string(name) else { return nil }
         guard let value = parse(text) else { throw fail("bad value '\(text)' for \(name): expected \(what)") }
         return value
     }

@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistCommandLine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,71 +33,51 @@ func writeLine(_ text: String, to fd: Int32) {
 
 /// Parses the command line, runs the command and returns the exit status.
 func runCLI(_ arguments: [String]) async -> Int32 {
-    let parsed = ParsedArguments(arguments)
-    if let status = answerHelpOrMissingCommand(parsed) { return status }
+    let parsed: ParsedCommandLine
     let command: Command
     let servers: [ServerAddress]
     let tls: TLSClientConfiguration?
     do throws(UsageError) {
+        parsed = try CommandLineParser.parse(arguments, Commands.top)
+        if parsed.helpRequested {
+            print(parsed.helpText)
+            return ExitStatus.success
+        }
         (command, servers) = try checkedCommand(parsed)
         tls = try checkedTLS(parsed, environment: TLSClientOptions.processEnvironment(), loadFiles: true)
     } catch {
-        printError("checklist: \(error.message)\n" + Help.usage(error.command))
+        printError("checklist: \(error.message)\n" + error.usage)
         return ExitStatus.usage
     }
     do {
-        let token = (parsed.token ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
+        let token = (parsed.string("--token") ?? getenv("CHECKLIST_TOKEN").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
+        let json = parsed.flag("--json")
         if case .watch(let lists, let from, let count) = command {
-            let watch = Watch(servers: servers, token: token, tls: tls, json: parsed.json)
+            let watch = Watch(servers: servers, token: token, tls: tls, json: json)
             return await watch.run(lists, from: from, count: count)
         }
-        print(try await runOnce(command, servers: servers, token: token, tls: tls, json: parsed.json))
+        print(try await runOnce(command, servers: servers, token: token, tls: tls, json: json))
         return ExitStatus.success
     } catch {
         return reportFailure(error)
     }
 }
 
-/// Help, a missing command, or a command line too broken to name one: the
-/// exit status, having printed the answer. Nil when a command is to run.
-/// Help needs neither valid arguments nor a server.
-func answerHelpOrMissingCommand(_ parsed: ParsedArguments) -> Int32? {
-    if parsed.command == nil, !parsed.help, let error = parsed.error {
-        printError("checklist: \(error)\n" + Help.usage(nil))
-        return ExitStatus.usage
-    }
-    guard parsed.command == "help" || parsed.help || parsed.command == nil else { return nil }
-    let topic = parsed.command == "help" ? parsed.positionals.first : parsed.command
-    if let topic {
-        guard let spec = Commands.named(topic) else {
-            printError("checklist: unknown command '\(topic)'\n" + Help.usage(nil))
-            return ExitStatus.usage
-        }
-        print(Help.command(spec))
-        return ExitStatus.success
-    }
-    if parsed.help || parsed.command == "help" {
-        print(Help.overview)
-        return ExitStatus.success
-    }
-    printError("checklist: missing command\n" + Help.usage(nil))
-    return ExitStatus.usage
+/// The command line's arguments: a shorthand for tests.
+func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommandLine {
+    try CommandLineParser.parse(arguments, Commands.top)
 }
 
 /// The command to run and the servers to try, in order (`--server`, else
 /// `$CHECKLIST_SERVER`, else the default), checked without connecting.
-func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, [ServerAddress]) {
-    guard let spec = parsed.command.flatMap(Commands.named) else {
-        throw UsageError(message: "unknown command '\(parsed.command ?? "")'", command: nil)
-    }
-    if let error = parsed.error { throw UsageError(message: error, command: spec) }
-    let command = try Command(spec, parsed)
+func checkedCommand(_ parsed: ParsedCommandLine) throws(UsageError) -> (Command, [ServerAddress]) {
+    let command = try Command(parsed)
     let environment = getenv("CHECKLIST_SERVER").map { String(cString: $0) }
-    let address = parsed.server ?? environment ?? Help.defaultServer
+    let address = parsed.string("--server") ?? environment ?? Help.defaultServer
     guard let servers = ServerAddress.list(parsing: address) else {
-        let source = parsed.server != nil ? "--server" : "CHECKLIST_SERVER"
-        throw UsageError(message: "bad \(source) '\(address)': expected HOST:PORT[,HOST:PORT...], "
-                                  + "e.g. 127.0.0.1:7420 or [::1]:7420", command: spec)
+        let source = parsed.has("--server") ? "--server" : "CHECKLIST_SERVER"
+        throw parsed.error("bad \(source) '\(address)': expected HOST:PORT[,HOST:PORT...], "
+                           + "e.g. 127.0.0.1:7420 or [::1]:7420")
     }
     return (command, servers)
 }
@@ -105,14 +86,13 @@ func checkedCommand(_ parsed: ParsedArguments) throws(UsageError) -> (Command, [
 /// `CHECKLIST_TLS*` variables of `environment`, nil for plaintext. With
 /// `loadFiles`, the files are read once, so a missing or bad one is a
 /// usage error before connecting.
-func checkedTLS(_ parsed: ParsedArguments, environment: [String: String],
+func checkedTLS(_ parsed: ParsedCommandLine, environment: [String: String],
                 loadFiles: Bool = false) throws(UsageError) -> TLSClientConfiguration? {
-    let spec = parsed.command.flatMap(Commands.named)
-    do throws(TLSClientOptions.UsageError) {
-        let options = try TLSClientOptions(environment: environment).overridden(by: parsed.tls)
+    do throws(UsageError) {
+        let options = try TLSClientOptions(environment: environment).overridden(by: TLSClientOptions(parsed))
         return loadFiles ? try options.checkedConfiguration() : try options.configuration()
     } catch {
-        throw UsageError(message: error.message, command: spec)
+        throw error.withUsage(parsed.usage)
     }
 }
 

@@ -1,4 +1,5 @@
 import ChecklistStorage
+import ChecklistCommandLine
 import ChecklistModel
 import ChecklistPersistence
 import ChecklistServer
@@ -15,11 +16,8 @@ import Foundation
 /// store's one commit path, appends its changes to the log, and writes a new
 /// snapshot, so the next start sees the import without replaying it.
 enum OfflineCommands {
-    static let usage = """
-    usage: checklistd export --data-dir DIR [--namespace NS] [--level 1-9] FILE
-           checklistd import --data-dir DIR [--namespace NS] [--replace] FILE
-           checklistd export|import --postgres CONNINFO ... FILE
-
+    /// What `export` and `import` say in their help.
+    private static let details = """
     With the server stopped: export writes every list of the data directory (of
     namespace NS only, with --namespace) to FILE as a snapshot (Protocol/SNAPSHOT.md;
     'gzip -t FILE' checks it). import loads the snapshot FILE into the data directory,
@@ -32,6 +30,26 @@ enum OfflineCommands {
     running on the database meanwhile do not see it until they restart.
     """
 
+    private static let storeOptions: [OptionSpec] = [
+        .value("--data-dir", "DIR", "the data directory (locked: the server must be stopped)"),
+        .value("--postgres", "CONNINFO", "the PostgreSQL database instead (or CHECKLIST_POSTGRES)"),
+        .value("--namespace", "NS", "only the lists of namespace NS"),
+    ]
+
+    static let export = CommandSpec(
+        name: "export", summary: "write a stopped server's lists to a snapshot FILE",
+        synopsis: ["checklistd export --data-dir DIR [--namespace NS] [--level 1-9] FILE",
+                   "checklistd export --postgres CONNINFO [--namespace NS] [--level 1-9] FILE"],
+        details: details, positionals: [Positional("FILE")],
+        options: storeOptions + [.value("--level", "1-9", "gzip level of the snapshot (default 6)")])
+
+    static let `import` = CommandSpec(
+        name: "import", summary: "load a snapshot FILE into a stopped server's data",
+        synopsis: ["checklistd import --data-dir DIR [--namespace NS] [--replace] FILE",
+                   "checklistd import --postgres CONNINFO [--namespace NS] [--replace] FILE"],
+        details: details, positionals: [Positional("FILE")],
+        options: storeOptions + [.flag("--replace", "also delete every list the file does not hold")])
+
     struct Arguments {
         var dataDirectory: String?
         var postgres: String?
@@ -41,23 +59,18 @@ enum OfflineCommands {
         var file: String?
     }
 
-    /// Runs the subcommand named by `arguments`, if any, and returns its
-    /// exit status (0 done, 1 failed, 2 bad usage); nil for a server start.
-    static func run(_ arguments: [String]) -> Int32? {
-        guard let command = arguments.first, command == "export" || command == "import" else { return nil }
-        let parsed: Arguments
-        do {
-            guard let p = try parse(arguments.dropFirst(), command: command) else {
-                print(usage)
-                return 0
-            }
-            parsed = p
+    /// Runs the subcommand of `parsed`, if any, and returns its exit status
+    /// (0 done, 1 failed, 2 bad usage, 3 PostgreSQL unreachable); nil for a server start.
+    static func run(_ parsed: ParsedCommandLine) -> Int32? {
+        guard let command = parsed.subcommand?.name else { return nil }
+        let arguments: Arguments
+        do throws(UsageError) {
+            arguments = try Self.arguments(parsed)
         } catch {
-            fail("\(error)\n\(usage)")
-            return 2
+            CommandLineTool.fail(error, program: "checklistd")
         }
         do {
-            let line = command == "export" ? try export(parsed) : try importFile(parsed)
+            let line = command == "export" ? try export(arguments) : try importFile(arguments)
             print(line)
             return 0
         } catch {
@@ -70,42 +83,22 @@ enum OfflineCommands {
         }
     }
 
-    private static func parse(_ arguments: ArraySlice<String>, command: String) throws -> Arguments? {
-        var parsed = Arguments()
-        var rest = arguments
-        func value(_ flag: String) throws -> String {
-            guard let v = rest.popFirst() else { throw Options.UsageError(description: "\(flag) needs a value") }
-            return v
-        }
-        while let arg = rest.popFirst() {
-            switch arg {
-            case "-h", "--help": return nil
-            case "--data-dir": parsed.dataDirectory = try value(arg)
-            case "--postgres": parsed.postgres = try value(arg)
-            case "--namespace": parsed.namespace = Namespace(try value(arg))
-            case "--replace" where command == "import": parsed.replace = true
-            case "--level" where command == "export":
-                let text = try value(arg)
-                guard let level = Int32(text), (1...9).contains(level) else {
-                    throw Options.UsageError(description: "--level is 1 to 9, not '\(text)'")
-                }
-                parsed.level = level
-            default:
-                guard !arg.hasPrefix("-") || arg == "-", parsed.file == nil else {
-                    throw Options.UsageError(description: "unexpected argument '\(arg)'")
-                }
-                parsed.file = arg
-            }
-        }
-        if parsed.postgres == nil, parsed.dataDirectory == nil,
+    static func arguments(_ parsed: ParsedCommandLine) throws(UsageError) -> Arguments {
+        var arguments = Arguments()
+        arguments.dataDirectory = parsed.string("--data-dir")
+        arguments.postgres = parsed.string("--postgres")
+        arguments.namespace = parsed.string("--namespace").map { Namespace($0) }
+        arguments.replace = parsed.flag("--replace")
+        arguments.level = try parsed.integer("--level", Int32.self, min: 1, max: 9) ?? arguments.level
+        arguments.file = parsed.positional(0)
+        if arguments.postgres == nil, arguments.dataDirectory == nil,
            let conninfo = ProcessInfo.processInfo.environment["CHECKLIST_POSTGRES"], !conninfo.isEmpty {
-            parsed.postgres = conninfo
+            arguments.postgres = conninfo
         }
-        guard (parsed.dataDirectory == nil) != (parsed.postgres == nil) else {
-            throw Options.UsageError(description: "\(command) needs one of --data-dir DIR and --postgres CONNINFO")
+        guard (arguments.dataDirectory == nil) != (arguments.postgres == nil) else {
+            throw parsed.error("\(parsed.command.name) needs one of --data-dir DIR and --postgres CONNINFO")
         }
-        guard parsed.file != nil else { throw Options.UsageError(description: "\(command) needs a FILE") }
-        return parsed
+        return arguments
     }
 
     /// Locks and recovers the data directory (or loads PostgreSQL) into a

@@ -1,21 +1,18 @@
 import ChecklistStorage
+import ChecklistCommandLine
 import ChecklistEventLoop
 import ChecklistServer
 import Foundation
 
+let parsed = CommandLineTool.parseOrExit(Array(CommandLine.arguments.dropFirst()), Options.command)
 // `checklistd export|import ...` (offline, OfflineCommands.swift) run and exit here.
-if let status = OfflineCommands.run(Array(CommandLine.arguments.dropFirst())) { exit(status) }
+if let status = OfflineCommands.run(parsed) { exit(status) }
 
 let options: Options
-do {
-    guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
-        print(Options.usage)
-        exit(0)
-    }
-    options = parsed
+do throws(UsageError) {
+    options = try Options(parsed)
 } catch {
-    FileHandle.standardError.write(Data("checklistd: \(error)\n\(Options.usage)\n".utf8))
-    exit(2)
+    CommandLineTool.fail(error, program: "checklistd")
 }
 
 do {

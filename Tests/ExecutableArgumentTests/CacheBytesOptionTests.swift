@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 @testable import checklistd
 import Testing
 
@@ -17,10 +18,10 @@ struct CacheBytesOptionTests {
 
     @Test(arguments: ["64XB", "MB", "-5", "0", "99999999999999999999GB"])
     func badSizesAreUsageErrors(text: String) {
-        #expect(throws: Options.UsageError.self) { try Options.parse(["--postgres", "dbname=x", "--cache-bytes", text]) }
+        #expect(throws: UsageError.self) { try Options.parse(["--postgres", "dbname=x", "--cache-bytes", text]) }
     }
 
     @Test func withoutPostgresItIsAUsageError() {
-        #expect(throws: Options.UsageError.self) { try Options.parse(["--cache-bytes", "64MB"]) }
+        #expect(throws: UsageError.self) { try Options.parse(["--cache-bytes", "64MB"]) }
     }
 }

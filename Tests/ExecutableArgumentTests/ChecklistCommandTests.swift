@@ -1,18 +1,15 @@
 @testable import checklist
 import ChecklistClient
+import ChecklistCommandLine
 import Testing
 
-/// The `checklist` CLI's parsing: `ParsedArguments`, then `Command(spec:parsed:)`
-/// checked against each command's `CommandSpec`, then the server address.
+/// The `checklist` CLI's parsing: the command line against `Commands.top`,
+/// then `Command(parsed)` converting the values, then the server address.
 @Suite(.timeLimit(.minutes(10)))
 struct ChecklistCommandTests {
     /// Parses `line` (split at spaces) into a command, or its usage error.
     func command(_ line: String) throws(UsageError) -> Command {
-        let parsed = ParsedArguments(line.split(separator: " ").map(String.init))
-        guard let spec = parsed.command.flatMap(Commands.named) else {
-            throw UsageError(message: "no such command", command: nil)
-        }
-        return try Command(spec, parsed)
+        try Command(try parse(line.split(separator: " ").map(String.init)))
     }
 
     func usageMessage(_ line: String) -> String? {
@@ -64,8 +61,11 @@ struct ChecklistCommandTests {
 
     @Test(arguments: [
         ("show", "missing argument LIST"),
-        ("rename 1 a b", "unexpected argument 'b' (quote a TEXT or NAME with spaces)"),
+        ("rename 1 a b", "unexpected argument 'b' (quote an argument with spaces)"),
         ("show 1 --at 3", "command 'show' has no option --at"),
+        ("show 1 --bogus", "unknown option --bogus"),
+        ("frobnicate", "unknown command 'frobnicate'"),
+        ("", "missing command"),
         ("show 0", "bad LIST '0': list ids start at 1"),
         ("check 1 0", "bad ITEM '0': an item id is a number from 1 (see 'checklist show LIST')"),
         ("move 1 2 x", "bad INDEX 'x': expected a row index from 0"),
@@ -81,16 +81,16 @@ struct ChecklistCommandTests {
     }
 
     @Test func theServerAddressIsCheckedBeforeConnecting() throws {
-        let good = ParsedArguments(["--server", "[::1]:7421", "ping"])
+        let good = try parse(["--server", "[::1]:7421", "ping"])
         let (_, servers) = try checkedCommand(good)
         #expect(servers.count == 1)
         #expect(servers.first?.host == "::1" && servers.first?.port == 7421)
-        #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", "localhost", "ping"])) }
-        #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", "h:1", "frobnicate"])) }
+        #expect(throws: UsageError.self) { try checkedCommand(try parse(["--server", "localhost", "ping"])) }
+        #expect(throws: UsageError.self) { try checkedCommand(try parse(["--server", "h:1", "frobnicate"])) }
     }
 
     @Test func severalServersAreTriedInTheOrderGiven() throws {
-        let (_, servers) = try checkedCommand(ParsedArguments(["--server", "a:7420, [::1]:7421,10.0.0.3:1", "ping"]))
+        let (_, servers) = try checkedCommand(try parse(["--server", "a:7420, [::1]:7421,10.0.0.3:1", "ping"]))
         #expect(servers == [ServerAddress(host: "a", port: 7420), ServerAddress(host: "::1", port: 7421),
                             ServerAddress(host: "10.0.0.3", port: 1)])
         #expect(servers.map(\.description) == ["a:7420", "[::1]:7421", "10.0.0.3:1"])
@@ -99,16 +99,23 @@ struct ChecklistCommandTests {
     @Test(arguments: ["", ",", "a:1,", ",a:1", "a:1,,b:2", "a:1,b", "a:0", "a:65536", "a:+1", ":1", "::1:7420",
                       "[]:1", "[::1:1", "a]:1", "a:1;b:2"])
     func aBadServerListIsAUsageError(list: String) {
-        #expect(throws: UsageError.self) { try checkedCommand(ParsedArguments(["--server", list, "ping"])) }
+        #expect(throws: UsageError.self) { try checkedCommand(try parse(["--server", list, "ping"])) }
         #expect(ServerAddress.list(parsing: list) == nil)
     }
 
-    @Test func helpAndAMissingCommandNeedNoServer() {
-        #expect(answerHelpOrMissingCommand(ParsedArguments(["help", "show"])) == ExitStatus.success)
-        #expect(answerHelpOrMissingCommand(ParsedArguments(["--help"])) == ExitStatus.success)
-        #expect(answerHelpOrMissingCommand(ParsedArguments(["help", "frobnicate"])) == ExitStatus.usage)
-        #expect(answerHelpOrMissingCommand(ParsedArguments([])) == ExitStatus.usage)
-        #expect(answerHelpOrMissingCommand(ParsedArguments(["ping"])) == nil)
+    /// Help needs neither valid arguments nor a server: `help COMMAND`,
+    /// `COMMAND --help`, whatever else is on the line.
+    @Test func helpOfEveryCommand() throws {
+        for spec in Commands.all {
+            for line in [["help", spec.name], [spec.name, "--help"], ["--server", "bad", spec.name, "--bogus", "-h"]] {
+                let parsed = try parse(line)
+                #expect(parsed.helpRequested && parsed.subcommand?.name == spec.name, "\(line)")
+                #expect(parsed.helpText == Help.command(spec))
+            }
+        }
+        #expect(try parse(["--help"]).helpRequested && parse(["help"]).subcommand == nil)
+        #expect(throws: UsageError("unknown command 'frobnicate'")) { try parse(["help", "frobnicate"]) }
+        #expect(throws: UsageError("missing command")) { try parse([]) }
     }
 }
 
@@ -116,7 +123,7 @@ struct ChecklistCommandTests {
 @Suite(.timeLimit(.minutes(10)))
 struct ChecklistTLSOptionTests {
     func tls(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> TLSClientConfiguration? {
-        try checkedTLS(ParsedArguments(arguments + ["lists"]), environment: environment)
+        try checkedTLS(try parse(arguments + ["lists"]), environment: environment)
     }
 
     @Test func plaintextUnlessAsked() throws {
@@ -131,8 +138,8 @@ struct ChecklistTLSOptionTests {
                                               privateKeyFile: "me.key"))
         #expect(try tls(["--tls-ca", "ca.pem"]) == TLSClientConfiguration(caFile: "ca.pem"), "--tls-ca implies --tls")
         // Global options may follow the command.
-        let after = ParsedArguments(["show", "3", "--tls-server-name", "x.example"])
-        #expect(after.error == nil && after.positionals == ["3"])
+        let after = try parse(["show", "3", "--tls-server-name", "x.example"])
+        #expect(after.positionals == ["3"])
         #expect(try checkedTLS(after, environment: [:])?.serverName == "x.example")
     }
 
@@ -157,14 +164,14 @@ struct ChecklistTLSOptionTests {
             Issue.record("no usage error for \(arguments) \(environment)")
         } catch {
             #expect(error.message == message)
-            #expect(error.command?.name == "lists")
+            #expect(error.usage.hasSuffix("Run 'checklist lists --help' for details."))
         }
     }
 
     @Test func malformedOptions() {
-        #expect(ParsedArguments(["--tls=1", "lists"]).error == "option --tls takes no value")
-        #expect(ParsedArguments(["lists", "--tls-ca"]).error == "option --tls-ca needs a value")
-        #expect(ParsedArguments(["lists", "--tls-bogus", "x"]).error == "unknown option --tls-bogus")
+        #expect(throws: UsageError("option --tls takes no value")) { try parse(["--tls=1", "lists"]) }
+        #expect(throws: UsageError("option --tls-ca needs a value")) { try parse(["lists", "--tls-ca"]) }
+        #expect(throws: UsageError("unknown option --tls-bogus")) { try parse(["lists", "--tls-bogus", "x"]) }
     }
 
     @Test func helpTellsTheTLSOptionsAndExitStatus() {

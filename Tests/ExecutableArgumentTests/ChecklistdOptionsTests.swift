@@ -1,5 +1,6 @@
 import ChecklistPersistence
 import ChecklistServer
+import ChecklistCommandLine
 @testable import checklistd
 import Testing
 
@@ -51,14 +52,14 @@ struct ChecklistdOptionsTests {
     }
 
     @Test(arguments: [
-        (["--bogus"], "unknown option '--bogus'"),
-        (["--port"], "--port needs a value"),
-        (["--port", "70000"], "--port: '70000' is not a valid number"),
-        (["--port", "-1"], "--port: '-1' is not a valid number"),
-        (["--max-frame", "1023"], "--max-frame: '1023' is not a valid number"),
-        (["--threads", "0"], "--threads: '0' is not a valid number"),
-        (["--max-import-bytes", "4026531841"], "--max-import-bytes: 4026531841 is above the most allowed, 4026531840"),
-        (["--fsync", "sometimes"], "--fsync is always, everysec or no, not 'sometimes'"),
+        (["--bogus"], "unknown option --bogus"),
+        (["--port"], "option --port needs a value"),
+        (["--port", "70000"], "--port: '70000' is not a whole number from 0 to 65535"),
+        (["--port", "-1"], "--port: '-1' is not a whole number from 0 to 65535"),
+        (["--max-frame", "1023"], "--max-frame: '1023' is not a whole number from 1024 to 4294967295"),
+        (["--threads", "0"], "--threads: '0' is not a whole number from 1"),
+        (["--max-import-bytes", "4026531841"], "--max-import-bytes: '4026531841' is not a whole number from 1024 to 4026531840"),
+        (["--fsync", "sometimes"], "--fsync: 'sometimes' is not always, everysec or no"),
         (["--log-level", "loud"], "--log-level: 'loud' is not debug, info, warn or error"),
         (["--idle-timeout", "-2"], "--idle-timeout: '-2' is not a number of seconds"),
         (["--idle-timeout", "soon"], "--idle-timeout: 'soon' is not a number of seconds"),
@@ -69,24 +70,41 @@ struct ChecklistdOptionsTests {
         (["--tls-client-ca", "ca.pem"], "--tls-client-ca needs --tls-cert and --tls-key"),
         (["--plain-port", "7419"], "--plain-port needs --tls-cert and --tls-key (--port is plaintext already)"),
         (["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-handshake-timeout", "0"],
-         "--tls-handshake-timeout must be more than 0"),
+         "--tls-handshake-timeout: '0' is not a number of seconds above 0"),
     ] as [([String], String)])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) {
         #expect {
             _ = try Options.parse(arguments)
         } throws: { error in
-            (error as? Options.UsageError)?.description == message
+            (error as? UsageError)?.message == message
         }
     }
 
     @Test func aMetricsHostOffLoopbackNeedsInsecureBind() throws {
-        #expect(throws: Options.UsageError.self) {
+        #expect(throws: UsageError.self) {
             _ = try Options.parse(["--metrics-port", "9100", "--metrics-host", "0.0.0.0"])
         }
         let allowed = try #require(try Options.parse(["--metrics-port", "9100", "--metrics-host", "0.0.0.0", "--insecure-bind"]))
         #expect(allowed.configuration.metricsPort == 9100)
         // Without --metrics-port the host is not used, so it is not checked.
         #expect(try Options.parse(["--metrics-host", "0.0.0.0"]) != nil)
+    }
+
+    /// `export` and `import` are subcommands of the same command line, not server options.
+    @Test func theOfflineCommands() throws {
+        let export = try CommandLineParser.parse(["export", "--data-dir", "/d", "--level", "9", "out.ckss"], Options.command)
+        let arguments = try OfflineCommands.arguments(export)
+        #expect(arguments.dataDirectory == "/d" && arguments.level == 9 && arguments.file == "out.ckss" && !arguments.replace)
+        let replace = try OfflineCommands.arguments(try CommandLineParser.parse(["import", "--replace", "--postgres", "x", "-"],
+                                                                                Options.command))
+        #expect(replace.replace && replace.postgres == "x" && replace.file == "-")
+        #expect(throws: UsageError("command 'export' has no option --replace")) {
+            _ = try CommandLineParser.parse(["export", "--replace", "--data-dir", "/d", "f"], Options.command)
+        }
+        #expect(throws: UsageError("missing argument FILE")) {
+            _ = try CommandLineParser.parse(["import", "--data-dir", "/d"], Options.command)
+        }
+        #expect(throws: UsageError("'export' does not start a server")) { _ = try Options.parse(["export", "f"]) }
     }
 
     @Test func tlsOptionsMakeATLSPort() throws {

@@ -1,5 +1,6 @@
 @testable import checklist_conformance
 import ChecklistClient
+import ChecklistCommandLine
 import Testing
 
 /// `checklist-conformance`'s command line (`Arguments`), parsed without
@@ -29,21 +30,22 @@ struct ConformanceArgumentsTests {
 
     @Test func printingActionsNeedNoServer() throws {
         #expect(try Arguments(["--list"], environmentToken: nil).action == .list)
-        #expect(try Arguments(["--markdown", "--bogus"], environmentToken: nil).action == .markdown)
+        #expect(try Arguments(["--markdown"], environmentToken: nil).action == .markdown)
+        #expect(try Arguments(["h:1", "--help", "--bogus"], environmentToken: nil).action == .help)
         #expect(try Arguments(["-h"], environmentToken: nil).action == .help)
     }
 
     @Test(arguments: [
-        ([], "give the server as HOST:PORT"),
-        (["localhost"], "give the server as HOST:PORT"),
-        (["h:99999"], "give the server as HOST:PORT"),
-        (["h:1", "h:2"], "unexpected argument 'h:2'"),
-        (["h:1", "--fast"], "unexpected argument '--fast'"),
-        (["h:1", "--token"], "--token needs a value"),
+        ([], "missing argument HOST:PORT"),
+        (["localhost"], "the server: 'localhost' is not HOST:PORT (e.g. 127.0.0.1:7420 or [::1]:7420)"),
+        (["h:99999"], "the server: 'h:99999' is not HOST:PORT (e.g. 127.0.0.1:7420 or [::1]:7420)"),
+        (["h:1", "h:2"], "unexpected argument 'h:2' (quote an argument with spaces)"),
+        (["h:1", "--fast"], "unknown option --fast"),
+        (["h:1", "--token"], "option --token needs a value"),
         (["h:1", "--idle", "-1"], "--idle: '-1' is not a number of seconds"),
     ] as [([String], String)])
     func badCommandLinesAreUsageErrors(arguments: [String], message: String) {
-        #expect(throws: Arguments.UsageError(message: message)) {
+        #expect(throws: UsageError(message)) {
             _ = try Arguments(arguments, environmentToken: nil)
         }
     }
@@ -74,13 +76,13 @@ struct ConformanceTLSArgumentsTests {
     }
 
     @Test(arguments: [
-        (["h:1", "--tls-ca"], [:], "--tls-ca needs a value"),
+        (["h:1", "--tls-ca"], [:], "option --tls-ca needs a value"),
         (["h:1", "--tls-cert", "c.pem"], [:], "--tls-cert needs --tls-key (the client certificate's private key)"),
         (["h:1"], ["CHECKLIST_TLS_KEY": "k.pem"], "--tls-key needs --tls-cert (the client certificate)"),
         (["h:1"], ["CHECKLIST_TLS": "on"], "CHECKLIST_TLS: 'on' is neither 1 nor 0"),
     ] as [([String], [String: String], String)])
     func badTLSCommandLinesAreUsageErrors(arguments: [String], environment: [String: String], message: String) {
-        #expect(throws: Arguments.UsageError(message: message)) {
+        #expect(throws: UsageError(message)) {
             _ = try Arguments(arguments, environmentToken: nil, environment: environment)
         }
     }

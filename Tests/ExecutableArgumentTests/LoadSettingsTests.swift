@@ -1,4 +1,5 @@
 @testable import checklist_bench
+import ChecklistCommandLine
 import ChecklistWire
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct LoadSettingsTests {
     private func settings(_ arguments: [String]) throws -> LoadScenario.Settings {
-        try LoadScenario.Settings(try BenchArguments(ArraySlice(arguments), flagNames: ["json"]))
+        try LoadScenario.Settings(try BenchArguments(arguments, LoadScenario.spec))
     }
 
     @Test func compressionOffsetAndTextBytes() throws {
@@ -15,9 +16,9 @@ struct LoadSettingsTests {
         let thin = try settings(["--compression", "off", "--offset", "500", "--items", "1000", "--text-bytes", "40"])
         #expect(!thin.compression && thin.pageOffset == 500 && thin.textBytes == 40)
         #expect(try settings(["--compression", "on", "--offset", "random"]).compression)
-        #expect(throws: BenchArguments.UsageError.self) { try settings(["--compression", "maybe"]) }
-        #expect(throws: BenchArguments.UsageError.self) { try settings(["--offset", "1000", "--items", "1000"]) }
-        #expect(throws: BenchArguments.UsageError.self) { try settings(["--offset", "-1"]) }
+        #expect(throws: UsageError.self) { try settings(["--compression", "maybe"]) }
+        #expect(throws: UsageError.self) { try settings(["--offset", "1000", "--items", "1000"]) }
+        #expect(throws: UsageError.self) { try settings(["--offset", "-1"]) }
     }
 
     @Test func paddedItemTextsAreChecked() {

@@ -1,3 +1,4 @@
+import ChecklistTLS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,18 +24,24 @@ public struct TLSClientOptions: Sendable, Hashable {
     public static let flag = "--tls"
     /// The options that take a value, in the order of the help texts.
     public static let valueOptions = ["--tls-ca", "--tls-server-name", "--tls-cert", "--tls-key"]
+    /// The options as the parser and the help know them, in the order above.
+    public static let specs: [OptionSpec] = [
+        .flag("--tls", "speak TLS, verifying the server's certificate against the\nsystem's trust store"),
+        .value("--tls-ca", "FILE", "trust the CA certificates of this PEM file instead"),
+        .value("--tls-server-name", "NAME", "the name the server's certificate must carry (also sent\n"
+               + "as SNI); default: the host of the server's address"),
+        .value("--tls-cert", "FILE", "a client certificate (PEM, may hold its chain) for mutual TLS"),
+        .value("--tls-key", "FILE", "the client certificate's private key (PEM)\n"
+               + "(any --tls-* option implies --tls; there is no plaintext fallback)"),
+    ]
+    /// The help's note on the variables, for the tools that read them.
+    public static let environmentHelp = "The TLS options default to $CHECKLIST_TLS (1 or 0), $CHECKLIST_TLS_CA,\n"
+        + "$CHECKLIST_TLS_SERVER_NAME, $CHECKLIST_TLS_CERT and $CHECKLIST_TLS_KEY."
     /// The environment variable of each option.
     public static let environmentNames = [
         "--tls": "CHECKLIST_TLS", "--tls-ca": "CHECKLIST_TLS_CA", "--tls-server-name": "CHECKLIST_TLS_SERVER_NAME",
         "--tls-cert": "CHECKLIST_TLS_CERT", "--tls-key": "CHECKLIST_TLS_KEY",
     ]
-
-    /// A bad combination or value; `message` names the option.
-    public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
-        public let message: String
-        public init(_ message: String) { self.message = message }
-        public var description: String { message }
-    }
 
     /// `--tls` was given (or implied).
     public private(set) var enabled = false
@@ -85,6 +92,18 @@ public struct TLSClientOptions: Sendable, Hashable {
         return true
     }
 
+    /// The options given on `parsed`'s command line (no variables).
+    public init(_ parsed: ParsedCommandLine) {
+        for spec in Self.specs where parsed.has(spec.name) {
+            _ = set(spec.name, parsed.string(spec.name))
+        }
+    }
+
+    /// Whether any TLS option was given on `parsed`'s command line.
+    public static func given(_ parsed: ParsedCommandLine) -> Bool {
+        specs.contains { parsed.has($0.name) }
+    }
+
     /// These options with `other`'s on top (command-line options over the
     /// environment's).
     public func overridden(by other: TLSClientOptions) -> TLSClientOptions {
@@ -121,29 +140,5 @@ public struct TLSClientOptions: Sendable, Hashable {
             throw UsageError(error.message)
         }
         return configuration
-    }
-
-    /// The options' help lines, each indented by two spaces, the
-    /// explanations starting at column `width` + 2 (below an option longer
-    /// than that); `environment` adds the variables.
-    public static func helpLines(width: Int, environment: Bool) -> [String] {
-        func line(_ left: String, _ text: [String]) -> [String] {
-            let pad = String(repeating: " ", count: width + 2)
-            guard left.count < width else { return ["  " + left] + text.map { pad + $0 } }
-            let first = "  " + left + String(repeating: " ", count: width - left.count) + text[0]
-            return [first] + text.dropFirst().map { pad + $0 }
-        }
-        var lines = line("--tls", ["speak TLS, verifying the server's certificate against the", "system's trust store"])
-            + line("--tls-ca FILE", ["trust the CA certificates of this PEM file instead"])
-            + line("--tls-server-name NAME", ["the name the server's certificate must carry (also sent",
-                                              "as SNI); default: the host of the server's address"])
-            + line("--tls-cert FILE", ["a client certificate (PEM, may hold its chain) for mutual TLS"])
-            + line("--tls-key FILE", ["the client certificate's private key (PEM)"])
-            + line("", ["any --tls-* option implies --tls; there is no plaintext fallback"])
-        if environment {
-            lines += line("", ["defaults: $CHECKLIST_TLS (1 or 0), $CHECKLIST_TLS_CA,",
-                               "$CHECKLIST_TLS_SERVER_NAME, $CHECKLIST_TLS_CERT, $CHECKLIST_TLS_KEY"])
-        }
-        return lines
     }
 }
