@@ -23,7 +23,7 @@ enum SnapshotScenario {
             BenchOptions.textBytes(40),
             .value("--chunk", "BYTES", "bytes an IMPORT chunk (default 1048576)"),
             .value("--window", "N", "chunks in flight (default 4)"),
-            .value("--server-threads", "N", "the server's --transfer-threads (default: its own)"),
+            .value("--server-threads", "N", "the server's --threads (default: its own)"),
             .value("--import-inflate-threads", "N", "the server's --import-inflate-threads (default: its own)"),
             .value("--probe", "lists|ping", "what another connection asks meanwhile (default lists)"),
             .value("--probe-ms", "MS", "pause between probes (default 5)"),

@@ -45,7 +45,7 @@ public enum HelpText {
             if !top.globalOptions.isEmpty { words.append(subcommand == nil && top.subcommands.isEmpty ? "[options]" : "[global options]") }
             if let subcommand {
                 words.append(subcommand.name)
-            } else if !top.subcommands.isEmpty {
+            } else if !top.subcommands.isEmpty && !top.runsAlone {
                 words.append(top.subcommandNoun.uppercased())
             }
             words += command.positionals.map(\.synopsis)

@@ -17,9 +17,9 @@ struct Arguments: Equatable {
     static let command = CommandSpec(
         name: "checklist-conformance",
         synopsis: ["checklist-conformance HOST:PORT [--token T] [--second-token U] [--idle SECONDS]",
-                   "                             [--timeout SECONDS] [--only CASE[,CASE...]]",
-                   "                             [--tls] [--tls-ca FILE] [--tls-server-name NAME]",
-                   "                             [--tls-cert FILE --tls-key FILE]",
+                   "                      [--timeout SECONDS] [--only CASE[,CASE...]]",
+                   "                      [--tls] [--tls-ca FILE] [--tls-server-name NAME]",
+                   "                      [--tls-cert FILE --tls-key FILE]",
                    "checklist-conformance --list | --markdown"],
         details: """
         Runs every case of the bad-input catalogue (Protocol/SPEC.md section 8) and a
