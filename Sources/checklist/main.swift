@@ -8,7 +8,7 @@ import Glibc
 enum ExitStatus {
     static let success: Int32 = 0
     static let serverError: Int32 = 1
-    static let usage: Int32 = 2
+    static let usage: Int32 = UsageError.exitStatus
     static let unreachable: Int32 = 3
 }
 
@@ -20,15 +20,7 @@ func printError(_ text: String) {
 /// Writes `text` and a newline straight to descriptor `fd` (no stdio
 /// buffering), so a pipe sees the line as soon as it is written.
 func writeLine(_ text: String, to fd: Int32) {
-    var line = text + "\n"
-    line.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
-            offset += n
-        }
-    }
+    CommandLineTool.write(text + "\n", to: fd)
 }
 
 /// Parses the command line, runs the command and returns the exit status.
