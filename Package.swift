@@ -17,11 +17,12 @@ import PackageDescription
 //                            follower, list cache and loaders, upkeep, durability waiters; knows no sockets
 //                            and no event loop
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
+//   ChecklistIO              the readiness layer under every loop (server, client, bench): epoll on Linux, poll(2) anywhere
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
-//   ChecklistEventLoop       epoll event loops, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
+//   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
-//   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over a readiness
-//                            layer (epoll on Linux, poll(2) on Apple platforms), bounded send queues
+//   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
+//                            (epoll on Linux, poll(2) on Apple platforms), bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
 //                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
 //                            TLSTerminator, an in-process TLS front for a plaintext checklistd
@@ -73,8 +74,10 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"]),
         .target(name: "ChecklistSocket",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+        .target(name: "ChecklistIO",
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistSocket"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot"]),
         .target(name: "ChecklistStorage",
@@ -85,7 +88,7 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage"]),
         .target(name: "ChecklistClient",
-                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
         .target(name: "ChecklistTransfer",
@@ -106,7 +109,7 @@ let package = Package(
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer", "ChecklistCommandLine"]),
         .executableTarget(name: "checklist-bench",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
@@ -128,7 +131,7 @@ let package = Package(
         .testTarget(name: "ChecklistPersistenceTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSnapshotFixtures", "ChecklistRandom"]),
         .testTarget(name: "ChecklistEventLoopTests",
-                dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistEventLoop"]),
+                dependencies: ["ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistEventLoop"]),
         .testTarget(name: "ServerMetricsTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistServer", "ChecklistStore", "ChecklistLatency", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ServerDurabilityTests",
@@ -138,7 +141,7 @@ let package = Package(
         .testTarget(name: "AccessControlTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer", "ChecklistLog"]),
         .testTarget(name: "IntegrationTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),

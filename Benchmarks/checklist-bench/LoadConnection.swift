@@ -3,6 +3,7 @@ import ChecklistRandom
 import Glibc
 #endif
 import CLinux
+import ChecklistIO
 import ChecklistModel
 import ChecklistSocket
 import ChecklistTLS
@@ -13,7 +14,7 @@ import ChecklistWire
 /// request's id), and the checks every answer must pass. Owned by one
 /// `LoadWorker` and used on its thread only.
 ///
-/// With the plan's TLS context, a TLS handshake (driven by the same epoll
+/// With the plan's TLS context, a TLS handshake (driven by the same readiness
 /// events) comes between the TCP connect and HELLO, and the frames travel
 /// inside TLS; `bytesIn`/`bytesOut` then count ciphertext.
 final class LoadConnection {
@@ -67,7 +68,7 @@ final class LoadConnection {
 
     /// Starts a non-blocking connect (and, with `plan.tls`, a TLS session
     /// for it); false if it failed at once.
-    func connect(plan: LoadPlan, epoll: Int32) -> Bool {
+    func connect(plan: LoadPlan, readiness: any Readiness) -> Bool {
         let address = plan.nodes.isEmpty ? plan.address : plan.nodes[slot % plan.nodes.count]
         if let context = plan.tls {
             guard let session = try? LoadTLS(context: context, serverName: plan.serverName) else { return false }
@@ -84,14 +85,19 @@ final class LoadConnection {
         }
         state = .connecting
         writeInterest = true
-        return control(epoll, EPOLL_CTL_ADD, EPOLLIN.rawValue | EPOLLOUT.rawValue)
+        do {
+            try readiness.register(fd, token: UInt64(slot), interest: [.readable, .writable])
+            return true
+        } catch {
+            return false
+        }
     }
 
     // MARK: Events
 
-    func handle(events: UInt32, worker: LoadWorker) {
+    func handle(events: ReadinessEvents, worker: LoadWorker) {
         if state == .connecting {
-            guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
+            guard !events.isDisjoint(with: [.writable, .error, .hangUp]) else { return }
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
@@ -108,8 +114,8 @@ final class LoadConnection {
             }
             return
         }
-        if events & EPOLLOUT.rawValue != 0 && writeInterest { flush(worker: worker) }
-        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { read(worker: worker) }
+        if events.contains(.writable) && writeInterest { flush(worker: worker) }
+        if !events.isDisjoint(with: [.readable, .hangUp, .error]) { read(worker: worker) }
     }
 
     private func sendHello(worker: LoadWorker) {
@@ -436,7 +442,7 @@ final class LoadConnection {
         issue(startNanos: nanos, plan: plan)
     }
 
-    /// Writes what is queued; waits for `EPOLLOUT` if the socket is full.
+    /// Writes what is queued; waits for writability if the socket is full.
     func flush(worker: LoadWorker) {
         if let tls { return flushTLS(tls, worker: worker) }
         guard state != .closed, outputSent < output.count else { return }
@@ -465,7 +471,7 @@ final class LoadConnection {
     private func updateWriteInterest(_ wantWrite: Bool, worker: LoadWorker) {
         if wantWrite != writeInterest {
             writeInterest = wantWrite
-            _ = control(worker.epoll, EPOLL_CTL_MOD, EPOLLIN.rawValue | (wantWrite ? EPOLLOUT.rawValue : 0))
+            try? worker.readiness.update(fd, token: UInt64(slot), interest: wantWrite ? [.readable, .writable] : .readable)
         }
     }
 
@@ -520,7 +526,7 @@ final class LoadConnection {
         let wasOpen = state == .ready
         state = .closed
         if fd >= 0 {
-            _ = epoll_ctl(worker.epoll, EPOLL_CTL_DEL, fd, nil)
+            worker.readiness.deregister(fd)
             closeSocket(fd)
         }
         outstanding.removeAll()
@@ -528,12 +534,5 @@ final class LoadConnection {
         backlog.removeAll()
         backlogHead = 0
         worker.connectionClosed(self, wasOpen: wasOpen)
-    }
-
-    private func control(_ epoll: Int32, _ op: Int32, _ interest: UInt32) -> Bool {
-        var event = epoll_event()
-        event.events = interest
-        event.data.u64 = UInt64(slot)
-        return epoll_ctl(epoll, op, fd, &event) == 0
     }
 }

@@ -13,8 +13,8 @@ import Foundation
 /// offsets), revisions that never go back and grow with each PATCH.
 ///
 /// The connections are driven by a few `LoadWorker` threads, each
-/// multiplexing its share of non-blocking sockets with epoll: one thread
-/// per connection, as the client library does, would not scale to 10,000.
+/// multiplexing its share of non-blocking sockets on ChecklistIO's
+/// readiness layer (as the server's loops and the client's I/O thread do).
 /// Loopback only, and bounded: at most 10,000 connections and 24 hours.
 enum LoadScenario {
     /// The scenario's options, for the parser and `--help`.

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
+import ChecklistIO
 import ChecklistSocket
 import Foundation
 
-/// One load thread: its share of the connections, multiplexed with epoll,
-/// each socket non-blocking. It connects them (a bounded number at a time),
+/// One load thread: its share of the connections, multiplexed on
+/// ChecklistIO's readiness layer (epoll, or `poll(2)` with
+/// `CHECKLIST_READINESS=poll`), each socket non-blocking. It connects them (a bounded number at a time),
 /// then, while the shared phase is `running`, keeps every connection's
 /// pipeline full (closed loop) or issues requests at their due times (open
 /// loop), checks every answer, and finally tallies into a
@@ -15,7 +16,8 @@ import Foundation
 final class LoadWorker {
     let plan: LoadPlan
     let shared: LoadShared
-    let epoll: Int32
+    /// The worker's readiness set (used on its thread only).
+    let readiness: any Readiness
     /// Receive buffer shared by this worker's connections (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
     /// With TLS: the decrypted bytes of one record at a time, shared the same way.
@@ -58,7 +60,12 @@ final class LoadWorker {
         self.index = index
         self.plan = plan
         self.shared = shared
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        // A bench that cannot wait cannot run: fail loudly at the start.
+        do {
+            readiness = try ReadinessKind.configured.make(capacity: 512)
+        } catch {
+            fatalError("checklist-bench: cannot set up the readiness layer: \(error)")
+        }
         readBuffer = .allocate(byteCount: 256 << 10, alignment: 16)
         plaintextBuffer = .allocate(byteCount: plan.tls == nil ? 1 : 32 << 10, alignment: 16)
         connections = plan.slots(ofWorker: index).map { LoadConnection(slot: $0, lists: plan.lists.count, seed: plan.seed) }
@@ -68,14 +75,12 @@ final class LoadWorker {
     deinit {
         readBuffer.deallocate()
         plaintextBuffer.deallocate()
-        closeSocket(epoll)
+        readiness.close()
     }
 
     // MARK: The loop
 
     private func run() {
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 512)
-        defer { events.deallocate() }
         var reportedConnected = false
         while true {
             let wanted = shared.phase
@@ -93,11 +98,7 @@ final class LoadWorker {
                     break
                 }
             }
-            let count = wait(events, timeoutNanos: nextTimeout())
-            for i in 0..<count {
-                let slot = Int(events[i].data.u64)
-                connections[(slot - index) / plan.threads].handle(events: events[i].events, worker: self)
-            }
+            wait(timeoutNanos: nextTimeout())
             if phase == .running && plan.rate != nil { issueDueRequests() }
             flushDirty()
             publish()
@@ -138,10 +139,15 @@ final class LoadWorker {
         return 10_000_000
     }
 
-    private func wait(_ events: UnsafeMutableBufferPointer<epoll_event>, timeoutNanos: UInt64) -> Int {
-        var timeout = timespec(tv_sec: Int(timeoutNanos / 1_000_000_000), tv_nsec: Int(timeoutNanos % 1_000_000_000))
-        let n = epoll_pwait2(epoll, events.baseAddress, Int32(events.count), &timeout, nil)
-        return n > 0 ? Int(n) : 0
+    /// Waits up to `timeoutNanos` and hands each ready socket to its connection.
+    private func wait(timeoutNanos: UInt64) {
+        do {
+            try readiness.wait(timeout: .nanoseconds(Int64(timeoutNanos))) { event in
+                connections[(Int(event.token) - index) / plan.threads].handle(events: event.events, worker: self)
+            }
+        } catch {
+            fatalError("checklist-bench: the readiness wait failed: \(error)")
+        }
     }
 
     // MARK: Connecting
@@ -151,7 +157,7 @@ final class LoadWorker {
             let connection = connections[nextToConnect]
             nextToConnect += 1
             connecting += 1
-            if !connection.connect(plan: plan, epoll: epoll) {
+            if !connection.connect(plan: plan, readiness: readiness) {
                 connectFailed(connection, "connect: \(String(cString: strerror(errno)))")
                 connection.close(worker: self)
             }

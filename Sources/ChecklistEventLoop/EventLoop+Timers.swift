@@ -90,7 +90,7 @@ extension EventLoop {
 }
 
 extension LoopState {
-    /// `epoll_wait` timeout: -1 without timers, else milliseconds (rounded up) to the earliest.
+    /// The wait's timeout: -1 without timers, else milliseconds (rounded up) to the earliest.
     func millisecondsUntilNextTimer() -> Int32 {
         guard let next = timers.lazy.map(\.deadline).min() else { return -1 }
         let remaining = next - .now

@@ -1,20 +1,28 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
+import ChecklistIO
 import ChecklistSocket
 import ChecklistThreads
 import Synchronization
 
-/// Something registered with a loop's epoll set. Called on the loop thread only.
+/// Something registered with a loop's readiness set. Called on the loop thread only.
 package protocol Selectable: AnyObject {
-    /// The descriptor became ready; `events` is the epoll mask.
+    /// The descriptor became ready; `events` is an `EpollMask` mask.
     func handleEvents(_ events: UInt32)
     /// The loop is stopping: release the descriptor now.
     func loopWillClose()
 }
 
-/// One thread running `epoll_wait`, owning every descriptor registered with it.
+/// One thread waiting on ChecklistIO's readiness layer (epoll on Linux, or
+/// `poll(2)` when `CHECKLIST_READINESS=poll`), owning every descriptor
+/// registered with it. The loop adds its policy (tasks, timers, the
+/// end-of-batch flush); the waiting is ChecklistIO's, shared with the
+/// client library and the benchmark.
+///
+/// Each registration carries a token `generation << 32 | fd`, so an event
+/// that was already fetched for a descriptor closed (and maybe reused)
+/// earlier in the same batch is recognised as stale and dropped.
 ///
 /// Threading rules:
 /// - `execute`, `schedule*`, `inEventLoop` and the `assert`/`precondition`
@@ -30,8 +38,16 @@ package protocol Selectable: AnyObject {
 public final class EventLoop: Sendable, CustomStringConvertible {
     /// Position of this loop in its group (0 for a standalone loop).
     public let index: Int
-    let selector: Epoll
-    private let wakeup: EventFD
+    /// Which readiness implementation the loop runs on.
+    public let readinessKind: ReadinessKind
+    /// The loop's readiness set. `nonisolated(unsafe)` because it is not
+    /// Sendable: it is created here, then registered with, waited on and
+    /// closed only by the loop thread (`register`, `reregister` and
+    /// `deregister` are loop-thread only, asserted in debug) and released
+    /// in `deinit`, when no thread holds the loop any more.
+    nonisolated(unsafe) private let selector: any Readiness
+    /// Wakes the loop's wait from any thread.
+    private let wakeup: ReadinessWaker
     private let queue = Mutex(TaskQueue())
     private let thread = Mutex<NativeThread?>(nil)
     /// `pthread_self()` of the loop thread once it runs; 0 before.
@@ -43,15 +59,20 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     nonisolated(unsafe) private let _state = LoopState()
     private let nextTimerID = Atomic<UInt64>(1)
 
-    private static let wakeToken = UInt64.max
+    /// Events one wait reports at most.
+    private static let eventCapacity = 256
 
-    /// Makes a loop (its epoll set and wake-up eventfd); call `start()` to run it.
-    public init(index: Int = 0) throws(SocketError) {
+    /// Makes a loop (its readiness set and wake-up) on `readiness` (by
+    /// default the one `CHECKLIST_READINESS` names, else the platform's);
+    /// call `start()` to run it.
+    public init(index: Int = 0, readiness: ReadinessKind = .configured) throws(SocketError) {
         self.index = index
-        self.selector = try Epoll()
-        self.wakeup = try EventFD()
-        try selector.add(wakeup.fd, interest: EpollMask.input, token: Self.wakeToken)
+        self.readinessKind = readiness
+        self.selector = try readiness.make(capacity: Self.eventCapacity)
+        self.wakeup = selector.waker
     }
+
+    deinit { selector.close() }
 
     public var description: String { "EventLoop(\(index))" }
 
@@ -90,7 +111,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             queue.stopRequested = true
             return queue.accepting
         }
-        if wake { wakeup.signal() }
+        if wake { wakeup.wake() }
     }
 
     /// Waits for the loop thread to finish. Must not be called on it.
@@ -115,7 +136,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             queue.wakeupPending = true
             return (true, true)
         }
-        if wake { wakeup.signal() }
+        if wake { wakeup.wake() }
         return accepted
     }
 
@@ -131,7 +152,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         return _state
     }
 
-    /// The time taken after the last `epoll_wait` returned; cheap "now" for
+    /// The time taken after the last wait returned; cheap "now" for
     /// timestamps that need no better than event-batch precision.
     package var now: ContinuousClock.Instant { loopState.now }
 
@@ -147,7 +168,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         let state = loopState
         state.nextGeneration &+= 1
         let generation = state.nextGeneration
-        try selector.add(fd, interest: interest, token: Self.token(fd, generation))
+        try selector.register(fd, token: Self.token(fd, generation), interest: ReadinessInterest(rawValue: interest))
         if state.registrations.count <= Int(fd) {
             state.registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - state.registrations.count))
         }
@@ -157,14 +178,14 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// Changes the interest mask of a registered `fd`. Loop thread only.
     package func reregister(_ fd: Int32, interest: UInt32) throws(SocketError) {
         guard let registration = loopState.registrations[Int(fd)] else { return }
-        try selector.modify(fd, interest: interest, token: Self.token(fd, registration.generation))
+        try selector.update(fd, token: Self.token(fd, registration.generation), interest: ReadinessInterest(rawValue: interest))
     }
 
-    /// Removes `fd` from the epoll set; call before closing it. Loop thread only.
+    /// Removes `fd` from the readiness set; call before closing it. Loop thread only.
     package func deregister(_ fd: Int32) {
         let state = loopState
         guard Int(fd) < state.registrations.count, state.registrations[Int(fd)] != nil else { return }
-        selector.remove(fd)
+        selector.deregister(fd)
         state.registrations[Int(fd)] = nil
     }
 
@@ -182,15 +203,26 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private func run() {
         owner.store(UInt(pthread_self()), ordering: .releasing)
         let state = _state
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 256)
-        defer { events.deallocate() }
         state.takeTime()
         var stopping = false
         while !stopping {
-            let count = selector.wait(into: events, timeoutMilliseconds: state.millisecondsUntilNextTimer())
-            state.takeTime()
-            for i in 0..<count {
-                dispatch(events[i], state)
+            let milliseconds = state.millisecondsUntilNextTimer()
+            do throws(SocketError) {
+                // Events are dispatched as they are reported: the time of
+                // the batch is taken before the first.
+                var timed = false
+                try selector.wait(timeout: milliseconds < 0 ? nil : .milliseconds(milliseconds)) { event in
+                    if !timed {
+                        state.takeTime()
+                        timed = true
+                    }
+                    dispatch(event, state)
+                }
+                if !timed { state.takeTime() }
+            } catch {
+                // A server loop cannot go on without its wait; as before,
+                // an unexpected failure of it (not EINTR) stops the process.
+                preconditionFailure("\(self): the readiness wait failed: \(error)")
             }
             stopping = runQueuedTasks(state)
             runDueTimers(state)
@@ -208,16 +240,12 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         owner.store(0, ordering: .releasing)
     }
 
-    private func dispatch(_ event: epoll_event, _ state: LoopState) {
-        let token = event.data.u64
-        if token == Self.wakeToken {
-            wakeup.drain()
-            return
-        }
+    private func dispatch(_ event: ReadinessEvent, _ state: LoopState) {
+        let token = event.token
         let fd = Int(Int32(bitPattern: UInt32(truncatingIfNeeded: token)))
         guard fd < state.registrations.count, let registration = state.registrations[fd],
               registration.generation == UInt32(truncatingIfNeeded: token >> 32) else { return }
-        registration.handler.handleEvents(event.events)
+        registration.handler.handleEvents(event.events.rawValue)
     }
 
     /// Runs the queued tasks; returns whether a stop was requested.
@@ -250,7 +278,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 /// The task queue, guarded by `EventLoop.queue`'s Mutex.
 private struct TaskQueue {
     var tasks: [@Sendable () -> Void] = []
-    /// The eventfd was signalled and the loop has not taken the tasks yet.
+    /// The loop was woken and has not taken the tasks yet.
     var wakeupPending = false
     var stopRequested = false
     /// False once the loop has stopped: `execute` refuses tasks.
@@ -274,7 +302,7 @@ package final class LoopState {
     package var spareTasks: [@Sendable () -> Void] = []
     /// When this loop's clock starts: `sinceOrigin` counts from it.
     package let origin: ContinuousClock.Instant = .now
-    /// The time taken after the last `epoll_wait` returned.
+    /// The time taken after the last wait returned.
     package private(set) var now: ContinuousClock.Instant
     /// `now - origin`.
     private(set) var sinceOrigin: Duration = .zero

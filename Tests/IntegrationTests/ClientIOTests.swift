@@ -1,4 +1,6 @@
 @testable import ChecklistClient
+import ChecklistIO
+import ChecklistSocket
 import ChecklistModel
 import ChecklistWire
 import Foundation
@@ -62,18 +64,18 @@ import Testing
         static let fail = Atomic<Bool>(false)
         let base: PollReadiness
 
-        init() throws(ClientError) { base = try PollReadiness() }
+        init(capacity: Int) throws(SocketError) { base = try PollReadiness(capacity: capacity) }
         var waker: ReadinessWaker { base.waker }
-        func register(_ fd: Int32, token: UInt64, interest: ReadinessInterest) throws(ClientError) {
+        func register(_ fd: Int32, token: UInt64, interest: ReadinessInterest) throws(SocketError) {
             try base.register(fd, token: token, interest: interest)
         }
-        func update(_ fd: Int32, token: UInt64, interest: ReadinessInterest) throws(ClientError) {
+        func update(_ fd: Int32, token: UInt64, interest: ReadinessInterest) throws(SocketError) {
             try base.update(fd, token: token, interest: interest)
         }
         func deregister(_ fd: Int32) { base.deregister(fd) }
-        func wait(block: Bool, _ ready: (ReadinessEvent) -> Void) throws(ClientError) {
-            try base.wait(block: block, ready)
-            if Self.fail.load(ordering: .acquiring) { throw .io("poll (injected)", errno: EIO) }
+        func wait(timeout: Duration?, _ ready: (ReadinessEvent) -> Void) throws(SocketError) {
+            try base.wait(timeout: timeout, ready)
+            if Self.fail.load(ordering: .acquiring) { throw SocketError(code: EIO, operation: "poll (injected)") }
         }
         func close() { base.close() }
     }

@@ -1,3 +1,4 @@
+import ChecklistIO
 import ChecklistSocket
 
 /// One connection as the I/O thread serves it: its receive buffer, the
@@ -41,7 +42,11 @@ final class ConnectionIO<R: Readiness> {
             } catch {
                 throw ClientError(.ioFailed, "cannot make the socket non-blocking: \(error)")
             }
-            try readiness.register(core.fd, token: core.ioToken, interest: .readable)
+            do throws(SocketError) {
+                try readiness.register(core.fd, token: core.ioToken, interest: .readable)
+            } catch {
+                throw ClientError(.ioFailed, "cannot watch the socket: \(error)")
+            }
         } catch {
             isEnded = true
             closeSocket(core.fd)
@@ -189,7 +194,11 @@ final class ConnectionIO<R: Readiness> {
 
     private func watchWrites(_ watch: Bool) throws(ClientError) {
         guard watch != watchingWrites else { return }
-        try readiness.update(core.fd, token: core.ioToken, interest: watch ? [.readable, .writable] : .readable)
+        do throws(SocketError) {
+            try readiness.update(core.fd, token: core.ioToken, interest: watch ? [.readable, .writable] : .readable)
+        } catch {
+            throw ClientError(.ioFailed, "cannot watch the socket: \(error)")
+        }
         watchingWrites = watch
     }
 

@@ -3,13 +3,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ChecklistIO
 import ChecklistSocket
 import ChecklistThreads
 import Synchronization
 
 /// The one thread that reads and writes every connection of the process,
-/// TLS or not, woken by its readiness layer (`Readiness`: epoll on Linux,
-/// `poll(2)` on Apple platforms). Callers never touch a socket: a request
+/// TLS or not, woken by ChecklistIO's readiness layer (`Readiness`: epoll on
+/// Linux, `poll(2)` on Apple platforms; the same layer as the server's loops). Callers never touch a socket: a request
 /// is queued on its connection (`ConnectionCore.state.output`, bounded) and
 /// this thread writes it when the socket takes bytes, so no caller waits on
 /// a slow peer, and a stalled peer fills only its own connection's queue.
@@ -94,10 +95,18 @@ final class IOThread: Sendable {
         }
     }
 
+    /// Events one wait of the client's thread reports at most.
+    static let eventCapacity = 128
+
     /// Starts a thread on a readiness layer of type `R` (tests pass their own).
     static func start<R: Readiness>(_ type: R.Type, kind: ReadinessKind,
                                     name: String = threadName) throws(ClientError) -> IOThread {
-        let readiness = try R()
+        let readiness: R
+        do throws(SocketError) {
+            readiness = try R(capacity: eventCapacity)
+        } catch {
+            throw ClientError(.ioFailed, "cannot set up the client's readiness layer: \(error)")
+        }
         let thread = IOThread(kind: kind, waker: readiness.waker)
         // Handed to the new thread, the only one that uses it from now on:
         // this thread does not touch `readiness` after `start` (and closes
@@ -182,15 +191,15 @@ final class IOThread: Sendable {
         var running: [UnownedJob] = []
         var workLeft = false
         while true {
-            do throws(ClientError) {
-                try readiness.wait(block: !workLeft) { event in
+            do throws(SocketError) {
+                try readiness.wait(timeout: workLeft ? .zero : nil) { event in
                     guard let connection = connections[event.token] else { return }
-                    if event.readable { connection.readable() }
-                    if event.writable && !connection.isEnded { connection.flush() }
+                    if event.isReadable { connection.readable() }
+                    if event.isWritable && !connection.isEnded { connection.flush() }
                     if connection.isEnded { connections[event.token] = nil }
                 }
             } catch {
-                fail(error, connections: connections, readiness: readiness)
+                fail(ClientError(.ioFailed, error.description), connections: connections, readiness: readiness)
                 return
             }
             // Jobs first (their requests join this round's flush), then the rest.
