@@ -58,11 +58,8 @@ enum PageEncoder {
             if f & run.mask == run.want {
                 precondition(c.remaining >= PageMessage.maxRowBytesBesidesText + (to - from),
                              "PageEncoder: the page's bound was too small")
-                c.writeVarint(run.id(slot))
-                c.writeU8(f)
-                c.writeBytes(UnsafeRawBufferPointer(rebasing: run.text[from..<to]))
-                if f & ItemFlags.hasDue.rawValue != 0 { c.writeZigZag(run.dues[slot]) }
-                if f & ItemFlags.hasPrice.rawValue != 0 { c.writeZigZag(run.prices[slot]) }
+                PageMessage.writeRow(id: run.id(slot), flags: f, text: UnsafeRawBufferPointer(rebasing: run.text[from..<to]),
+                                     into: &c, due: { run.dues[slot] }, price: { run.prices[slot] })
                 written &+= 1
             }
             from = to

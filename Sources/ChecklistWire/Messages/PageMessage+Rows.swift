@@ -24,6 +24,15 @@ extension PageMessage {
         ItemFields.write(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, text: text, into: &c)
     }
 
+    /// Writes one row of a PAGE from a server's row columns: the id, then
+    /// **ItemFields** with the flag byte as stored (`ItemFields.write(flags:...)`).
+    @inlinable @inline(__always)
+    public static func writeRow(id: UInt64, flags: UInt8, text: UnsafeRawBufferPointer, into c: inout WireCursor,
+                                due: () -> Int64, price: () -> Int64) {
+        c.writeVarint(id)
+        ItemFields.write(flags: flags, text: text, into: &c, due: due, price: price, clientKey: nil)
+    }
+
     /// Counts the rows of one PAGE that fit in a frame, by the encoding's
     /// worst case per field, so that nothing is encoded twice.
     public struct RowsFitting: Sendable {

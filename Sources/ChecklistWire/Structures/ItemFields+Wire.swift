@@ -47,10 +47,28 @@ extension ItemFields {
                              text: UnsafeRawBufferPointer, into c: inout WireCursor) {
         var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
         if clientKey != nil { flags.insert(.hasKey) }
-        c.writeU8(flags.rawValue)
+        if var clientKey {
+            clientKey.withUTF8 { key in
+                write(flags: flags.rawValue, text: text, into: &c, due: { due ?? 0 }, price: { price ?? 0 },
+                      clientKey: UnsafeRawBufferPointer(key))
+            }
+        } else {
+            write(flags: flags.rawValue, text: text, into: &c, due: { due ?? 0 }, price: { price ?? 0 }, clientKey: nil)
+        }
+    }
+
+    /// The one writer of the **ItemFields** layout into reserved memory, for
+    /// a flag byte already made (a server's row columns keep it so): the
+    /// flags, the text (`bytes`), then the due date and price where their
+    /// flag bit is set (asked for only then: a column without values may
+    /// be empty), then the client key where bit 4 is set.
+    @inlinable @inline(__always)
+    public static func write(flags: UInt8, text: UnsafeRawBufferPointer, into c: inout WireCursor,
+                             due: () -> Int64, price: () -> Int64, clientKey: UnsafeRawBufferPointer?) {
+        c.writeU8(flags)
         c.writeBytes(text)
-        if let due { c.writeZigZag(due) }
-        if let price { c.writeZigZag(price) }
-        if var clientKey { clientKey.withUTF8 { c.writeBytes(UnsafeRawBufferPointer($0)) } }
+        if flags & ItemFlags.hasDue.rawValue != 0 { c.writeZigZag(due()) }
+        if flags & ItemFlags.hasPrice.rawValue != 0 { c.writeZigZag(price()) }
+        if flags & ItemFlags.hasKey.rawValue != 0, let clientKey { c.writeBytes(clientKey) }
     }
 }
