@@ -18,7 +18,8 @@ import PackageDescription
 //                            and no event loop
 //   ChecklistSocket          thin POSIX socket helpers shared by server and client
 //   ChecklistIO              the readiness layer under every loop (server, client, bench): epoll on Linux, poll(2) anywhere
-//   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL); no sockets
+//   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL), and TLSSocketStream, the one
+//                            path between a session and a socket under every TLS client
 //   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
@@ -83,7 +84,7 @@ let package = Package(
         .target(name: "ChecklistStorage",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire",
                                "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"]),
-        .target(name: "ChecklistTLS", dependencies: ["COpenSSL"]),
+        .target(name: "ChecklistTLS", dependencies: ["COpenSSL", "ChecklistSocket"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage"]),

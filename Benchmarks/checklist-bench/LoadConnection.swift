@@ -50,8 +50,8 @@ final class LoadConnection {
     private var writeInterest = false
     /// The server sent a connection-level ERROR (request id 0): it is closing.
     private var goodbye: String?
-    /// The TLS layer, with a TLS plan.
-    private var tls: LoadTLS?
+    /// The TLS layer (ChecklistTLS's one session-over-socket path), with a TLS plan.
+    private var tls: TLSSocketStream?
 
     static let helloID: UInt32 = 1
 
@@ -70,12 +70,14 @@ final class LoadConnection {
     /// for it); false if it failed at once.
     func connect(plan: LoadPlan, readiness: any Readiness) -> Bool {
         let address = plan.nodes.isEmpty ? plan.address : plan.nodes[slot % plan.nodes.count]
+        var session: TLSSession?
         if let context = plan.tls {
-            guard let session = try? LoadTLS(context: context, serverName: plan.serverName) else { return false }
-            tls = session
+            guard let made = try? TLSSession(client: context, serverName: plan.serverName) else { return false }
+            session = made
         }
         fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
+        tls = session.map { TLSSocketStream(fd: fd, session: $0) }
         try? setNoDelay(fd)
         let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard rc == 0 || errno == EINPROGRESS else {
@@ -141,12 +143,10 @@ final class LoadConnection {
 
     private func read(worker: LoadWorker) {
         // Level-triggered: one read per wake-up keeps connections fair.
-        if let tls, tls.inputSpace == 0 { return }  // cannot happen: decrypt drains the session after every read
-        let buffer = tls.map { UnsafeMutableRawBufferPointer(rebasing: worker.readBuffer[..<min(worker.readBuffer.count, $0.inputSpace)]) }
-            ?? worker.readBuffer
+        if let tls { return readTLS(tls, worker: worker) }
         let result: SocketReadResult
         do throws(SocketError) {
-            result = try readSocket(fd, into: buffer)
+            result = try readSocket(fd, into: worker.readBuffer)
         } catch {
             lost(worker: worker, "read: \(error)")
             return
@@ -154,39 +154,46 @@ final class LoadConnection {
         switch result {
         case .bytes(let n):
             worker.result.bytesIn += UInt64(n)
-            let fresh = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.readBuffer)[..<n])
-            if let tls {
-                decrypt(fresh, tls, worker: worker)
-            } else {
-                consume(fresh, worker: worker)
-            }
+            consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.readBuffer)[..<n]), worker: worker)
         case .endOfFile:
-            if let tls {
-                tls.session.endOfInput()
-                if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
-                decrypt(UnsafeRawBufferPointer(start: nil, count: 0), tls, worker: worker)
-                if state == .closed { return }
-            }
             lost(worker: worker, goodbye ?? "the server closed the connection")
         case .wouldBlock:
             break
         }
     }
 
-    /// Feeds ciphertext to the session and handles the plaintext it yields.
-    private func decrypt(_ ciphertext: UnsafeRawBufferPointer, _ tls: LoadTLS, worker: LoadWorker) {
+    /// One socket read fed to the session, then the plaintext it yields.
+    private func readTLS(_ tls: TLSSocketStream, worker: LoadWorker) {
+        let received: TLSSocketStream.Received
+        do throws(TLSSocketStream.Failure) {
+            received = try tls.receive(using: worker.readBuffer)
+        } catch {
+            lost(worker: worker, "read: \(error)")
+            return
+        }
+        switch received {
+        case .wouldBlock:
+            break
+        case .fed(let n):
+            worker.result.bytesIn += UInt64(n)
+            decrypt(tls, worker: worker)
+        case .endOfFile:
+            decrypt(tls, worker: worker)
+            if state != .closed { lost(worker: worker, goodbye ?? "the server closed the connection") }
+        }
+    }
+
+    /// Drives the handshake, or handles the plaintext the session yields.
+    private func decrypt(_ tls: TLSSocketStream, worker: LoadWorker) {
+        if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
         do throws(TLSError) {
-            try tls.feed(ciphertext)
-            if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
             while state != .closed {
-                switch try tls.session.readPlaintext(into: worker.plaintextBuffer) {
+                switch try tls.readPlaintext(into: worker.plaintextBuffer) {
                 case .bytes(let n): consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.plaintextBuffer)[..<n]), worker: worker)
-                case .wantsInput: return
-                case .closed: return lost(worker: worker, goodbye ?? "the server closed the TLS connection (close_notify)")
+                case .wouldBlock: return
+                case .endOfFile: return lost(worker: worker, goodbye ?? "the server closed the TLS connection")
                 }
             }
-        } catch where error.code == .truncated {
-            return  // the stream ended: `read` reports it
         } catch {
             lost(worker: worker, "tls: \(error.message)")
         }
@@ -477,7 +484,7 @@ final class LoadConnection {
 
     /// `flush` over TLS: encrypts what is queued (as far as the session
     /// takes it), then writes the ciphertext the socket takes.
-    private func flushTLS(_ tls: LoadTLS, worker: LoadWorker) {
+    private func flushTLS(_ tls: TLSSocketStream, worker: LoadWorker) {
         guard state != .closed else { return }
         do {
             while outputSent < output.count {
@@ -492,7 +499,7 @@ final class LoadConnection {
                 output.reset()
                 outputSent = 0
             }
-            worker.result.bytesOut += UInt64(try tls.write(fd))
+            worker.result.bytesOut += UInt64(try tls.writePending())
         } catch {
             lost(worker: worker, "send: \(error)")
             return

@@ -37,10 +37,10 @@ extension FrameSocket {
             guard ready > 0 else { continue }
             if pfd.revents & Int16(POLLOUT) != 0, let tls {
                 // Encrypt the next piece once the last one's ciphertext is out.
-                try tls.writePendingWithoutWaiting(fd: fd)
+                try tls.writePendingWithoutWaiting()
                 if !tls.hasPendingOutput && written < bytes.count {
                     written += try bytes.withUnsafeBytes { raw in try tls.encrypt(UnsafeRawBufferPointer(rebasing: raw[written...])) }
-                    try tls.writePendingWithoutWaiting(fd: fd)
+                    try tls.writePendingWithoutWaiting()
                 }
             } else if pfd.revents & Int16(POLLOUT) != 0 && written < bytes.count {
                 let result = try bytes.withUnsafeBytes { raw -> SocketWriteResult in

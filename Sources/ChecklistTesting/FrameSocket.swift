@@ -92,7 +92,7 @@ public final class FrameSocket {
 
     /// Sends `bytes` as they are (over TLS: as one write of plaintext).
     public func send(_ bytes: [UInt8]) throws {
-        if let tls { return try tls.send(bytes, fd: fd) }
+        if let tls { return try tls.send(bytes) }
         do {
             try writeAll(fd, bytes)
         } catch {
@@ -131,7 +131,7 @@ public final class FrameSocket {
     /// Half-closes: the server reads end-of-file (over TLS: close_notify,
     /// then the FIN).
     public func shutdownSending() throws {
-        try tls?.sendCloseNotify(fd: fd)
+        try tls?.sendCloseNotify()
         do { try shutdownSocket(fd, .write) } catch { throw Failure("shutdown failed: \(error)") }
     }
 
@@ -148,7 +148,7 @@ public final class FrameSocket {
     /// Closes normally (over TLS: close_notify first, if the socket takes it at once).
     public func close() {
         guard isOpen else { return }
-        tls?.closeNotify(fd: fd)
+        tls?.closeNotify()
         closeSocket(fd)
         isOpen = false
     }
@@ -221,9 +221,9 @@ public final class FrameSocket {
     public func readMore() throws -> ReadResult {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         if let tls {
-            let result = try chunk.withUnsafeMutableBytes { try tls.read(fd: fd, into: $0) }
+            let result = try chunk.withUnsafeMutableBytes { try tls.read(into: $0) }
             // What reading made the session want to send (a KeyUpdate answer), if the socket takes it.
-            if tls.hasPendingOutput { try? tls.writePendingWithoutWaiting(fd: fd) }
+            if tls.hasPendingOutput { try? tls.writePendingWithoutWaiting() }
             switch result {
             case .bytes(let n):
                 buffer.append(contentsOf: chunk[0..<n])

@@ -188,7 +188,7 @@ struct ToolsTLSTests {
                 "\(refused.stderr)")
     }
 
-    /// `load`'s own epoll driver over TLS: a session per non-blocking
+    /// `load`'s driver (ChecklistIO, TLSSocketStream) over TLS: a session per non-blocking
     /// connection, every answer checked as over plaintext.
     @Test func benchLoadRunsOverTLS() async throws {
         let certificates = try TestCertificates.shared()
