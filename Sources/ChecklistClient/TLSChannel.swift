@@ -2,25 +2,24 @@ import ChecklistSocket
 import ChecklistTLS
 import Synchronization
 
-/// TLS between a connection's socket and its frames. The handshake runs on
-/// the connecting thread over the blocking socket (`handshake`); from then
-/// on only the I/O thread uses the channel, over the non-blocking socket:
-/// it encrypts queued frames (`encrypt`, `takeCiphertext`) and decrypts
-/// what it reads (`receiveCiphertext`, `readPlaintext`).
+/// TLS between a connection's socket and its frames, over ChecklistTLS's
+/// `TLSSocketStream` (the session-to-socket path every TLS client of the
+/// project shares). The handshake runs on the connecting thread over the
+/// blocking socket (`handshake`); from then on only the I/O thread uses the
+/// channel, over the non-blocking socket: it encrypts queued frames
+/// (`encrypt`, `takeCiphertext`) and decrypts what it reads
+/// (`receiveCiphertext`, `readPlaintext`).
 ///
-/// Sendable: `session` (not thread-safe) is touched only inside
+/// Sendable: `stream` (not thread-safe) is touched only inside
 /// `sessionLock`, and `readBuffer` only inside `readerLock`. (A
-/// `Mutex<TLSSession>` cannot be used: the session's methods take buffer
+/// `Mutex<TLSSocketStream>` cannot be used: its methods take buffer
 /// pointers, which the compiler's region checking cannot tell apart from
 /// state shared with the caller.) Both locks are held only while OpenSSL
-/// works on memory or one non-blocking read runs, never across a wait.
+/// works on memory or one non-blocking read runs, never across a wait
+/// (the handshake's blocking writes run before the channel is shared).
 final class TLSChannel: @unchecked Sendable {
-    /// The read size: one whole TLS record (16 KiB of plaintext plus its
-    /// overhead), so that one read usually completes a record.
-    static let readSize = (16 << 10) + 512
-
     let fd: Int32
-    private let session: TLSSession
+    private let stream: TLSSocketStream
     private let sessionLock = Mutex(())
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let readerLock = Mutex(())
@@ -29,8 +28,8 @@ final class TLSChannel: @unchecked Sendable {
     /// reference to it. Reads and writes wait for the handshake.
     init(fd: Int32, session: TLSSession) {
         self.fd = fd
-        self.session = session
-        self.readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
+        self.stream = TLSSocketStream(fd: fd, session: session)
+        self.readBuffer = .allocate(byteCount: TLSSocketStream.recordBytes, alignment: 16)
     }
 
     deinit {
@@ -39,7 +38,12 @@ final class TLSChannel: @unchecked Sendable {
 
     /// Runs `body` with the session, under `sessionLock`.
     func withSession<R: Sendable, E: Error>(_ body: (TLSSession) throws(E) -> R) throws(E) -> R {
-        try sessionLock.withLock { (_) throws(E) -> R in try body(session) }
+        try sessionLock.withLock { (_) throws(E) -> R in try body(stream.session) }
+    }
+
+    /// Runs `body` with the stream, under `sessionLock`.
+    private func withStream<R: Sendable, E: Error>(_ body: (TLSSocketStream) throws(E) -> R) throws(E) -> R {
+        try sessionLock.withLock { (_) throws(E) -> R in try body(stream) }
     }
 
     /// The verified subject of the server's certificate.
@@ -56,31 +60,32 @@ final class TLSChannel: @unchecked Sendable {
     /// (fewer than offered, or none, while its output buffer is full: take
     /// the ciphertext and send it first).
     func encrypt(_ plaintext: UnsafeRawBufferPointer) throws(ClientError) -> Int {
-        try withSession { (s) throws(ClientError) -> Int in
-            guard !s.closeSent else { throw ClientError(.connectionClosed, "the connection was closed by the client") }
-            return try Self.mapped { () throws(TLSError) in try s.writePlaintext(plaintext) }
+        try withStream { (s) throws(ClientError) -> Int in
+            guard !s.session.closeSent else { throw ClientError(.connectionClosed, "the connection was closed by the client") }
+            return try Self.mapped { () throws(TLSError) in try s.encrypt(plaintext) }
         }
     }
 
     /// True when the session has ciphertext waiting to be sent.
     var hasPendingOutput: Bool {
-        withSession { $0.pendingOutput > 0 }
+        withStream { $0.hasPendingOutput }
     }
 
     /// Appends the ciphertext the session has waiting to `out`.
     func takeCiphertext(appendingTo out: inout [UInt8]) {
-        let taken = withSession { Self.takeAll(from: $0) }
+        let taken = withStream { (s) -> [UInt8] in
+            var bytes: [UInt8] = []
+            s.takePending(appendingTo: &bytes)
+            return bytes
+        }
         out.append(contentsOf: taken)
     }
 
-    /// Sends what the session has waiting (handshake messages).
+    /// Sends what the session has waiting (handshake messages) over the
+    /// blocking socket.
     func sendPending() throws(ClientError) {
-        try transmit(withSession { Self.takeAll(from: $0) })
-    }
-
-    private func transmit(_ ciphertext: [UInt8]) throws(ClientError) {
         do throws(SocketError) {
-            try writeAll(fd, ciphertext)
+            try withStream { (s) throws(SocketError) in try s.writeAllPending() }
         } catch {
             throw ClientError(.connectionClosed, "the connection was lost: \(error)")
         }
@@ -90,28 +95,14 @@ final class TLSChannel: @unchecked Sendable {
     /// (an alert, close_notify): a failing or closing connection never
     /// waits for it.
     func sendPendingWithoutWaiting() {
-        let bytes = withSession { Self.takeAll(from: $0) }
-        guard !bytes.isEmpty else { return }
-        _ = bytes.withUnsafeBytes { try? sendWithoutWaiting(fd, $0) }
+        withStream { $0.writePendingWithoutWaiting() }
     }
 
     /// Decrypts plaintext into `buffer` from the records the session holds:
     /// `.wouldBlock` when it needs more ciphertext (`receiveCiphertext`).
     func readPlaintext(into buffer: UnsafeMutableRawBufferPointer) throws(ClientError) -> SocketReadResult {
-        let result: TLSSession.ReadResult
-        do throws(TLSError) {
-            result = try withSession { (s) throws(TLSError) in try s.readPlaintext(into: buffer) }
-        } catch where error.code == .truncated {
-            // The stream ended without close_notify. Frames delimit
-            // themselves, so this is an ordinary end of the connection.
-            return .endOfFile
-        } catch {
-            throw ClientError(tls: error)
-        }
-        switch result {
-        case .bytes(let n): return .bytes(n)
-        case .closed: return .endOfFile
-        case .wantsInput: return .wouldBlock
+        try Self.mapped { () throws(TLSError) in
+            try withStream { (s) throws(TLSError) in try s.readPlaintext(into: buffer) }
         }
     }
 
@@ -121,46 +112,23 @@ final class TLSChannel: @unchecked Sendable {
     func receiveCiphertext() throws(ClientError) -> Bool {
         try readerLock.withLock { (_) throws(ClientError) -> Bool in
             let space = readBuffer
-            let got: SocketReadResult
-            do throws(SocketError) {
-                got = try readSocket(fd, into: space)
+            let received: TLSSocketStream.Received
+            do throws(TLSSocketStream.Failure) {
+                received = try withStream { (s) throws(TLSSocketStream.Failure) in try s.receive(using: space) }
             } catch {
-                throw ClientError(.connectionClosed, "the connection was lost: \(error)")
-            }
-            switch got {
-            case .wouldBlock:
-                return false
-            case .endOfFile:
-                withSession { (s) in s.endOfInput() }
-                return true
-            case .bytes(let n):
-                // The session wanted input, so it holds less than one record:
-                // far less than its input limit, and all n bytes fit.
-                let fed = try Self.mapped { () throws(TLSError) in
-                    try withSession { (s) throws(TLSError) in try s.feed(UnsafeRawBufferPointer(rebasing: space[..<n])) }
+                switch error {
+                case .socket(let error): throw ClientError(.connectionClosed, "the connection was lost: \(error)")
+                case .tls(let error): throw ClientError(tls: error)
                 }
-                guard fed == n else {
-                    throw ClientError(.protocolViolation, "the server's TLS records overflow the session's input buffer")
-                }
-                return true
             }
+            return received != .wouldBlock
         }
     }
 
     /// Queues close_notify and sends it if the socket takes it at once.
     /// Called by the I/O thread when the client closes the connection.
     func sendCloseNotify() {
-        withSession { $0.close() }
-        sendPendingWithoutWaiting()
-    }
-
-    /// All the ciphertext the session has waiting.
-    static func takeAll(from session: TLSSession) -> [UInt8] {
-        let count = session.pendingOutput
-        guard count > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: count) { storage, initialized in
-            initialized = session.takeOutput(into: UnsafeMutableRawBufferPointer(storage))
-        }
+        withStream { $0.closeNotify() }
     }
 
     /// Runs `body`, turning a `TLSError` into the client's error.

@@ -103,6 +103,16 @@ public final class TLSSocketStream {
         return n
     }
 
+    /// Moves the waiting ciphertext to the end of `out`, for a user that
+    /// gathers it with other bytes into one write of its own.
+    public func takePending(appendingTo out: inout [UInt8]) {
+        collect()
+        guard pendingSent < pending.count else { return }
+        out.append(contentsOf: pending[pendingSent...])
+        pending.removeAll(keepingCapacity: true)
+        pendingSent = 0
+    }
+
     /// Writes all the waiting ciphertext to a blocking socket (bounded by
     /// its send timeout: `.wouldBlock` then becomes an `EAGAIN` error).
     public func writeAllPending() throws(SocketError) {
