@@ -1,4 +1,5 @@
 import ChecklistCommandLine
+import ChecklistLog
 import ChecklistPersistence
 import ChecklistServer
 
