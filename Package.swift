@@ -20,6 +20,7 @@ import PackageDescription
 //   ChecklistIO              the readiness layer under every loop (server, client, bench): epoll on Linux, poll(2) anywhere
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL), and TLSSocketStream, the one
 //                            path between a session and a socket under every TLS client
+//   ChecklistJWT             signed tokens (JWT): base64url, JOSE header, claims, JWK Sets, OpenSSL verification; no I/O but reading the key file
 //   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
@@ -85,9 +86,10 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire",
                                "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL", "ChecklistSocket"]),
+        .target(name: "ChecklistJWT", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT"]),
         .target(name: "ChecklistClient",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -106,7 +108,7 @@ let package = Package(
                 dependencies: ["ChecklistConformance", "ChecklistTLS", "ChecklistCommandLine"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog", "ChecklistJWT"]),
         .executableTarget(name: "checklist",
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer", "ChecklistCommandLine"]),
         .executableTarget(name: "checklist-bench",
@@ -140,7 +142,7 @@ let package = Package(
         .testTarget(name: "LiveSyncTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistSocket", "ChecklistServer", "ChecklistClient", "ChecklistTesting", "ChecklistRandom", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "AccessControlTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer", "ChecklistLog"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistStore", "ChecklistServer", "ChecklistLog", "ChecklistJWT"]),
         .testTarget(name: "IntegrationTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),

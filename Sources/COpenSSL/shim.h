@@ -7,6 +7,13 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/bio.h>
+/* Signature verification of signed tokens (ChecklistJWT). */
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/param_build.h>
+#include <openssl/crypto.h>
 
 static inline int copenssl_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
@@ -46,4 +53,7 @@ static const uint64_t copenssl_OP_CIPHER_SERVER_PREFERENCE = SSL_OP_CIPHER_SERVE
 static const long copenssl_MODE_RELEASE_BUFFERS = SSL_MODE_RELEASE_BUFFERS;
 static const long copenssl_SESS_CACHE_OFF = SSL_SESS_CACHE_OFF;
 static const unsigned long copenssl_XN_FLAG_RFC2253 = XN_FLAG_RFC2253;
+/* EVP_PKEY_fromdata's selection: a public key only. */
+static const int copenssl_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
+static const int copenssl_EVP_PKEY_ED25519 = EVP_PKEY_ED25519;
 #endif

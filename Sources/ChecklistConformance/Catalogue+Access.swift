@@ -41,11 +41,12 @@ extension Catalogue {
             }
             try ctx.expectConnectionState(c)
         },
-        ConformanceCase("token-too-long", .access, "HELLO with a token of 1025 bytes",
-                        .error(.limitExceeded, "token"), requires: .token) { ctx in
+        ConformanceCase("token-too-long", .access, "HELLO with a token of 8193 bytes",
+                        .error(.notAuthenticated), requires: .token) { ctx in
             let c = try ctx.connect()
-            try c.send(.hello(Hello(features: [], clientName: "long", token: String(repeating: "t", count: 1025))), id: probe)
-            try c.expectError(probe, .limitExceeded, field: "token")
+            try c.send(.hello(Hello(features: [], clientName: "long", token: String(repeating: "t", count: Hello.maxTokenBytes + 1))),
+                       id: probe)
+            try c.expectError(probe, .notAuthenticated)
             try c.handshake(token: ctx.target.token)
             try c.expectAlive()
         },

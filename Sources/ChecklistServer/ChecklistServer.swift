@@ -131,6 +131,10 @@ public final class ChecklistServer: Sendable {
         if let liveSync { metrics.setSyncStatusProvider { liveSync.syncStatus } }
         if let storage { metrics.setDurabilityStatusProvider { storage.status } }
         if let cache = storage?.listCache { metrics.setCacheStatusProvider { cache.status } }
+        if let accessControl {
+            accessControl.refusals.attach(log)
+            metrics.setAccessRefusalsProvider { accessControl.refusals.snapshot }
+        }
         if let metricsPort = configuration.metricsPort {
             // Scrapes are rare and short: a few at a time is plenty.
             let httpLimits = ConnectionLimits(maxConnections: 16, maxInputBytes: MetricsHTTPHandler.maxRequestBytes,

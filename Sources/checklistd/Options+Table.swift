@@ -1,4 +1,5 @@
 import ChecklistCommandLine
+import ChecklistJWT
 import ChecklistLog
 import ChecklistPersistence
 import ChecklistServer
@@ -136,6 +137,25 @@ extension Options {
             require a token in HELLO: FILE has one "TOKEN NAMESPACE"
             pair per line ('#' starts a comment); SIGHUP reloads it
             """) { $0.tokensFile = $1.text },
+        .value("--auth-keys", "FILE", """
+            also accept signed tokens (JWT) in HELLO: FILE is a JWK Set
+            (RFC 7517) of the keys that may sign them, chosen by kid:
+            RSA (RS256), EC P-256 (ES256), OKP Ed25519 (EdDSA), oct
+            (HS256); SIGHUP reloads it (docs/ACCESS.md)
+            """) { $0.authKeysFile = $1.text },
+        .value("--auth-issuer", "ISS", "with --auth-keys: a token's iss must be ISS") {
+            $0.authExpectations.issuer = $1.text
+        },
+        .value("--auth-audience", "AUD", "with --auth-keys: a token's aud must name AUD") {
+            $0.authExpectations.audience = $1.text
+        },
+        .value("--auth-namespace-claim", "NAME", "the claim whose value is the namespace (default sub)") {
+            guard !$1.text.isEmpty else { throw $1.error("needs a claim name") }
+            $0.authExpectations.namespaceClaim = $1.text
+        },
+        .value("--auth-leeway", "SECONDS", "clock difference allowed for exp, nbf and iat (default 60)") {
+            $0.authExpectations.leewaySeconds = try $1.seconds()
+        },
         .flag("--insecure-bind", """
             allow a non-loopback --host without --tokens (or
             --tls-client-ca), and a non-loopback --plain-port

@@ -21,6 +21,10 @@ struct Options {
     var postgresSettings = PostgresSettings()
     /// `--tokens FILE`: access control (Protocol/SPEC.md section 2).
     var tokensFile: String?
+    /// `--auth-keys FILE`: accept signed tokens (JWT) signed by a key of this JWK Set.
+    var authKeysFile: String?
+    /// `--auth-issuer`, `--auth-audience`, `--auth-namespace-claim`, `--auth-leeway`.
+    var authExpectations = TokenVerifier.Expectations()
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
     var insecureBind = false
     /// `--tls-cert`, `--tls-key`, `--tls-client-ca`: make `--port` a TLS port.
@@ -65,7 +69,7 @@ struct Options {
         Without --tokens every client shares one namespace and only a loopback
         --host is allowed (unless --insecure-bind or --tls-client-ca). Without --tls-cert the protocol
         is plain TCP: use TLS (or a TLS-terminating proxy) for other networks (README.md).
-        SIGHUP re-reads the --tokens file and the TLS certificate and key: new
+        SIGHUP re-reads the --tokens file, the --auth-keys file and the TLS certificate and key: new
         connections get the new pair, open ones keep theirs; a file that does not
         load keeps the old one (logged). TLS failures are logged as event=tls_failed
         (reason=not_tls, handshake_failed, handshake_truncated, handshake_timeout,
@@ -102,6 +106,9 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError("--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if authKeysFile == nil && authExpectations != TokenVerifier.Expectations() {
+            throw UsageError("--auth-issuer, --auth-audience, --auth-namespace-claim and --auth-leeway need --auth-keys")
         }
         if cacheBytes != nil && postgres == nil {
             throw UsageError("--cache-bytes needs --postgres (or CHECKLIST_POSTGRES): "

@@ -119,7 +119,7 @@ import Testing
         _ = exchange(&bob, [(hello("bob-token"), 1)])
         access.replace(try TokenTable.parse("alice-token alice\ncarol-token carol\n"))
         // What the handler's periodic check asks, for connections that send nothing.
-        #expect(!alice.tokenRevoked() && bob.tokenRevoked())
+        #expect(alice.accessLost() == nil && bob.accessLost()?.reason == .revoked)
         let aliceAfter = exchange(&alice, [(.ping(Ping()), 2)])
         guard case .pong = aliceAfter.answers[0].1 else { Issue.record("\(aliceAfter)"); return }
         let bobAfter = exchange(&bob, [(.ping(Ping()), 2), (.ping(Ping()), 3)])

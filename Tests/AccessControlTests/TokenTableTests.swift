@@ -1,5 +1,6 @@
 @testable import ChecklistServer
 import ChecklistModel
+import ChecklistWire
 import Testing
 
 /// The tokens file format, the constant-time comparison and the bind policy.
@@ -25,7 +26,7 @@ import Testing
         ("just-one-word\n", 1),
         ("ok ns\ntoo many words here\n", 2),
         ("same ns1\nother ns2\nsame ns3\n", 3),
-        ("\(String(repeating: "t", count: 1025)) ns\n", 1),
+        ("\(String(repeating: "t", count: Hello.maxTokenBytes + 1)) ns\n", 1),
     ])
     func refusesBadLinesNamingTheLineNotTheToken(text: String, line: Int) {
         #expect {

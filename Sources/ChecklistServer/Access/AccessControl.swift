@@ -1,3 +1,4 @@
+import ChecklistJWT
 import ChecklistModel
 import ChecklistSocket
 import Foundation
@@ -7,6 +8,11 @@ import Synchronization
 /// control"): the token a client presents in HELLO chooses the namespace
 /// of every request on its connection. A server without an `AccessControl`
 /// serves everyone in `Namespace.default`.
+///
+/// Tokens are static (a `TokenTable`, `--tokens`) or signed (JWT checked by
+/// a `TokenVerifier`, `--auth-keys`), or both: a token the table knows wins;
+/// else one shaped like a JWT is verified; a client certificate counts only
+/// for a HELLO without a token (`authenticate`).
 ///
 /// Shared by every connection on every loop. Locking rule: `table` is
 /// only read or replaced under its own lock, and lookups copy the table out
@@ -23,10 +29,15 @@ public final class AccessControl: Sendable {
     public let path: String?
     private let table: Mutex<TokenTable>
     private let generationCounter = Atomic<UInt64>(0)
+    /// Signed tokens (`--auth-keys`), if accepted.
+    public let verifier: TokenVerifier?
+    /// Refused authentications by reason, and where they are logged.
+    let refusals = AccessRefusals()
 
-    public init(table: TokenTable, path: String? = nil) {
+    public init(table: TokenTable, path: String? = nil, verifier: TokenVerifier? = nil) {
         self.table = Mutex(table)
         self.path = path
+        self.verifier = verifier
     }
 
     /// Reads the tokens file at `path`.
@@ -55,6 +66,17 @@ public final class AccessControl: Sendable {
         return fresh
     }
 
+    /// Reads the signing keys' file again (SIGHUP): connections whose token
+    /// no key verifies any more are refused at their next request. On any
+    /// error the keys in use stay.
+    @discardableResult
+    public func reloadKeys() throws(KeySetError) -> KeySet {
+        guard let verifier else { throw KeySetError("no signing keys are in use") }
+        let fresh = try verifier.reload()
+        generationCounter.add(1, ordering: .releasing)
+        return fresh
+    }
+
     /// What a connection authenticated with: the token of its HELLO, or
     /// (mutual TLS, a HELLO without a token) its client certificate's subject.
     enum Credential: Hashable {
@@ -67,15 +89,41 @@ public final class AccessControl: Sendable {
         tokens.namespace(for: token)
     }
 
-    /// The namespace `credential` opens now, or nil.
-    func namespace(for credential: Credential) -> Namespace? {
+    /// What a credential opens: a namespace, until `validUntil` (seconds
+    /// since 1970) for a signed token, for as long as the tokens stay for
+    /// the others.
+    struct Grant: Equatable {
+        var namespace: Namespace
+        var validUntil: Double?
+    }
+
+    /// What `credential` opens at `now` (seconds since 1970), or why not.
+    /// Counts and logs nothing (`refusals` does).
+    func authenticate(_ credential: Credential, now: Double) -> Result<Grant, AccessRefusal> {
         switch credential {
-        case .token(let token): return tokens.namespace(for: token)
-        case .certificate(let subject): return tokens.namespace(forCertificateSubject: subject)
+        case .certificate(let subject):
+            guard let namespace = tokens.namespace(forCertificateSubject: subject) else {
+                return .failure(AccessRefusal(.unknownCertificate, "no token, and the client certificate \(subject) opens no namespace"))
+            }
+            return .success(Grant(namespace: namespace))
+        case .token(let token):
+            if let namespace = tokens.namespace(for: token) { return .success(Grant(namespace: namespace)) }
+            guard let verifier, TokenVerifier.looksLikeJWT(token) else {
+                return .failure(AccessRefusal(.unknownToken, "unknown token"))
+            }
+            do {
+                let grant = try verifier.verify(token, now: now)
+                return .success(Grant(namespace: Namespace(grant.namespace), validUntil: grant.validUntil))
+            } catch {
+                return .failure(AccessRefusal(error))
+            }
         }
     }
 
-    /// Grows whenever the tokens are replaced.
+    /// The wall clock, in seconds since 1970: signed tokens' times are on it.
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// Grows whenever the tokens or the signing keys are replaced.
     var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     private static func read(_ path: String) throws(TokenFileError) -> TokenTable {

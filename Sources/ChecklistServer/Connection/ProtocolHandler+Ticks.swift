@@ -1,7 +1,7 @@
 import ChecklistEventLoop
 import ChecklistModel
 
-// The coarse tick: idle buffers given back, revoked tokens, idle timeout.
+// The coarse tick: idle buffers given back, revoked or expired tokens, idle timeout.
 extension ProtocolHandler {
     /// Called about once a second while the connection is open.
     func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
@@ -14,9 +14,9 @@ extension ProtocolHandler {
         if quiet >= .seconds(1) { session.releaseAnswerBuffer() }
         // Access control: a connection whose token a reload revoked is closed
         // within a tick, even one that only listens for pushes.
-        if connection.isOpen && session.tokenRevoked() {
+        if connection.isOpen, let lost = session.accessLost() {
             _ = session.state.serverCloses()
-            sendConnectionError(ChecklistError(.notAuthenticated, "the token of this connection was revoked"), to: connection)
+            sendConnectionError(ChecklistError(.notAuthenticated, lost.message), to: connection)
             connection.close()
             return
         }

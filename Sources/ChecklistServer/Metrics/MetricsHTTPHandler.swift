@@ -48,7 +48,7 @@ final class MetricsHTTPHandler: SocketConnectionHandler {
             respond(connection, status: "404 Not Found", body: "try /metrics\n")
             return input.count
         }
-        let body = PrometheusText.render(metrics.report(), cache: metrics.cacheStatus())
+        let body = PrometheusText.render(metrics.report(), cache: metrics.cacheStatus(), refusals: metrics.accessRefusals())
         respond(connection, status: "200 OK", body: body, contentType: PrometheusText.contentType,
                 headOnly: parts[0] == "HEAD")
         return input.count

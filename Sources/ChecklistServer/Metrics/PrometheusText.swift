@@ -10,7 +10,10 @@ enum PrometheusText {
 
     /// - Parameter cache: the list cache's figures (PostgreSQL), shown as
     ///   `checklistd_cache_*`.
-    static func render(_ r: StatsReport, cache: ListCache.Status? = nil) -> String {
+    /// - Parameter refusals: access control's refused authentications by
+    ///   reason, shown as `checklistd_auth_refused_total`.
+    static func render(_ r: StatsReport, cache: ListCache.Status? = nil,
+                       refusals: [(reason: String, count: UInt64)]? = nil) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
             out += "# HELP checklistd_\(name) \(help)\n# TYPE checklistd_\(name) \(type)\n"
@@ -97,6 +100,11 @@ enum PrometheusText {
             metric("cache_load_max_seconds", "gauge", "The longest a list load took since start.",
                    [("", seconds(micros: cache.maxLoadNanoseconds / 1000))])
             single("cache_parked_requests", "gauge", "Requests waiting for their lists to be loaded.", UInt64(cache.parked))
+        }
+        if let refusals {
+            metric("auth_refused_total", "counter",
+                   "Authentications refused (HELLO, or a connection whose token expired or was revoked), by reason.",
+                   refusals.map { ("reason=\"\($0.reason)\"", String($0.count)) })
         }
         return out
     }

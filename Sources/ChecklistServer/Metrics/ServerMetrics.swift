@@ -26,6 +26,7 @@ public final class ServerMetrics: Sendable {
         var durability: (@Sendable () -> DurabilityStatus)?
         var sync: (@Sendable () -> StatsReport.SyncStatus)?
         var cache: (@Sendable () -> ListCache.Status)?
+        var accessRefusals: (@Sendable () -> [(reason: String, count: UInt64)])?
     }
 
     init(loops: Int, store: Store, hasTLSPort: Bool = false) {
@@ -64,6 +65,17 @@ public final class ServerMetrics: Sendable {
     /// The list cache's figures, when the server has a cache.
     func cacheStatus() -> ListCache.Status? {
         providers.withLock { $0.cache }?()
+    }
+
+    /// Registers access control's refusals by reason, read at each
+    /// scrape. /metrics only: STATS counts them under `NOT_AUTHENTICATED`.
+    func setAccessRefusalsProvider(_ provider: @escaping @Sendable () -> [(reason: String, count: UInt64)]) {
+        providers.withLock { $0.accessRefusals = provider }
+    }
+
+    /// Refused authentications by reason, when the server has access control.
+    func accessRefusals() -> [(reason: String, count: UInt64)]? {
+        providers.withLock { $0.accessRefusals }?()
     }
 
     private static func tlsStatus(_ statistics: ServerStatistics?, tlsOnPlainPort: UInt64) -> StatsReport.TLSStatus {

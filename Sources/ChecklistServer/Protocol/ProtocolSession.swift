@@ -25,12 +25,15 @@ struct ProtocolSession {
     /// The namespace of every request: `.default` without access control,
     /// else the one the HELLO token opened.
     private(set) var namespace: Namespace = .default
-    /// The accepted credential and the token-table generation it was last
-    /// checked against (access control only).
-    private var authentication: (credential: AccessControl.Credential, generation: UInt64)?
+    /// The accepted credential, the generation of the tokens and keys it
+    /// was last checked against, and until when it holds (a signed token's
+    /// expiry; access control only).
+    private var authentication: (credential: AccessControl.Credential, generation: UInt64, validUntil: Double?)?
     /// The subject of the client's verified TLS certificate, if any: with
     /// access control, a HELLO without a token is looked up by it.
     var peerCertificateSubject: String?
+    /// Why the connection lost its access after the handshake, once it did.
+    private var lostAccess: AccessRefusal?
     /// HELLOs refused for a missing or unknown token.
     private var failedAuthentications = 0
     /// Set by a request whose answer must be the connection's last.
@@ -171,6 +174,13 @@ struct ProtocolSession {
         do {
             request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
         } catch {
+            if case .awaitingHello = state, accessControl != nil, header.type == .hello,
+               error.code == .limitExceeded, error.field == "token" {
+                // With access control an over-long token is a refused attempt (Protocol/SPEC.md section 2.1).
+                failedAuthentication(AccessRefusal(.init(.tooLarge), "the token is longer than \(Hello.maxTokenBytes) bytes"),
+                                     requestID: header.requestID)
+                return
+            }
             answers.fail(error, requestID: header.requestID)
             return nil
         }
@@ -197,8 +207,8 @@ struct ProtocolSession {
     ///   - stored: the stored changes read for it while it was parked.
     private mutating func handleReady(_ request: Request, requestID: UInt32, parkedBefore: Bool,
                                       stored: StoredChanges?) -> ParkedRequest? {
-        guard tokenStillValid() else {
-            refuse("the token of this connection was revoked", requestID: requestID, close: true)
+        if let lost = accessLost() {
+            refuse(lost.message, requestID: requestID, close: true)
             return nil
         }
         guard let cache = dispatcher.cache else {
@@ -277,28 +287,9 @@ struct ProtocolSession {
             return
         }
         if let accessControl {
-            // Without access control a token is accepted and ignored. A
-            // token, when given, wins over the client certificate.
-            let credential: AccessControl.Credential
-            if let token = hello.token {
-                credential = .token(token)
-            } else if let subject = peerCertificateSubject {
-                credential = .certificate(subject: subject)
-            } else {
-                failedAuthentication("this server requires a token in HELLO", requestID: requestID)
-                return
-            }
-            let generation = accessControl.generation  // before the lookup: a reload in between is seen later
-            guard let namespace = accessControl.namespace(for: credential) else {
-                if case .certificate(let subject) = credential {
-                    failedAuthentication("no token, and the client certificate \(subject) opens no namespace", requestID: requestID)
-                } else {
-                    failedAuthentication("unknown token", requestID: requestID)
-                }
-                return
-            }
-            self.namespace = namespace
-            authentication = (credential, generation)
+            // Without access control a token is accepted and ignored.
+            guard let grant = authenticate(hello, with: accessControl, requestID: requestID) else { return }
+            self.namespace = grant.namespace
         }
         state.helloAccepted()
         answers.encoder.compress = hello.features.contains(.compression)
@@ -307,12 +298,36 @@ struct ProtocolSession {
                        requestID: requestID)
     }
 
+    /// The grant of the HELLO's credential: its token (which wins), else
+    /// the client certificate; nil when refused (answered and counted).
+    private mutating func authenticate(_ hello: Hello, with accessControl: AccessControl, requestID: UInt32) -> AccessControl.Grant? {
+        let credential: AccessControl.Credential
+        if let token = hello.token {
+            credential = .token(token)
+        } else if let subject = peerCertificateSubject {
+            credential = .certificate(subject: subject)
+        } else {
+            failedAuthentication(AccessRefusal(.noToken, "this server requires a token in HELLO"), requestID: requestID)
+            return nil
+        }
+        let generation = accessControl.generation  // before the lookup: a reload in between is seen later
+        switch accessControl.authenticate(credential, now: AccessControl.now()) {
+        case .success(let grant):
+            authentication = (credential, generation, grant.validUntil)
+            return grant
+        case .failure(let refusal):
+            failedAuthentication(refusal, requestID: requestID)
+            return nil
+        }
+    }
+
     /// A HELLO without a usable token: NOT_AUTHENTICATED; the last allowed
     /// failure also closes the connection (Protocol/SPEC.md section 2).
-    private mutating func failedAuthentication(_ reason: String, requestID: UInt32) {
+    private mutating func failedAuthentication(_ refusal: AccessRefusal, requestID: UInt32) {
+        accessControl?.refusals.record(refusal)
         failedAuthentications += 1
         let limit = AccessControl.maxFailedAttempts
-        refuse("\(reason) (attempt \(failedAuthentications) of \(limit))", requestID: requestID,
+        refuse("\(refusal.message) (attempt \(failedAuthentications) of \(limit))", requestID: requestID,
                close: failedAuthentications >= limit)
     }
 
@@ -321,18 +336,28 @@ struct ProtocolSession {
         if close { closeRequested = true }
     }
 
-    /// True once a reload of the tokens revoked this connection's token (the
-    /// handler checks it every tick and then closes the connection).
-    mutating func tokenRevoked() -> Bool { !tokenStillValid() }
-
-    /// Whether the token this connection authenticated with still opens the
-    /// same namespace. Costs one atomic load unless the tokens were reloaded.
-    private mutating func tokenStillValid() -> Bool {
-        guard let accessControl, let (credential, checked) = authentication else { return true }
-        let current = accessControl.generation
-        if current == checked { return true }
-        guard accessControl.namespace(for: credential) == namespace else { return false }
-        authentication = (credential, current)
-        return true
+    /// Why this connection lost its access (a reload revoked its token, or
+    /// its signed token expired), counted once; nil while it holds. The
+    /// handler checks it every tick and then closes the connection.
+    mutating func accessLost() -> AccessRefusal? {
+        if let lostAccess { return lostAccess }
+        guard let accessControl, let (credential, checked, validUntil) = authentication else { return nil }
+        let lost: AccessRefusal
+        if let validUntil, AccessControl.now() >= validUntil {
+            lost = AccessRefusal(.init(.expired), "the token of this connection expired")
+        } else {
+            let current = accessControl.generation
+            if current == checked { return nil }
+            switch accessControl.authenticate(credential, now: AccessControl.now()) {
+            case .success(let grant) where grant.namespace == namespace:
+                authentication = (credential, current, grant.validUntil)
+                return nil
+            default:
+                lost = AccessRefusal(.revoked, "the token of this connection was revoked")
+            }
+        }
+        lostAccess = lost  // counted once; the connection closes with this answer
+        accessControl.refusals.record(lost)
+        return lost
     }
 }

@@ -4,8 +4,9 @@ import ChecklistModel
 public struct Hello: WireMessage {
     public static let messageType = MessageType.hello
     static let hasToken: UInt8 = 1 << 0
-    /// Longest `token` a HELLO may carry, in UTF-8 bytes.
-    public static let maxTokenBytes = 1024
+    /// Longest `token` a HELLO may carry, in UTF-8 bytes (room for a
+    /// signed token, JWT, with an RSA-4096 signature and many claims).
+    public static let maxTokenBytes = 8192
 
     public var minVersion: UInt64
     public var maxVersion: UInt64
