@@ -52,6 +52,7 @@ ERROR_CODES = {
     12: "BAD_STATE", 13: "RESYNC_REQUIRED", 14: "SHUTTING_DOWN", 15: "OVERLOADED",
     16: "DUPLICATE_KEY",
     17: "UNAVAILABLE",
+    18: "RATE_LIMITED",
 }
 ERROR_NUMBERS = {name: code for code, name in ERROR_CODES.items()}
 OPCODES = {
@@ -231,12 +232,14 @@ def enc_patch_ok(f):
 
 
 def enc_error(f):
-    presence = (1 if "field" in f else 0) | (2 if "revision" in f else 0)
+    presence = (1 if "field" in f else 0) | (2 if "revision" in f else 0) | (4 if "retryAfterMs" in f else 0)
     out = varint(f["code"]) + u8(presence) + string(f["message"])
     if "field" in f:
         out += string(f["field"])
     if "revision" in f:
         out += varint(f["revision"])
+    if "retryAfterMs" in f:
+        out += varint(f["retryAfterMs"])
     return out
 
 
@@ -495,12 +498,14 @@ def dec_patch_ok(r):
 
 def dec_error(r):
     f = {"code": r.varint("code")}
-    p = r.presence(0b11)
+    p = r.presence(0b111)
     f["message"] = r.string("message")
     if p & 1:
         f["field"] = r.string("field")
     if p & 2:
         f["revision"] = r.varint("revision")
+    if p & 4:
+        f["retryAfterMs"] = r.varint("retryAfterMs")
     return f
 
 
@@ -979,6 +984,10 @@ def build():
           {"code": 4, "message": "filter must be 0, 1 or 2, got 3", "field": "filter"})
     valid("error-with-revision", "ERROR CONFLICT carrying the current revision (presence 0x02).",
           "ERROR", 107, {"code": 6, "message": "list 2 is at revision 141, not 140", "revision": 141})
+    valid("error-rate-limited", "ERROR RATE_LIMITED: the namespace is over the server's request rate; "
+          "retry after 250 ms (presence 0x04).", "ERROR", 111,
+          {"code": ERROR_NUMBERS["RATE_LIMITED"], "message": "over 20 requests a second; retry in 250 ms",
+           "retryAfterMs": 250})
     valid("error-plain", "ERROR NOT_FOUND with neither field nor revision (presence 0x00).",
           "ERROR", 12, {"code": 5, "message": "no list 7"})
     valid("error-duplicate-key", "ERROR DUPLICATE_KEY answering an INSERT (or SET_KEY) whose client "
@@ -1147,8 +1156,8 @@ def build():
               "the connection stays open (the frame's own length was fine)." % len(bomb), "request",
               req("PING", bomb, flags=COMPRESSED), "FRAME_TOO_LARGE", None, "PING",
               max_frame_bytes=65536)
-    malformed("malformed-error-presence", "ERROR with presence bit 2, which v1 does not define.",
-              "response", frame(0xFF, 0, 9, varint(4) + b"\x04" + string("x") + string("y")),
+    malformed("malformed-error-presence", "ERROR with presence bit 3, which v1 does not define.",
+              "response", frame(0xFF, 0, 9, varint(4) + b"\x08" + string("x") + string("y")),
               "BAD_FIELD", "presence", "ERROR")
     malformed("malformed-page-truncated-row", "PAGE announcing 2 rows whose second row ends inside "
               "its text.", "response",

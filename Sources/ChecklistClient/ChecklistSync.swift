@@ -118,7 +118,8 @@ public final class ChecklistSync: Sendable {
     /// `retry.patchAttempts` times (with several servers, the next server
     /// first). A server error is thrown at once (nothing was applied),
     /// except `SHUTTING_DOWN` and `UNAVAILABLE` (the node is draining or cut
-    /// off from its database): those are retried like a lost connection.
+    /// off from its database): those are retried like a lost connection;
+    /// and `RATE_LIMITED`, sent again after the wait the server names.
     @discardableResult
     public func patch(_ list: ListID, baseRevision: Revision? = nil, ops: [PatchOperation]) async throws -> PatchOK {
         try await patch(list, baseRevision: baseRevision, idempotencyKey: makeIdempotencyKey(), ops: ops)
@@ -144,6 +145,12 @@ public final class ChecklistSync: Sendable {
             } catch let error as ClientError where Self.retryable(error) {
                 // Lost before the answer (or the server is away): the same key again.
                 guard attempt < retry.patchAttempts else { throw error }
+            } catch let error as ClientError where error.wireCode == .rateLimited {
+                // Nothing was done: the same key again once the server said it takes one, on the same connection.
+                guard attempt < retry.patchAttempts else { throw error }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(error.serverError?.retryAfterMilliseconds ?? 1000))
+                continue
             }
             attempt += 1
             try await Task.sleep(for: backoff)

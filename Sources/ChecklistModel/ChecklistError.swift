@@ -28,6 +28,9 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
         /// The server's storage cannot take changes now (its database is
         /// unreachable): nothing was applied; try again later.
         public static let unavailable = Code(rawValue: 17)
+        /// The namespace's request rate is over the server's limit:
+        /// nothing was done; try again after `retryAfterMilliseconds`.
+        public static let rateLimited = Code(rawValue: 18)
 
         /// The name used in Protocol/SPEC.md, logs and CLI messages.
         public var name: String {
@@ -49,6 +52,7 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
             case .overloaded: return "OVERLOADED"
             case .duplicateKey: return "DUPLICATE_KEY"
             case .unavailable: return "UNAVAILABLE"
+            case .rateLimited: return "RATE_LIMITED"
             default: return "ERROR_\(rawValue)"
             }
         }
@@ -62,18 +66,23 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
     public var field: String?
     /// The list's current revision (CONFLICT), if any.
     public var revision: Revision?
+    /// How long to wait before trying again (RATE_LIMITED), if said.
+    public var retryAfterMilliseconds: UInt64?
 
-    public init(_ code: Code, _ message: String, field: String? = nil, revision: Revision? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, revision: Revision? = nil,
+                retryAfterMilliseconds: UInt64? = nil) {
         self.code = code
         self.message = message
         self.field = field
         self.revision = revision
+        self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 
     public var description: String {
         var s = "\(code.name): \(message)"
         if let field { s += " (field \(field))" }
         if let revision { s += " (revision \(revision))" }
+        if let retryAfterMilliseconds { s += " (retry after \(retryAfterMilliseconds) ms)" }
         return s
     }
 

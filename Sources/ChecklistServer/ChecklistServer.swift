@@ -95,7 +95,7 @@ public final class ChecklistServer: Sendable {
         self.metrics = metrics
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log,
-                                           cache: storage?.listCache)
+                                           cache: storage?.listCache, rateLimit: configuration.rateLimit)
         transferWorkers = dispatcher.snapshots.workers
         importInflaters = dispatcher.snapshots.inflaters
         // A single answer may be as large as a frame: the output limit must hold it.

@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     /// The tokens clients must present in HELLO, each opening a namespace;
     /// nil serves everyone in `Namespace.default` (Protocol/SPEC.md section 2).
     public var accessControl: AccessControl?
+    /// Requests a second per namespace (`--rate-limit`, `--rate-burst`); nil: no limit.
+    public var rateLimit: RateLimiter.Settings?
     /// Close a connection that has sent nothing for this long (after an
     /// ERROR LIMIT_EXCEEDED `idleTimeout`), or that has taken none of the
     /// answers it is owed for this long; nil: never.

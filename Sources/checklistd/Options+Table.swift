@@ -180,6 +180,15 @@ extension Options {
             "checklistd: plaintext on HOST:PORT" is printed before the
             "listening on" line
             """) { $0.plainPort = try $1.integer() },
+        .value("--rate-limit", "N", """
+            requests a second per namespace (all its connections; without
+            access control, of everyone): more are answered ERROR
+            RATE_LIMITED with the milliseconds to wait (default: none)
+            """) { $0.configuration.rateLimit = RateLimiter.Settings(requestsPerSecond: try $1.seconds(positive: true)) },
+        .value("--rate-burst", "N", """
+            requests a namespace may send at once after a quiet time
+            (default: one second's worth of --rate-limit)
+            """) { $0.rateBurst = try $1.integer(min: 1) },
     ]
 
     /// Metrics and the event log.

@@ -25,6 +25,8 @@ struct Options {
     var authKeysFile: String?
     /// `--auth-issuer`, `--auth-audience`, `--auth-namespace-claim`, `--auth-leeway`.
     var authExpectations = TokenVerifier.Expectations()
+    /// `--rate-burst`: the bucket of `--rate-limit` (default: one second's requests).
+    var rateBurst: Int?
     /// `--insecure-bind`: allow a non-loopback host without `--tokens`.
     var insecureBind = false
     /// `--tls-cert`, `--tls-key`, `--tls-client-ca`: make `--port` a TLS port.
@@ -99,6 +101,9 @@ struct Options {
         } catch {
             throw error.withUsage(parsed.usage)
         }
+        if let rate = configuration.rateLimit, let burst = rateBurst {
+            configuration.rateLimit = RateLimiter.Settings(requestsPerSecond: rate.requestsPerSecond, burst: Double(burst))
+        }
     }
 
     /// Refuses option values that are fine alone but not together.
@@ -106,6 +111,9 @@ struct Options {
         if postgres != nil && dataDirectoryGiven {
             throw UsageError("--data-dir and --postgres (or CHECKLIST_POSTGRES) exclude each other: "
                              + "the data lives in one place")
+        }
+        if rateBurst != nil && configuration.rateLimit == nil {
+            throw UsageError("--rate-burst needs --rate-limit")
         }
         if authKeysFile == nil && authExpectations != TokenVerifier.Expectations() {
             throw UsageError("--auth-issuer, --auth-audience, --auth-namespace-claim and --auth-leeway need --auth-keys")

@@ -247,6 +247,7 @@ enum VectorJSON {
                                           "message": .string(m.error.message)]
             if let field = m.error.field { o["field"] = .string(field) }
             if let revision = m.error.revision { o["revision"] = .number(revision) }
+            if let retryAfter = m.error.retryAfterMilliseconds { o["retryAfterMs"] = .number(retryAfter) }
             return ("ERROR", .object(o))
         }
     }
@@ -374,7 +375,8 @@ enum VectorJSON {
         case "ERROR":
             let code = ChecklistError.Code(rawValue: UInt16(try f.uint("code")))
             return .error(ErrorMessage(ChecklistError(code, try f.string("message"), field: try f.optionalString("field"),
-                                                      revision: try f.optionalUInt("revision"))))
+                                                      revision: try f.optionalUInt("revision"),
+                                                      retryAfterMilliseconds: try f.optionalUInt("retryAfterMs"))))
         case "STATS_REPORT": return .statsReport(try statsReport(f))
         case "SUBSCRIBED", "UNSUBSCRIBED", "CHANGES", "CHANGE", "SUBSCRIPTION_DROPPED":
             return try liveSyncServerMessage(message: message, fields: f)!

@@ -211,6 +211,12 @@ struct ProtocolSession {
             refuse(lost.message, requestID: requestID, close: true)
             return nil
         }
+        // A request resumed after its database reads was counted when it came.
+        if !parkedBefore, let limiter = dispatcher.rateLimiter, let wait = limiter.take(namespace) {
+            answers.fail(ChecklistError(.rateLimited, "over \(limiter.settings.requestsPerSecond) requests a second; retry in \(wait) ms",
+                                        retryAfterMilliseconds: wait), requestID: requestID)
+            return nil
+        }
         guard let cache = dispatcher.cache else {
             dispatch(request, requestID: requestID)
             return nil

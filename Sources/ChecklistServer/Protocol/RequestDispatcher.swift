@@ -22,11 +22,14 @@ final class RequestDispatcher: Sendable {
     /// (PostgreSQL): the session has a request's lists loaded before it
     /// is handled here.
     let cache: ListCache?
+    /// Requests a second per namespace, checked by the session before a request is handled; nil: no limit.
+    let rateLimiter: RateLimiter?
 
     init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil,
          snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration(), log: ServerLog? = nil,
-         cache: ListCache? = nil) {
+         cache: ListCache? = nil, rateLimit: RateLimiter.Settings? = nil) {
         self.cache = cache
+        self.rateLimiter = rateLimit.map(RateLimiter.init)
         self.snapshots = SnapshotTransfers(configuration: snapshots, log: log)
         self.store = store
         self.serverName = serverName
