@@ -10,6 +10,7 @@ do {
     case "pages": try await PagesScenario.run(arguments)
     case "scroll": try await ScrollScenario.run(arguments)
     case "restart": try RestartScenario.run(arguments)
+    case "hello": try HelloScenario.run(arguments)
     case "memory": try await MemoryScenario.run(arguments)
     case "cache": try await CacheScenario.run(arguments)
     case "fanout": try await FanoutScenario.run(arguments)
