@@ -53,6 +53,7 @@ ERROR_CODES = {
     16: "DUPLICATE_KEY",
     17: "UNAVAILABLE",
     18: "RATE_LIMITED",
+    19: "QUOTA_EXCEEDED",
 }
 ERROR_NUMBERS = {name: code for code, name in ERROR_CODES.items()}
 OPCODES = {
@@ -988,6 +989,10 @@ def build():
           "retry after 250 ms (presence 0x04).", "ERROR", 111,
           {"code": ERROR_NUMBERS["RATE_LIMITED"], "message": "over 20 requests a second; retry in 250 ms",
            "retryAfterMs": 250})
+    valid("error-quota-exceeded", "ERROR QUOTA_EXCEEDED naming the quota the change would pass "
+          "(presence 0x01, field items); nothing of the change was applied.", "ERROR", 112,
+          {"code": ERROR_NUMBERS["QUOTA_EXCEEDED"],
+           "message": "the namespace holds 1000 items; 2 more would pass its quota of 1000", "field": "items"})
     valid("error-plain", "ERROR NOT_FOUND with neither field nor revision (presence 0x00).",
           "ERROR", 12, {"code": 5, "message": "no list 7"})
     valid("error-duplicate-key", "ERROR DUPLICATE_KEY answering an INSERT (or SET_KEY) whose client "

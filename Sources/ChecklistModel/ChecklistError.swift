@@ -31,6 +31,9 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
         /// The namespace's request rate is over the server's limit:
         /// nothing was done; try again after `retryAfterMilliseconds`.
         public static let rateLimited = Code(rawValue: 18)
+        /// The change would pass a quota of the namespace (`field` names
+        /// it: `lists`, `items`): nothing of it was applied.
+        public static let quotaExceeded = Code(rawValue: 19)
 
         /// The name used in Protocol/SPEC.md, logs and CLI messages.
         public var name: String {
@@ -53,6 +56,7 @@ public struct ChecklistError: Error, Hashable, Sendable, CustomStringConvertible
             case .duplicateKey: return "DUPLICATE_KEY"
             case .unavailable: return "UNAVAILABLE"
             case .rateLimited: return "RATE_LIMITED"
+            case .quotaExceeded: return "QUOTA_EXCEEDED"
             default: return "ERROR_\(rawValue)"
             }
         }

@@ -93,6 +93,7 @@ public final class ChecklistServer: Sendable {
         group.start()
         let metrics = ServerMetrics(loops: threads, store: store, hasTLSPort: configuration.tls != nil)
         self.metrics = metrics
+        store.setQuotas(configuration.quotas)
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log,
                                            cache: storage?.listCache, rateLimit: configuration.rateLimit)

@@ -1,6 +1,7 @@
 import ChecklistLog
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistStore
 
 /// Everything `checklistd` can be told on its command line.
 public struct ServerConfiguration: Sendable {
@@ -35,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var accessControl: AccessControl?
     /// Requests a second per namespace (`--rate-limit`, `--rate-burst`); nil: no limit.
     public var rateLimit: RateLimiter.Settings?
+    /// What each namespace may hold (`--quota-lists`, `--quota-items`).
+    public var quotas = NamespaceQuotas()
     /// Close a connection that has sent nothing for this long (after an
     /// ERROR LIMIT_EXCEEDED `idleTimeout`), or that has taken none of the
     /// answers it is owed for this long; nil: never.

@@ -37,6 +37,7 @@ extension StoreState {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
             try Validation.text(icon, field: "icon", limits: limits)
+            try checkListQuota(in: ns)
             return try apply(Change(namespace: ns, list: ListID(try takeListID()), revision: 1,
                                     kind: .listCreated(name: name, icon: icon)))
 
@@ -60,6 +61,7 @@ extension StoreState {
                 return list.revision
             }
             try Validation.batch(ops.count, limits: limits)
+            try checkItemQuota(ops, in: ns)
             if let baseRevision, baseRevision != current {
                 throw ChecklistError(.conflict, "list \(id) is at revision \(current), not \(baseRevision)", revision: current)
             }

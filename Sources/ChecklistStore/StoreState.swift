@@ -8,6 +8,8 @@ struct StoreState: ~Copyable {
     let treeShape: RowTreeShape
     /// The id the next created list gets; store-wide, only grows.
     var nextListID: UInt64 = 1
+    /// What each namespace may hold (`Store.setQuotas`).
+    var quotas = NamespaceQuotas()
     var lists: [ListID: ListState] = [:]
     /// While set, every change through the apply path is refused with it
     /// (`Store.refuseChanges`).

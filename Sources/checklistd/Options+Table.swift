@@ -129,6 +129,15 @@ extension Options {
             pushes a subscriber may leave unread before its
             subscriptions are dropped (default 4194304)
             """) { $0.configuration.liveSync.maxPushBufferBytes = try $1.integer(min: 1024) },
+        .value("--quota-lists", "N", """
+            lists a namespace may hold: a CREATE_LIST past it is answered
+            ERROR QUOTA_EXCEEDED lists (default: none)
+            """) { $0.configuration.quotas.lists = try $1.integer() },
+        .value("--quota-items", "N", """
+            items a namespace may hold over all its lists: a PATCH that
+            would pass it is refused whole (QUOTA_EXCEEDED items);
+            deletions always work (default: none)
+            """) { $0.configuration.quotas.items = try $1.integer() },
     ]
 
     /// Who may connect: tokens and TLS.

@@ -8,7 +8,9 @@ import Testing
         let options = try #require(try Options.parse([
             "--auth-keys", "/k.json", "--auth-issuer", "https://id.example", "--auth-audience", "checklists",
             "--auth-namespace-claim", "tenant", "--auth-leeway", "5", "--rate-limit", "20", "--rate-burst", "40",
+            "--quota-lists", "10", "--quota-items", "1000",
         ]))
+        #expect(options.configuration.quotas.lists == 10 && options.configuration.quotas.items == 1000)
         #expect(options.authKeysFile == "/k.json")
         let e = options.authExpectations
         #expect(e.issuer == "https://id.example" && e.audience == "checklists" && e.namespaceClaim == "tenant" && e.leewaySeconds == 5)

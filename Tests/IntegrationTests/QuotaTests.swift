@@ -1,0 +1,48 @@
+import ChecklistClient
+import ChecklistModel
+import ChecklistTesting
+import Testing
+
+/// `checklistd --quota-lists/--quota-items` end to end: the exact edge, a
+/// refusal applies nothing, and the counts hold across a restart (they are
+/// the store's, recovered from the log).
+@Suite(.timeLimit(.minutes(10))) struct QuotaTests {
+    func code(_ body: () async throws -> Void) async -> (ChecklistError.Code?, String?) {
+        do {
+            try await body()
+            return (nil, nil)
+        } catch let error as ClientError {
+            return (error.wireCode, error.serverError?.field)
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+
+    func insert(_ text: String) -> PatchOperation { .insert(tempRef: nil, position: .end, fields: ItemFields(text: text)) }
+
+    @Test func itemsAndListsAtTheEdgeAcrossARestart() async throws {
+        let arguments = ["--quota-items", "3", "--quota-lists", "1"]
+        let first = try TestServer.start(arguments)
+        let directory = first.directory
+        defer { directory.remove() }
+        var client = try await first.connect()
+        let list = try await client.createList(name: "Camping").id
+        #expect(await code { _ = try await client.createList(name: "Second") } == (.quotaExceeded, "lists"))
+        _ = try await client.patch(list, ops: [insert("Tent"), insert("Stove")])  // one under
+        _ = try await client.patch(list, ops: [insert("Gas")])  // at
+        #expect(await code { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
+        await client.close()
+        _ = first.process.stop()
+
+        let second = try TestServer.start(arguments, directory: directory)
+        defer { _ = second.process.stop() }
+        client = try await second.connect()
+        #expect(await code { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
+        let page = try await client.page(list, limit: 10, filter: .all)
+        #expect(page.items.map(\.text) == ["Tent", "Stove", "Gas"] && page.revision == 3)
+        // Deletions always work, and make room.
+        _ = try await client.patch(list, ops: [.delete(.id(page.items[0].id))])
+        _ = try await client.patch(list, ops: [insert("Lamp")])
+        await client.close()
+    }
+}
