@@ -207,8 +207,8 @@ define(requests, T.HELLO, 'HELLO', (w, f) => {
   const f = { minVersion: r.varint('minVersion'), maxVersion: r.varint('maxVersion'), features: r.varint('features'), clientName: r.string('clientName') };
   if (r.remaining > 0 && (r.presence(0x01) & 1)) {
     f.token = r.string('token');
-    if (new TextEncoder().encode(f.token).length > 1024) {
-      throw new ProtocolError(ErrorCode.LIMIT_EXCEEDED, 'token is longer than 1024 bytes', { field: 'token' });
+    if (new TextEncoder().encode(f.token).length > 8192) {
+      throw new ProtocolError(ErrorCode.LIMIT_EXCEEDED, 'token is longer than 8192 bytes', { field: 'token' });
     }
   }
   return f;
@@ -389,15 +389,18 @@ define(responses, T.STATS_REPORT, 'STATS_REPORT', (w, f) => {
 });
 
 define(responses, T.ERROR, 'ERROR', (w, f) => {
-  w.varint(f.code).u8((f.field !== undefined ? 1 : 0) | (f.revision !== undefined ? 2 : 0)).string(f.message);
+  w.varint(f.code).u8((f.field !== undefined ? 1 : 0) | (f.revision !== undefined ? 2 : 0)
+    | (f.retryAfterMs !== undefined ? 4 : 0)).string(f.message);
   if (f.field !== undefined) w.string(f.field);
   if (f.revision !== undefined) w.varint(f.revision);
+  if (f.retryAfterMs !== undefined) w.varint(f.retryAfterMs);
 }, (r) => {
   const f = { code: r.varint('code') };
-  const p = r.presence(0x03);
+  const p = r.presence(0x07);
   f.message = r.string('message');
   if (p & 1) f.field = r.string('field');
   if (p & 2) f.revision = r.varint('revision');
+  if (p & 4) f.retryAfterMs = r.varint('retryAfterMs');
   return f;
 });
 

@@ -8,7 +8,7 @@ export const ErrorCode = Object.freeze({
   NOT_FOUND: 5, CONFLICT: 6, LIMIT_EXCEEDED: 7, NOT_AUTHENTICATED: 8,
   UNSUPPORTED_VERSION: 9, INTERNAL_ERROR: 10, HELLO_REQUIRED: 11, BAD_STATE: 12,
   RESYNC_REQUIRED: 13, SHUTTING_DOWN: 14, OVERLOADED: 15, DUPLICATE_KEY: 16,
-  UNAVAILABLE: 17,
+  UNAVAILABLE: 17, RATE_LIMITED: 18, QUOTA_EXCEEDED: 19,
 });
 
 const codeNames = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
