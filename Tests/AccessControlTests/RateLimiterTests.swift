@@ -32,4 +32,15 @@ import Testing
         #expect(RateLimiter.Settings(requestsPerSecond: 50).burst == 50)
         #expect(RateLimiter.Settings(requestsPerSecond: 0.5).burst == 1)
     }
+
+    /// Quiet namespaces' buckets are dropped once there are many: memory
+    /// follows the namespaces active within a burst's refill, not all ever seen.
+    @Test func fullBucketsAreDropped() {
+        let limiter = RateLimiter(RateLimiter.Settings(requestsPerSecond: 10))
+        for i in 0..<RateLimiter.minimumPruneAt { _ = limiter.take(Namespace("n\(i)"), now: Self.second) }
+        #expect(limiter.bucketCount == RateLimiter.minimumPruneAt)
+        // Ten seconds later every bucket is full again: the next take prunes them all.
+        #expect(limiter.take(alice, now: 11 * Self.second) == nil)
+        #expect(limiter.bucketCount == 1)
+    }
 }

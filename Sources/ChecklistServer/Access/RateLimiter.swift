@@ -27,23 +27,41 @@ public final class RateLimiter: Sendable {
         var refilledAt: UInt64
     }
 
+    private struct Buckets {
+        var byNamespace: [Namespace: Bucket] = [:]
+        /// When there are this many, full ones are dropped (a full bucket
+        /// is the same as none), so quiet namespaces cost no memory.
+        var pruneAt = RateLimiter.minimumPruneAt
+    }
+
+    static let minimumPruneAt = 1024
+
     public let settings: Settings
-    private let buckets = Mutex<[Namespace: Bucket]>([:])
+    private let buckets = Mutex(Buckets())
 
     public init(_ settings: Settings) {
         self.settings = settings
     }
+
+    /// Buckets held now (tests).
+    var bucketCount: Int { buckets.withLock { $0.byNamespace.count } }
 
     /// Takes one request of `namespace` at `now` (monotonic nanoseconds):
     /// nil when taken, else the milliseconds until one would be (at least 1).
     func take(_ namespace: Namespace, now: UInt64 = monotonicNanoseconds()) -> UInt64? {
         let rate = settings.requestsPerSecond, burst = settings.burst
         return buckets.withLock { buckets -> UInt64? in
-            var bucket = buckets[namespace] ?? Bucket(tokens: burst, refilledAt: now)
+            if buckets.byNamespace.count >= buckets.pruneAt {
+                buckets.byNamespace = buckets.byNamespace.filter { _, bucket in
+                    bucket.tokens + Double(now &- bucket.refilledAt) / 1e9 * rate < burst
+                }
+                buckets.pruneAt = max(Self.minimumPruneAt, 2 * buckets.byNamespace.count)
+            }
+            var bucket = buckets.byNamespace[namespace] ?? Bucket(tokens: burst, refilledAt: now)
             let elapsed = Double(now &- bucket.refilledAt) / 1e9
             bucket.tokens = min(burst, bucket.tokens + max(0, elapsed) * rate)
             bucket.refilledAt = max(now, bucket.refilledAt)
-            defer { buckets[namespace] = bucket }
+            defer { buckets.byNamespace[namespace] = bucket }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
                 return nil
