@@ -21,8 +21,9 @@ import PackageDescription
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL), and TLSSocketStream, the one
 //                            path between a session and a socket under every TLS client
 //   ChecklistJWT             signed tokens (JWT): base64url, JOSE header, claims, JWK Sets, OpenSSL verification; no I/O but reading the key file
-//   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext or TLS), timers, signals, TCP server; knows no protocol
-//   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers
+//   ChecklistWebSocket       RFC 6455 codec: the HTTP request head, the upgrade handshake, frames; no I/O
+//   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext, TLS, WebSocket), timers, signals, TCP server; knows no protocol
+//   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers; the web port (the page, /ws)
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
 //                            (epoll on Linux, poll(2) on Apple platforms), bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
@@ -78,8 +79,9 @@ let package = Package(
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistIO",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistSocket"]),
+        .target(name: "ChecklistWebSocket", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS", "ChecklistWebSocket"]),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot"]),
         .target(name: "ChecklistStorage",
@@ -89,7 +91,7 @@ let package = Package(
         .target(name: "ChecklistJWT", dependencies: ["COpenSSL"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT", "ChecklistWebSocket"]),
         .target(name: "ChecklistClient",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistTesting",
@@ -146,6 +148,9 @@ let package = Package(
         .testTarget(name: "IntegrationTests",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
+        .testTarget(name: "ChecklistWebSocketTests",
+                dependencies: ["ChecklistWebSocket"],
+                    resources: [.copy("../../Protocol/vectors/websocket")]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),
         .testTarget(name: "ChecklistTransferTests",

@@ -188,6 +188,8 @@ const STATS_SYNC = ['syncSubscribers', 'syncChangesPublished', 'syncPushesDelive
   'syncRetainedChanges', 'syncRetainedBytes'];
 const STATS_TLS = ['tlsHandshakes', 'tlsNotTLS', 'tlsHandshakeFailures', 'tlsHandshakesTruncated',
   'tlsHandshakeTimeouts', 'tlsRecordErrors', 'tlsOnPlainPort'];
+const STATS_WEB = ['webUpgrades', 'webHandshakesRefused', 'webOriginsRefused', 'webClosedProtocolError',
+  'webClosedUnsupportedData', 'webClosedInvalidPayload', 'webClosedMessageTooBig', 'webPingTimeouts'];
 
 // ---- the messages -------------------------------------------------------
 // Each entry: name, encode(writer, fields), decode(reader) -> fields.
@@ -368,23 +370,25 @@ define(responses, T.STATS_REPORT, 'STATS_REPORT', (w, f) => {
   writeArray(w, f.errors, (c) => { w.varint(c.code).varint(c.count); });
   for (const k of STATS_LATENCY) w.varint(f[k]);
   const log = f.logLastLSN !== undefined, snap = f.snapshotLSN !== undefined;
-  const sync = f.syncSubscribers !== undefined, tls = f.tlsHandshakes !== undefined;
-  w.u8((log ? 1 : 0) | (snap ? 2 : 0) | (sync ? 4 : 0) | (tls ? 8 : 0));
+  const sync = f.syncSubscribers !== undefined, tls = f.tlsHandshakes !== undefined, web = f.webUpgrades !== undefined;
+  w.u8((log ? 1 : 0) | (snap ? 2 : 0) | (sync ? 4 : 0) | (tls ? 8 : 0) | (web ? 16 : 0));
   if (log) w.varint(f.logLastLSN).varint(f.logDurableLSN).varint(f.logSegments).bool(f.logFailed);
   if (snap) w.varint(f.snapshotLSN).zigzag(f.snapshotTime).varint(f.snapshotBytes);
   if (sync) for (const k of STATS_SYNC) w.varint(f[k]);
   if (tls) for (const k of STATS_TLS) w.varint(f[k]);
+  if (web) for (const k of STATS_WEB) w.varint(f[k]);
 }, (r) => {
   const f = {};
   for (const k of STATS_HEAD) f[k] = r.varint(k);
   f.requests = readArray(r, 'typeCount', 3, () => ({ type: r.u8('type'), requests: r.varint('requests'), errors: r.varint('errors') }));
   f.errors = readArray(r, 'codeCount', 2, () => ({ code: r.varint('code'), count: r.varint('count') }));
   for (const k of STATS_LATENCY) f[k] = r.varint(k);
-  const p = r.presence(0x0f);
+  const p = r.presence(0x1f);
   if (p & 1) { f.logLastLSN = r.varint('logLastLSN'); f.logDurableLSN = r.varint('logDurableLSN'); f.logSegments = r.varint('logSegments'); f.logFailed = r.bool('logFailed'); }
   if (p & 2) { f.snapshotLSN = r.varint('snapshotLSN'); f.snapshotTime = r.zigzag('snapshotTime'); f.snapshotBytes = r.varint('snapshotBytes'); }
   if (p & 4) for (const k of STATS_SYNC) f[k] = r.varint(k);
   if (p & 8) for (const k of STATS_TLS) f[k] = r.varint(k);
+  if (p & 16) for (const k of STATS_WEB) f[k] = r.varint(k);
   return f;
 });
 

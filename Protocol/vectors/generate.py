@@ -1191,6 +1191,9 @@ STATS_SYNC = ["syncSubscribers", "syncChangesPublished", "syncPushesDelivered", 
 # The TLS fields after presence bit 3.
 STATS_TLS = ["tlsHandshakes", "tlsNotTLS", "tlsHandshakeFailures", "tlsHandshakesTruncated",
              "tlsHandshakeTimeouts", "tlsRecordErrors", "tlsOnPlainPort"]
+# The web port's fields after presence bit 4 (Protocol/WEBSOCKET.md).
+STATS_WEB = ["webUpgrades", "webHandshakesRefused", "webOriginsRefused", "webClosedProtocolError",
+             "webClosedUnsupportedData", "webClosedInvalidPayload", "webClosedMessageTooBig", "webPingTimeouts"]
 
 
 def enc_stats_report(f):
@@ -1203,8 +1206,9 @@ def enc_stats_report(f):
         out += varint(e["code"]) + varint(e["count"])
     out += b"".join(varint(f[k]) for k in STATS_MIDDLE)
     has_log, has_snapshot, has_sync = "logLastLSN" in f, "snapshotLSN" in f, "syncSubscribers" in f
-    has_tls = "tlsHandshakes" in f
-    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0) | (8 if has_tls else 0))
+    has_tls, has_web = "tlsHandshakes" in f, "webUpgrades" in f
+    out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0) | (8 if has_tls else 0)
+              | (16 if has_web else 0))
     if has_log:
         out += (varint(f["logLastLSN"]) + varint(f["logDurableLSN"]) + varint(f["logSegments"]) +
                 boolean(f["logFailed"]))
@@ -1214,6 +1218,8 @@ def enc_stats_report(f):
         out += b"".join(varint(f[k]) for k in STATS_SYNC)
     if has_tls:
         out += b"".join(varint(f[k]) for k in STATS_TLS)
+    if has_web:
+        out += b"".join(varint(f[k]) for k in STATS_WEB)
     return out
 
 
@@ -1226,7 +1232,7 @@ def dec_stats_report(r):
     f["errors"] = [{"code": r.varint("code"), "count": r.varint("count")} for _ in range(n)]
     for k in STATS_MIDDLE:
         f[k] = r.varint(k)
-    p = r.presence(0b1111)
+    p = r.presence(0b11111)
     if p & 1:
         for k in ["logLastLSN", "logDurableLSN", "logSegments"]:
             f[k] = r.varint(k)
@@ -1240,6 +1246,9 @@ def dec_stats_report(r):
             f[k] = r.varint(k)
     if p & 8:
         for k in STATS_TLS:
+            f[k] = r.varint(k)
+    if p & 16:
+        for k in STATS_WEB:
             f[k] = r.varint(k)
     return f
 
@@ -1294,9 +1303,16 @@ def build_stats():
     valid("stats-report-tls", "STATS_REPORT of the busy live-sync server of stats-report-live-sync with a TLS "
           "port (presence 0x0F): 24000 handshakes, 3 plaintext clients on the TLS port, 4 TLS clients on the "
           "plaintext port.", "STATS_REPORT", 43, tls)
-    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 4, which v1 does "
+    web = dict(idle)
+    web.update({"webUpgrades": 310, "webHandshakesRefused": 4, "webOriginsRefused": 2, "webClosedProtocolError": 3,
+                "webClosedUnsupportedData": 1, "webClosedInvalidPayload": 0, "webClosedMessageTooBig": 1,
+                "webPingTimeouts": 7})
+    valid("stats-report-websocket", "STATS_REPORT of a server with a web port and nothing else optional (presence "
+          "0x10): 310 WebSocket upgrades, 4 refused as malformed and 2 for their Origin; connections closed with "
+          "1002 (3), 1003 (1), 1009 (1) and 1001 after an unanswered ping (7).", "STATS_REPORT", 44, web)
+    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 5, which v1 does "
               "not define.", "response",
-              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x10"),
+              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x20"),
               "BAD_FIELD", "presence", "STATS_REPORT")
 
 
@@ -2093,6 +2109,176 @@ def check(v):
     assert fields == v["fields"], (v["name"], fields, v["fields"])
 
 
+# ---------------------------------------------------------------------------
+# Protocol/WEBSOCKET.md: the web port's handshake and framing, as vectors in
+# Protocol/vectors/websocket/ (one JSON file of cases each). Accept keys from
+# hashlib and base64, frames built here: independent of the Swift codec.
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+WS_MASK = bytes.fromhex("37fa213d")
+WS_HOST = "127.0.0.1:7480"
+
+
+def ws_accept(key):
+    import base64, hashlib
+    return base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+
+
+def ws_frame(opcode, payload, fin=True, mask=WS_MASK, rsv=0):
+    n = len(payload)
+    head = bytes([(0x80 if fin else 0) | rsv | opcode])
+    bit = 0x80 if mask is not None else 0
+    if n < 126:
+        head += bytes([bit | n])
+    elif n <= 0xFFFF:
+        head += bytes([bit | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([bit | 127]) + n.to_bytes(8, "big")
+    if mask is None:
+        return head + payload
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def ws_request(fields, method="GET", target="/ws"):
+    return "%s %s HTTP/1.1\r\n" % (method, target) + "".join("%s: %s\r\n" % kv for kv in fields) + "\r\n"
+
+
+def ws_handshake_cases():
+    key = "dGhlIHNhbXBsZSBub25jZQ=="   # RFC 6455 section 1.3's example key
+    base = [("Host", WS_HOST), ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", key),
+            ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Protocol", "checklists.v1"),
+            ("Origin", "http://" + WS_HOST)]
+
+    def without(name):
+        return [kv for kv in base if kv[0] != name]
+
+    def replaced(name, value):
+        return [(k, value if k == name else v) for k, v in base]
+
+    accepted = ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: checklists.v1\r\n\r\n" % ws_accept(key))
+    cases = [
+        ("accept-rfc-key", "A browser's upgrade from the page's own origin, with RFC 6455's example key "
+         "(accept s3pPLMBiTxaQ9kYGzzhZRbK+xOo=).", ws_request(base), [], 101),
+        ("accept-protocol-list", "Several subprotocols offered, checklists.v1 among them; header names in "
+         "lower case, Connection with two tokens.",
+         ws_request([(k.lower(), v) for k, v in replaced("Sec-WebSocket-Protocol", "chat, checklists.v1")
+                     if k != "Connection"] + [("connection", "keep-alive, Upgrade")]), [], 101),
+        ("accept-no-origin", "No Origin field: not a browser, allowed.", ws_request(without("Origin")), [], 101),
+        ("accept-allowed-origin", "An Origin named by --web-allowed-origin.",
+         ws_request(replaced("Origin", "https://app.example.com")), ["https://app.example.com"], 101),
+        ("refuse-other-origin", "Another site's page, without --web-allowed-origin: 403.",
+         ws_request(replaced("Origin", "http://evil.example")), [], 403),
+        ("refuse-own-origin-not-listed", "With --web-allowed-origin, only the origins listed: even the page's own is refused.",
+         ws_request(base), ["https://app.example.com"], 403),
+        ("refuse-no-protocol", "No Sec-WebSocket-Protocol: 400.", ws_request(without("Sec-WebSocket-Protocol")), [], 400),
+        ("refuse-other-protocol", "Only another subprotocol offered: 400.",
+         ws_request(replaced("Sec-WebSocket-Protocol", "chat")), [], 400),
+        ("refuse-no-key", "No Sec-WebSocket-Key: 400.", ws_request(without("Sec-WebSocket-Key")), [], 400),
+        ("refuse-short-key", "A key that is not 16 bytes in base64: 400.",
+         ws_request(replaced("Sec-WebSocket-Key", "c2hvcnQ=")), [], 400),
+        ("refuse-version-8", "Sec-WebSocket-Version 8: 426 with Sec-WebSocket-Version: 13.",
+         ws_request(replaced("Sec-WebSocket-Version", "8")), [], 426),
+        ("refuse-no-upgrade", "No Upgrade field: 400.", ws_request(without("Upgrade")), [], 400),
+        ("refuse-no-connection-upgrade", "Connection without the upgrade token: 400.",
+         ws_request(replaced("Connection", "keep-alive")), [], 400),
+        ("refuse-no-host", "No Host field: 400.", ws_request(without("Host")), [], 400),
+        ("refuse-post", "POST /ws: 405.", ws_request(base, method="POST"), [], 405),
+    ]
+    out = []
+    for name, description, request, origins, status in cases:
+        case = {"name": name, "description": description, "request": request, "allowedOrigins": origins,
+                "status": status}
+        if status == 101:
+            case["response"] = accepted if "dGhl" in request else None
+            if case["response"] is None:
+                raise SystemExit("handshake vector without the example key")
+        out.append(case)
+    return out
+
+
+def ws_frame_cases():
+    hello = bytes.fromhex("0000001b01000000000101010111636865636b6c6973742d636c692f312e30")
+    stats = frame(0x40, 0, 2, b"")
+    one = ws_frame(2, hello)
+    cases = [
+        ("hello-one-message", "A HELLO frame in one binary message, in one read.", [one], hello, [], None),
+        ("hello-split-across-messages", "The same HELLO in two binary messages (5 bytes, then 26): the protocol "
+         "frame spans WebSocket messages.", [ws_frame(2, hello[:5]) + ws_frame(2, hello[5:])], hello, [], None),
+        ("hello-split-across-reads", "One message read in pieces of 1, 3 and the rest: the WebSocket header "
+         "itself is split.", [one[:1], one[1:4], one[4:]], hello, [], None),
+        ("two-frames-one-message", "HELLO and STATS in one binary message.", [ws_frame(2, hello + stats)],
+         hello + stats, [], None),
+        ("fragmented-with-ping", "A message in a binary frame without FIN, a ping between its fragments, "
+         "and a continuation with FIN; the ping is answered, the payload joined.",
+         [ws_frame(2, hello[:10], fin=False) + ws_frame(9, b"hi") + ws_frame(0, hello[10:])], hello,
+         [{"op": "ping", "payload": "6869"}], None),
+        ("length-16", "A 200-byte payload (16-bit length).", [ws_frame(2, bytes(range(200)))], bytes(range(200)),
+         [], None),
+        ("close-normal", "Close 1000 with reason \"bye\"; what follows it is ignored.",
+         [ws_frame(8, b"\x03\xe8bye") + ws_frame(2, hello)], b"", [{"op": "close", "code": 1000, "reason": "bye"}],
+         None),
+        ("close-empty", "Close with no payload.", [ws_frame(8, b"")], b"", [{"op": "close", "code": None, "reason": ""}],
+         None),
+        ("pong", "An unsolicited pong: ignored (it counts as life).", [ws_frame(10, b"x")], b"",
+         [{"op": "pong", "payload": "78"}], None),
+        ("fail-unmasked", "A client frame without the mask bit: 1002.", [ws_frame(2, hello, mask=None)], b"", [],
+         ("unmasked_frame", 1002)),
+        ("fail-text", "A text frame: 1003.", [ws_frame(1, b"hello")], b"", [], ("text_frame", 1003)),
+        ("fail-rsv1", "RSV1 set (no extension negotiated): 1002.", [ws_frame(2, hello, rsv=0x40)], b"", [],
+         ("reserved_bits", 1002)),
+        ("fail-reserved-opcode", "Opcode 0x3: 1002.", [ws_frame(3, b"")], b"", [], ("reserved_opcode", 1002)),
+        ("fail-reserved-control-opcode", "Opcode 0xB: 1002.", [ws_frame(0xB, b"")], b"", [], ("reserved_opcode", 1002)),
+        ("fail-fragmented-ping", "A ping without FIN: 1002.", [ws_frame(9, b"a", fin=False)], b"", [],
+         ("fragmented_control", 1002)),
+        ("fail-long-ping", "A ping of 126 bytes: 1002.", [ws_frame(9, bytes(126))], b"", [], ("oversized_control", 1002)),
+        ("fail-stray-continuation", "A continuation with no message begun: 1002.", [ws_frame(0, b"x")], b"", [],
+         ("bad_continuation", 1002)),
+        ("fail-binary-inside-message", "A new binary frame while a fragmented message is unfinished: 1002; the "
+         "connection is failed, and what it carried is not passed on.",
+         [ws_frame(2, b"ab", fin=False) + ws_frame(2, b"cd")], b"", [], ("bad_continuation", 1002)),
+        ("fail-close-one-byte", "A Close payload of 1 byte: 1002.", [ws_frame(8, b"\x03")], b"", [],
+         ("bad_close_code", 1002)),
+        ("fail-close-code-1005", "Close code 1005 (reserved for reporting, never sent): 1002.",
+         [ws_frame(8, b"\x03\xed")], b"", [], ("bad_close_code", 1002)),
+        ("fail-close-reason-not-utf8", "A close reason that is not UTF-8: 1007.", [ws_frame(8, b"\x03\xe8\xff")], b"",
+         [], ("bad_close_reason", 1007)),
+        ("fail-message-too-big", "With maxMessageBytes 1024, a frame announcing 2000 bytes: 1009 at its header.",
+         [ws_frame(2, bytes(2000))[:8]], b"", [], ("message_too_big", 1009)),
+        ("fail-fragments-too-big", "With maxMessageBytes 1024, fragments of 600 and 600 bytes: 1009 at the second header.",
+         [ws_frame(2, bytes(600), fin=False) + ws_frame(0, bytes(600))], b"", [], ("message_too_big", 1009)),
+    ]
+    out = []
+    for name, description, reads, stream, controls, failure in cases:
+        case = {"name": name, "description": description, "reads": [r.hex() for r in reads], "stream": stream.hex(),
+                "controls": controls, "maxMessageBytes": 1024 if "too-big" in name else 16 << 20}
+        case["failure"] = None if failure is None else {"reason": failure[0], "closeCode": failure[1]}
+        out.append(case)
+    return out
+
+
+def ws_server_frame_cases():
+    cases = [("binary-empty", 2, b""), ("binary-125", 2, bytes(range(125))), ("binary-126", 2, bytes(range(126))),
+             ("binary-300", 2, bytes(i & 0xFF for i in range(300))), ("close-1000", 8, b"\x03\xe8"),
+             ("close-1002-reason", 8, b"\x03\xeaunmasked_frame"), ("ping", 9, b"checklists"), ("pong", 10, b"hi")]
+    return [{"name": n, "opcode": op, "payload": p.hex(), "frame": ws_frame(op, p, mask=None).hex()} for n, op, p in cases]
+
+
+def build_websocket_vectors():
+    """{file name: text} of Protocol/vectors/websocket/."""
+    files = {
+        "handshake.json": {"description": "Upgrade requests to /ws and the status the web port answers (101 with "
+                           "the exact response, or the refusal's status). allowedOrigins: --web-allowed-origin "
+                           "(empty: the page's own origin only).", "cases": ws_handshake_cases()},
+        "client-frames.json": {"description": "Client bytes as read (reads), the protocol byte stream they carry "
+                               "(stream), the control frames seen, and the failure with its close code (a failed "
+                               "connection passes nothing on from the read the failure is in). Masks are 37fa213d.", "cases": ws_frame_cases()},
+        "server-frames.json": {"description": "Frames the server sends: never masked, FIN set, the shortest "
+                               "length encoding.", "cases": ws_server_frame_cases()},
+    }
+    return {name: render(value).encode() for name, value in files.items()}
+
+
 def render(v):
     return json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -2110,6 +2296,8 @@ def main(argv):
     wanted = {v["name"] + ".json": render(v) for v in VECTORS}
     snapshot_dir = os.path.join(HERE, "snapshot")
     snapshot_files = build_snapshot_vectors()
+    snapshot_files.update({"../websocket/" + f: data for f, data in build_websocket_vectors().items()})
+    os.makedirs(os.path.join(HERE, "websocket"), exist_ok=True)
     snapshot_changed = sorted(f for f, data in snapshot_files.items()
                               if not os.path.exists(os.path.join(snapshot_dir, f)) or
                               open(os.path.join(snapshot_dir, f), "rb").read() != data)

@@ -21,6 +21,12 @@ public struct BoundOption<Target>: Sendable {
                              _ apply: @escaping @Sendable (inout Target, OptionValue) throws -> Void) -> BoundOption {
         BoundOption(.value(name, placeholder, help), apply)
     }
+
+    /// An option that may be given several times, and what each value sets.
+    public static func repeated(_ name: String, _ placeholder: String, _ help: String,
+                                _ apply: @escaping @Sendable (inout Target, OptionValue) throws -> Void) -> BoundOption {
+        BoundOption(.repeated(name, placeholder, help), apply)
+    }
 }
 
 /// The value given to a `BoundOption`, with readers that name the option
@@ -57,16 +63,19 @@ public struct OptionValue: Sendable {
 
 extension ParsedCommandLine {
     /// Applies each option of `options` that was given (the last value of
-    /// each) to `target`, in the order of `options`.
+    /// each; every value, in order, of a repeated one) to `target`, in the
+    /// order of `options`.
     public func apply<Target>(_ options: [BoundOption<Target>], to target: inout Target) throws(UsageError) {
         for option in options {
-            guard let text = string(option.spec.name) else { continue }
-            do {
-                try option.apply(&target, OptionValue(name: option.spec.name, text: text))
-            } catch let error as UsageError {
-                throw error.withUsage(usage)
-            } catch {
-                throw UsageError("\(option.spec.name): \(error)", usage: usage)
+            let texts = option.spec.arity == .repeated ? strings(option.spec.name) : string(option.spec.name).map { [$0] } ?? []
+            for text in texts {
+                do {
+                    try option.apply(&target, OptionValue(name: option.spec.name, text: text))
+                } catch let error as UsageError {
+                    throw error.withUsage(usage)
+                } catch {
+                    throw UsageError("\(option.spec.name): \(error)", usage: usage)
+                }
             }
         }
     }

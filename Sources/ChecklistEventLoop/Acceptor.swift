@@ -23,6 +23,8 @@ final class Acceptor: Selectable {
     private let limits: ConnectionLimits
     /// Set on a TLS port.
     private let tls: TLSListenerSettings?
+    /// Set on a web port.
+    private let webSocket: WebSocketSettings?
     private let order: AcceptOrder
     private enum State { case idle, listening, paused, closed }
     private var state = State.idle
@@ -35,8 +37,10 @@ final class Acceptor: Selectable {
     static let acceptBatch = 128
 
     init(fd: Int32, loop: EventLoop, targets: [LoopBound<ServerLoopContext>],
-         counters: ServerCounters, limits: ConnectionLimits, tls: TLSListenerSettings?, order: AcceptOrder) {
+         counters: ServerCounters, limits: ConnectionLimits, tls: TLSListenerSettings?,
+         webSocket: WebSocketSettings? = nil, order: AcceptOrder) {
         self.fd = fd
+        self.webSocket = webSocket
         self.tls = tls
         self.order = order
         self.loop = loop
@@ -96,11 +100,12 @@ final class Acceptor: Selectable {
         let target = targets[order.nextTarget]
         order.nextTarget = (order.nextTarget + 1) % targets.count
         let tls = self.tls
+        let webSocket = self.webSocket
         if target.eventLoop === loop {
-            target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls)
+            target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls, webSocket: webSocket)
         } else {
             let handedOver = target.eventLoop.execute {
-                target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls)
+                target.value.adopt(fd: connectionFD, peer: peer, id: id, overLimit: overLimit, tls: tls, webSocket: webSocket)
             }
             if !handedOver {  // that loop has stopped
                 closeSocket(connectionFD)

@@ -60,6 +60,20 @@ struct InputBuffer: ~Copyable {
         return true
     }
 
+    /// Lets `body` rewrite the last `count` readable bytes in place and
+    /// keeps the first of them it returns the number of (WebSocket frames
+    /// are unmasked into their payload this way).
+    mutating func rewriteTail(_ count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        precondition(count >= 0 && count <= readableCount, "rewriting \(count) of \(readableCount) bytes")
+        let kept = body(UnsafeMutableRawBufferPointer(rebasing: storage[(writerIndex - count)..<writerIndex]))
+        precondition(kept >= 0 && kept <= count, "kept \(kept) of \(count) bytes")
+        writerIndex -= count - kept
+        if readerIndex == writerIndex {
+            readerIndex = 0
+            writerIndex = 0
+        }
+    }
+
     /// Marks `count` readable bytes consumed.
     mutating func consume(_ count: Int) {
         precondition(count >= 0 && count <= readableCount, "consumed \(count) of \(readableCount) bytes")

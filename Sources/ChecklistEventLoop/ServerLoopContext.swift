@@ -46,7 +46,8 @@ package final class ServerLoopContext {
     /// Takes over an accepted descriptor (already counted by the acceptor):
     /// registers it, makes its handler, and tells the handler it is active.
     /// On a TLS port (`tls` set) the handler is told only once the handshake is done.
-    package func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool, tls: TLSListenerSettings? = nil) {
+    package func adopt(fd: Int32, peer: String, id: UInt64, overLimit: Bool, tls: TLSListenerSettings? = nil,
+                       webSocket: WebSocketSettings? = nil) {
         guard !shuttingDown else {
             closeSocket(fd)
             uncount(overLimit: overLimit)
@@ -64,6 +65,7 @@ package final class ServerLoopContext {
             }
         }
         let connection = SocketConnection(fd: fd, id: id, peer: peer, overLimit: overLimit, context: self, tls: transport)
+        connection.webPortSettings = webSocket
         do throws(SocketError) {
             try loop.register(fd, interest: EpollMask.input, handler: connection)
         } catch {

@@ -21,6 +21,8 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Connections closed by their TLS layer, by reason (a reason absent:
     /// none). STATS reports them as `StatsReport.TLSStatus`.
     public var tlsFailures: [TLSConnectionFailure.Reason: UInt64] = [:]
+    /// What the web port saw (WebSocketStatistics.swift).
+    public var webSocket = WebSocketStatistics()
 }
 
 /// The live counters: relaxed atomics, cheap to bump from any loop. The
@@ -37,6 +39,7 @@ package final class ServerCounters: Sendable {
     /// Indexed by `EventLoop.index`.
     package let traffic: [Traffic]
     package let tlsHandshakes = Counter()
+    package let webSocket = WebSocketCounters()
     private let tlsFailures: [TLSConnectionFailure.Reason: Counter] = Dictionary(uniqueKeysWithValues: [
         TLSConnectionFailure.Reason.notTLS, .handshakeFailed, .handshakeTruncated, .handshakeTimeout, .recordError,
     ].map { ($0, Counter()) })
@@ -76,6 +79,7 @@ package final class ServerCounters: Sendable {
             tlsFailures: tlsFailures.compactMapValues { counter in
                 let count = counter.load()
                 return count > 0 ? count : nil
-            })
+            },
+            webSocket: webSocket.snapshot())
     }
 }

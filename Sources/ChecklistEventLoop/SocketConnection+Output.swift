@@ -4,7 +4,7 @@ extension SocketConnection {
     /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
+        guard isOpen, !bytes.isEmpty, appendWebSocketHeader(payloadLength: bytes.count, to: &output) else { return }
         output.append(contentsOf: bytes)
         queueFlush()
     }
@@ -12,7 +12,7 @@ extension SocketConnection {
     /// Appends `bytes` to the output buffer. Ignored unless `isOpen`.
     public func write(_ bytes: [UInt8]) {
         eventLoop.assertInEventLoop()
-        guard isOpen, !bytes.isEmpty else { return }
+        guard isOpen, !bytes.isEmpty, appendWebSocketHeader(payloadLength: bytes.count, to: &output) else { return }
         output.append(contentsOf: bytes)
         queueFlush()
     }
@@ -28,10 +28,10 @@ extension SocketConnection {
         eventLoop.assertInEventLoop()
         defer { bytes.removeAll(keepingCapacity: true) }
         guard isOpen, !bytes.isEmpty else { return }
-        if output.isEmpty {
+        if output.isEmpty && webSocket == nil {
             swap(&output, &bytes)
             outputSent = 0
-        } else {
+        } else if appendWebSocketHeader(payloadLength: bytes.count, to: &output) {
             output.append(contentsOf: bytes)
         }
         queueFlush()
@@ -54,6 +54,7 @@ extension SocketConnection {
         let before = buffer.count
         callbackDepth += 1
         defer {
+            if webSocket != nil { frameWebSocketOutput(&buffer, from: before) }
             if !output.isEmpty { buffer.append(contentsOf: output) }  // writes made inside body
             output = buffer
             callbackDepth -= 1

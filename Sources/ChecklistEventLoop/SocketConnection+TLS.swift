@@ -95,7 +95,9 @@ extension SocketConnection {
                     return
                 }
                 switch last {
-                case .bytes: decrypted = true
+                case .bytes(let count):
+                    decrypted = true
+                    guard decodeWebSocketInput(lastBytes: count) else { return }
                 case .wantsInput: peerClosed = tls.session.inputEnded
                 case .closed: peerClosed = true
                 }

@@ -70,6 +70,10 @@ public final class SocketConnection {
     var handler: (any SocketConnectionHandler)?
     /// The TLS layer, on a TLS port.
     let tls: TLSTransport?
+    /// The WebSocket layer, once a web port's connection is upgraded (`SocketConnection+WebSocket.swift`).
+    var webSocket: WebSocketTransport?
+    /// Set for a connection to a web port: it speaks HTTP until upgraded.
+    public internal(set) var webPortSettings: WebSocketSettings?
     /// The handler was told `connectionActive` (for TLS: the handshake is done).
     package private(set) var isActive = false
 
@@ -197,6 +201,7 @@ public final class SocketConnection {
         case .open where awaitedAnswers > 0:
             deferredCloseDeadline = min(deferredCloseDeadline ?? deadline, deadline)
         case .open:
+            if webSocket != nil { webSocketWillClose() }
             state = .closing
             stateDeadline = deadline
             updateInterest()
@@ -344,7 +349,7 @@ public final class SocketConnection {
             lastInput = eventLoop.sinceOrigin
             if state == .lingering {
                 input.clear()
-            } else {
+            } else if decodeWebSocketInput(lastBytes: count) {
                 deliverInput()
             }
             return true
@@ -394,6 +399,7 @@ public final class SocketConnection {
             }
         }
         callbackDidReturn()
+        if webSocket != nil { decodeWebSocketBacklog() }
     }
 
     var wantsInput: Bool {
@@ -542,6 +548,10 @@ public final class SocketConnection {
             guard isActive else {
                 checkHandshakeDeadline(now: now)
                 return
+            }
+            if webSocket != nil {
+                tickWebSocket(now: now)
+                guard isOpen else { return }
             }
             callHandler { $0.connectionTick(self, now: now) }
         }

@@ -19,11 +19,15 @@ public final class TCPServer: Sendable {
         public var port: UInt16
         /// Set: a TLS port (every connection starts with a handshake).
         public var tls: TLSListenerSettings?
+        /// Set: a web port, whose connections begin as HTTP and may be
+        /// upgraded to WebSocket (`Connection.webPortSettings`).
+        public var webSocket: WebSocketSettings?
 
-        public init(host: String, port: UInt16, tls: TLSListenerSettings? = nil) {
+        public init(host: String, port: UInt16, tls: TLSListenerSettings? = nil, webSocket: WebSocketSettings? = nil) {
             self.host = host
             self.port = port
             self.tls = tls
+            self.webSocket = webSocket
         }
     }
 
@@ -100,7 +104,8 @@ public final class TCPServer: Sendable {
         let order = AcceptOrder()
         let acceptors = zip(specs, sockets).map { spec, socket in
             LoopBound(handingOver: Acceptor(fd: socket.fd, loop: group.loops[0], targets: contexts, counters: counters,
-                                            limits: limits, tls: spec.tls, order: order), to: group.loops[0])
+                                            limits: limits, tls: spec.tls, webSocket: spec.webSocket, order: order),
+                           to: group.loops[0])
         }
         self.acceptors = acceptors
         for context in contexts {

@@ -40,6 +40,7 @@ import ChecklistModel
 import ChecklistSnapshot
 import ChecklistSocket
 import ChecklistStore
+import ChecklistWebSocket
 import ChecklistWire
 
 /// A running checklist server: event loops, the listening socket and the
@@ -91,7 +92,8 @@ public final class ChecklistServer: Sendable {
         descriptorLimit = Self.raiseDescriptorLimit(for: configuration, log: log)
         group = try EventLoopGroup(threads: threads)
         group.start()
-        let metrics = ServerMetrics(loops: threads, store: store, hasTLSPort: configuration.tls != nil)
+        let metrics = ServerMetrics(loops: threads, store: store, hasTLSPort: configuration.tls != nil,
+                                    hasWebPort: configuration.webPort != nil)
         self.metrics = metrics
         store.setQuotas(configuration.quotas)
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
@@ -118,10 +120,21 @@ public final class ChecklistServer: Sendable {
             if configuration.tls != nil, let plainPort = configuration.plainPort {
                 listeners.append(TCPServer.Listener(host: configuration.plainHost, port: plainPort))
             }
-            tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
+            if let webPort = configuration.webPort {
+                listeners.append(TCPServer.Listener(host: configuration.host, port: webPort, tls: configuration.tls,
+                                                    webSocket: configuration.webSocket))
+            }
+            let origins = WebSocketHandshake.OriginPolicy(allowed: configuration.webAllowedOrigins)
+            @Sendable func protocolHandler(_ connection: SocketConnection) -> any SocketConnectionHandler {
                 ProtocolHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
-                                           accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
-                                           storage: storage)
+                                accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
+                                storage: storage)
+            }
+            tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
+                if let settings = connection.webPortSettings {
+                    return WebPortHandler(settings: settings, origins: origins, makeProtocolHandler: protocolHandler)
+                }
+                return protocolHandler(connection)
             }
         } catch {
             group.shutdownAndJoin()
@@ -157,7 +170,12 @@ public final class ChecklistServer: Sendable {
     public var localAddress: String { tcp.localAddress }
 
     /// `HOST:PORT` of the plaintext port beside the TLS one, if there is one.
-    public var plainAddress: String? { tcp.listeners.count > 1 ? tcp.listeners[1].address : nil }
+    public var plainAddress: String? {
+        configuration.tls != nil && configuration.plainPort != nil ? tcp.listeners[1].address : nil
+    }
+
+    /// `HOST:PORT` of the web port (the page and `/ws`), if there is one.
+    public var webAddress: String? { configuration.webPort != nil ? tcp.listeners.last?.address : nil }
 
     /// The bound port (the real one when 0 was asked for).
     public var port: UInt16 { tcp.boundPort }

@@ -16,6 +16,13 @@ public struct ServerConfiguration: Sendable {
     public var plainPort: UInt16?
     /// Address of the plaintext port (`checklistd` makes it loopback unless `--insecure-bind`).
     public var plainHost: String = "127.0.0.1"
+    /// Serve the web app and WebSocket (`/ws`) on this port of `host` (0
+    /// picks one; TLS when `tls` is set); nil: no web port.
+    public var webPort: UInt16?
+    /// The `Origin`s allowed to open a WebSocket; empty: only the page's own.
+    public var webAllowedOrigins: [String] = []
+    /// The web port's WebSocket bounds (message size, ping interval).
+    public var webSocket = WebSocketSettings()
     /// Directory holding the server's data.
     public var dataDirectory: String = "./data"
     /// Event-loop threads; 0 means one per core.

@@ -7,7 +7,7 @@ import ChecklistServer
 /// Every option of the server, in the order of `checklistd --help`: its
 /// name, value, help and what it sets. Adding an option is adding a line here.
 extension Options {
-    static let table: [BoundOption<Options>] = network + storage + limits + access + observability
+    static let table: [BoundOption<Options>] = network + storage + limits + access + web + observability
 
     /// Where it listens.
     private static let network: [BoundOption<Options>] = [

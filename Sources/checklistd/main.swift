@@ -47,6 +47,9 @@ do {
     if let plain = server.plainAddress {
         FileHandle.standardOutput.write(Data("checklistd: plaintext on \(plain)\n".utf8))
     }
+    if let web = server.webAddress {
+        FileHandle.standardOutput.write(Data("checklistd: web on \(web)\n".utf8))
+    }
     // The readiness line tests and scripts wait for; written unbuffered.
     FileHandle.standardOutput.write(Data("checklistd: listening on \(server.localAddress)\n".utf8))
     stop.wait()

@@ -32,6 +32,14 @@ extension VectorJSON {
         ("tlsRecordErrors", \.recordErrors), ("tlsOnPlainPort", \.tlsOnPlainPort),
     ] }
 
+    /// The web port's keys, present exactly when presence bit 4 is set.
+    static var statsWeb: [(String, WritableKeyPath<StatsReport.WebSocketStatus, UInt64>)] { [
+        ("webUpgrades", \.upgrades), ("webHandshakesRefused", \.handshakesRefused), ("webOriginsRefused", \.originsRefused),
+        ("webClosedProtocolError", \.closedProtocolError), ("webClosedUnsupportedData", \.closedUnsupportedData),
+        ("webClosedInvalidPayload", \.closedInvalidPayload), ("webClosedMessageTooBig", \.closedMessageTooBig),
+        ("webPingTimeouts", \.pingTimeouts),
+    ] }
+
     static func json(_ m: StatsReport) -> JSONValue {
         var o: [String: JSONValue] = [:]
         for (key, path) in statsHead { o[key] = .number(m[keyPath: path]) }
@@ -55,6 +63,9 @@ extension VectorJSON {
         }
         if let tls = m.tls {
             for (key, path) in statsTLS { o[key] = .number(tls[keyPath: path]) }
+        }
+        if let web = m.webSocket {
+            for (key, path) in statsWeb { o[key] = .number(web[keyPath: path]) }
         }
         return .object(o)
     }
@@ -87,6 +98,11 @@ extension VectorJSON {
             var tls = StatsReport.TLSStatus()
             for (key, path) in statsTLS { tls[keyPath: path] = try f.uint(key) }
             m.tls = tls
+        }
+        if f["webUpgrades"] != nil {
+            var web = StatsReport.WebSocketStatus()
+            for (key, path) in statsWeb { web[keyPath: path] = try f.uint(key) }
+            m.webSocket = web
         }
         return m
     }

@@ -76,6 +76,20 @@ enum PrometheusText {
             ])
             single("tls_on_plain_port_total", "counter", "TLS handshakes refused on the plaintext port.", tls.tlsOnPlainPort)
         }
+        if let web = r.webSocket {
+            single("websocket_upgrades_total", "counter", "Upgrades to WebSocket accepted on the web port.", web.upgrades)
+            metric("websocket_refused_total", "counter", "WebSocket upgrade requests refused, by reason.", [
+                ("reason=\"bad_handshake\"", String(web.handshakesRefused)),
+                ("reason=\"origin\"", String(web.originsRefused)),
+            ])
+            metric("websocket_closed_total", "counter", "WebSocket connections closed for breaking RFC 6455, by close code.", [
+                ("code=\"1001\"", String(web.pingTimeouts)),
+                ("code=\"1002\"", String(web.closedProtocolError)),
+                ("code=\"1003\"", String(web.closedUnsupportedData)),
+                ("code=\"1007\"", String(web.closedInvalidPayload)),
+                ("code=\"1009\"", String(web.closedMessageTooBig)),
+            ])
+        }
         if let sync = r.sync {
             single("subscribers", "gauge", "Connections with at least one live-sync subscription.", sync.subscribers)
             single("changes_published_total", "counter", "Changes committed and offered to subscribers.", sync.changesPublished)

@@ -20,6 +20,8 @@ public final class ServerMetrics: Sendable {
     private let providers = Mutex(Providers())
     /// The server has a TLS port: STATS reports the TLS figures (presence bit 3).
     private let hasTLSPort: Bool
+    /// The server has a web port: STATS reports the WebSocket figures (presence bit 4).
+    private let hasWebPort: Bool
 
     private struct Providers {
         var connections: (@Sendable () -> ServerStatistics)?
@@ -29,8 +31,9 @@ public final class ServerMetrics: Sendable {
         var accessRefusals: (@Sendable () -> [(reason: String, count: UInt64)])?
     }
 
-    init(loops: Int, store: Store, hasTLSPort: Bool = false) {
+    init(loops: Int, store: Store, hasTLSPort: Bool = false, hasWebPort: Bool = false) {
         self.hasTLSPort = hasTLSPort
+        self.hasWebPort = hasWebPort
         shards = (0..<max(1, loops)).map { _ in RequestMetrics() }
         self.store = store
         startedAt = .now
@@ -91,6 +94,19 @@ public final class ServerMetrics: Sendable {
         return status
     }
 
+    private static func webSocketStatus(_ statistics: WebSocketStatistics) -> StatsReport.WebSocketStatus {
+        var status = StatsReport.WebSocketStatus()
+        status.upgrades = statistics.upgrades
+        status.handshakesRefused = statistics.handshakeRefusals
+        status.originsRefused = statistics.originRefusals
+        status.closedProtocolError = statistics.closedProtocolError
+        status.closedUnsupportedData = statistics.closedUnsupportedData
+        status.closedInvalidPayload = statistics.closedInvalidPayload
+        status.closedMessageTooBig = statistics.closedMessageTooBig
+        status.pingTimeouts = statistics.pingTimeouts
+        return status
+    }
+
     /// Seconds since the server started.
     public var uptime: Duration { .now - startedAt }
 
@@ -113,6 +129,9 @@ public final class ServerMetrics: Sendable {
         }
         if hasTLSPort {
             r.tls = Self.tlsStatus(connections?(), tlsOnPlainPort: figures.tlsOnPlainPort)
+        }
+        if hasWebPort {
+            r.webSocket = Self.webSocketStatus(connections?().webSocket ?? WebSocketStatistics())
         }
         r.connectionsIdleClosed = figures.idleClosed
         r.inFlightPauses = figures.inFlightPauses

@@ -9,6 +9,7 @@ public struct StatsReport: WireMessage {
     static let hasSnapshot: UInt8 = 1 << 1
     static let hasSync: UInt8 = 1 << 2
     static let hasTLS: UInt8 = 1 << 3
+    static let hasWebSocket: UInt8 = 1 << 4
 
     /// Requests of one message type, and how many of them were answered with ERROR.
     public struct TypeCount: Hashable, Sendable {
@@ -124,6 +125,8 @@ public struct StatsReport: WireMessage {
     public var sync: SyncStatus?
     /// TLS (absent when the server has no TLS port).
     public var tls: TLSStatus?
+    /// The web port (absent when the server has none).
+    public var webSocket: WebSocketStatus?
 
     public init() {}
 
@@ -160,7 +163,7 @@ public struct StatsReport: WireMessage {
         s.latency.maxMicros = try r.readVarint("latencyMaxMicros")
         s.lists = try r.readVarint("lists")
         s.items = try r.readVarint("items")
-        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync | hasTLS)
+        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync | hasTLS | hasWebSocket)
         if presence & hasLog != 0 {
             s.log = LogStatus(lastLSN: try r.readVarint("logLastLSN"), durableLSN: try r.readVarint("logDurableLSN"),
                               segments: try r.readVarint("logSegments"), failed: try r.readBool("logFailed"))
@@ -178,6 +181,7 @@ public struct StatsReport: WireMessage {
                                 retainedBytes: try r.readVarint("syncRetainedBytes"))
         }
         if presence & hasTLS != 0 { s.tls = try TLSStatus.decode(from: &r) }
+        if presence & hasWebSocket != 0 { s.webSocket = try WebSocketStatus.decode(from: &r) }
         return s
     }
 
@@ -202,7 +206,7 @@ public struct StatsReport: WireMessage {
             w.writeVarint(v)
         }
         w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0) | (sync != nil ? Self.hasSync : 0)
-                  | (tls != nil ? Self.hasTLS : 0))
+                  | (tls != nil ? Self.hasTLS : 0) | (webSocket != nil ? Self.hasWebSocket : 0))
         if let log {
             w.writeVarint(log.lastLSN)
             w.writeVarint(log.durableLSN)
@@ -221,5 +225,6 @@ public struct StatsReport: WireMessage {
             }
         }
         for v in tls?.fields ?? [] { w.writeVarint(v) }
+        for v in webSocket?.fields ?? [] { w.writeVarint(v) }
     }
 }
