@@ -1,0 +1,214 @@
+// checklistd's web port (Protocol/WEBSOCKET.md) against a real checklistd:
+// the page's files byte for byte, the JavaScript client over WebSocket with
+// a TCP subscriber seeing its PATCH live, hostile frames closed with the
+// RFC's codes and counted, Origin refusal, ping and pong both ways. Runs
+// when CHECKLISTD names the binary (the Swift test JavaScriptClientTests
+// sets it); skipped otherwise.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { Connection } from '../checklists.js';
+import { tcpSocket } from './tcp-socket.mjs';
+import { wsSocket, rawWebSocket, clientFrame, serverFrames } from './ws-socket.mjs';
+
+const binary = process.env.CHECKLISTD;
+const skip = binary ? false : 'CHECKLISTD is not set: the tests against a real checklistd are skipped';
+const clients = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const HELLO = Buffer.from('0000001b01000000000101010111636865636b6c6973742d636c692f312e30', 'hex');
+let server;
+let ports = {};
+let dataDir;
+
+before(async () => {
+  if (skip) return;
+  dataDir = mkdtempSync(join(tmpdir(), 'checklists-ws-'));
+  server = spawn(binary, ['--port', '0', '--web-port', '0', '--metrics-port', '0', '--data-dir', dataDir,
+    '--web-max-message', '4096', '--web-ping-interval', '1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: server.stdout });
+  await new Promise((resolve, reject) => {
+    server.on('exit', (code) => reject(new Error(`checklistd exited with ${code}`)));
+    lines.on('line', (line) => {
+      const match = /(web|metrics|listening) on (?:http:\/\/)?[^:]+:(\d+)/.exec(line);
+      if (match) ports[match[1]] = Number(match[2]);
+      if (match?.[1] === 'listening') resolve();
+    });
+  });
+  assert.ok(ports.web && ports.metrics, 'the web line comes before the listening line');
+});
+
+after(() => {
+  if (skip) return;
+  server.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function tcpConnection() {
+  const c = await Connection.open(tcpSocket('127.0.0.1', ports.listening));
+  await c.hello({ clientName: 'ws-test-tcp/1.0' });
+  return c;
+}
+
+async function webConnection() {
+  const c = await Connection.open(wsSocket('127.0.0.1', ports.web));
+  await c.hello({ clientName: 'ws-test-web/1.0' });
+  return c;
+}
+
+/** Server frames on `socket` (after `rest`) until a Close or the end; resolves [{opcode, payload}]. */
+function framesUntilClose(socket, rest = Buffer.alloc(0), { answerPings = true } = {}) {
+  return new Promise((resolve) => {
+    let buffer = Buffer.from(rest);
+    const seen = [];
+    let done = false;
+    const finish = () => { if (!done) { done = true; resolve(seen); } };
+    const pump = () => {
+      const { frames, rest: left } = serverFrames(buffer);
+      buffer = Buffer.from(left);
+      for (const f of frames) {
+        seen.push(f);
+        if (f.opcode === 0x9 && answerPings) socket.write(clientFrame(0xa, f.payload));
+        if (f.opcode === 0x8) { socket.end(); finish(); }
+      }
+    };
+    socket.on('data', (d) => { buffer = Buffer.concat([buffer, d]); pump(); });
+    socket.on('close', finish);
+    socket.on('error', finish);
+    pump();
+  });
+}
+
+const closeCode = (frame) => (frame.payload.length >= 2 ? frame.payload.readUInt16BE(0) : null);
+
+test('the web port serves Clients/web at / and Clients/js at /js/, byte for byte', { skip }, async () => {
+  const base = `http://127.0.0.1:${ports.web}`;
+  const files = [
+    ...readdirSync(join(clients, 'web')).map((f) => [`/${f}`, join(clients, 'web', f)]),
+    ...readdirSync(join(clients, 'js')).filter((f) => f.endsWith('.js')).map((f) => [`/js/${f}`, join(clients, 'js', f)]),
+    ['/', join(clients, 'web', 'index.html')],
+  ];
+  assert.ok(files.length >= 10);
+  for (const [path, file] of files) {
+    const response = await fetch(base + path);
+    assert.equal(response.status, 200, path);
+    assert.deepEqual(Buffer.from(await response.arrayBuffer()), readFileSync(file), `${path} differs from ${file}: run scripts/generate-web-assets.py`);
+  }
+  assert.equal((await fetch(`${base}/nope.js`)).status, 404);
+  assert.match((await fetch(`${base}/app.js`)).headers.get('content-type'), /^text\/javascript/);
+});
+
+test('HELLO split across messages and reads; a PATCH over WebSocket reaches a TCP subscriber live', { skip }, async () => {
+  const { socket, status, rest } = await rawWebSocket('127.0.0.1', ports.web);
+  assert.equal(status, 101);
+  const answer = new Promise((resolve) => {
+    let buffer = Buffer.from(rest);
+    let stream = Buffer.alloc(0);
+    socket.on('data', (d) => {
+      buffer = Buffer.concat([buffer, d]);
+      const { frames, rest: left } = serverFrames(buffer);
+      buffer = Buffer.from(left);
+      for (const f of frames) if (f.opcode === 0x2) stream = Buffer.concat([stream, f.payload]);
+      if (stream.length >= 4 && stream.length >= 4 + stream.readUInt32BE(0)) resolve(stream);
+    });
+  });
+  const two = Buffer.concat([clientFrame(0x2, HELLO.subarray(0, 5)), clientFrame(0x2, HELLO.subarray(5))]);
+  for (const byte of two) socket.write(Buffer.of(byte));
+  const hello = await answer;
+  assert.equal(hello[4], 0x81, 'HELLO_OK');
+  socket.destroy();
+
+  const subscriber = await tcpConnection();
+  const writer = await webConnection();
+  const list = await writer.createList('Over WebSocket');
+  const pushed = new Promise((resolve) => { subscriber.onPush = (m) => { if (m.message === 'CHANGE' && m.fields.list === list.id) resolve(m.fields); }; });
+  await subscriber.subscribe({ scope: 0, lists: [{ list: list.id }] });
+  await writer.patch(list.id, [{ op: 'INSERT', where: 2, text: 'Sent from a browser', checked: false, remind: false }]);
+  const change = await pushed;
+  assert.equal(change.ops[0].text, 'Sent from a browser');
+  const page = await writer.getPage(list.id, { offset: 0, limit: 10 });
+  assert.equal(page.rows[0].text, 'Sent from a browser');
+  writer.close();
+  subscriber.close();
+});
+
+test('hostile frames close with the RFC code and are counted in STATS and /metrics', { skip }, async () => {
+  const tcp = await tcpConnection();
+  const before = await tcp.stats();
+  const cases = [
+    ['unmasked', clientFrame(0x2, HELLO, { mask: null }), 1002],
+    ['text', clientFrame(0x1, Buffer.from('hello')), 1003],
+    ['rsv1', clientFrame(0x2, HELLO, { rsv: 0x40 }), 1002],
+    ['reserved opcode', clientFrame(0x3), 1002],
+    ['fragmented ping', clientFrame(0x9, Buffer.from('a'), { fin: false }), 1002],
+    ['ping over 125 bytes', clientFrame(0x9, Buffer.alloc(126)), 1002],
+    ['stray continuation', clientFrame(0x0, Buffer.from('x')), 1002],
+    ['message over --web-max-message', clientFrame(0x2, Buffer.alloc(5000)), 1009],
+    ['fragments over --web-max-message', Buffer.concat([clientFrame(0x2, Buffer.alloc(3000), { fin: false }), clientFrame(0x0, Buffer.alloc(3000))]), 1009],
+    ['close reason not UTF-8', clientFrame(0x8, Buffer.from([0x03, 0xe8, 0xff])), 1007],
+  ];
+  for (const [name, bytes, code] of cases) {
+    const { socket, status, rest } = await rawWebSocket('127.0.0.1', ports.web);
+    assert.equal(status, 101, name);
+    const frames = framesUntilClose(socket, rest);
+    socket.write(bytes);
+    const close = (await frames).find((f) => f.opcode === 0x8);
+    assert.ok(close, `${name}: a Close frame`);
+    assert.equal(closeCode(close), code, name);
+  }
+  const after = await tcp.stats();
+  const delta = (k) => Number(after[k]) - Number(before[k]);
+  assert.equal(delta('webClosedProtocolError'), 6);
+  assert.equal(delta('webClosedUnsupportedData'), 1);
+  assert.equal(delta('webClosedMessageTooBig'), 2);
+  assert.equal(delta('webClosedInvalidPayload'), 1);
+  const metrics = await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text();
+  assert.match(metrics, /checklistd_websocket_closed_total\{code="1003"\} [1-9]/);
+  tcp.close();
+});
+
+test('other origins, a missing subprotocol and a bad version are refused and counted; the own origin is allowed', { skip }, async () => {
+  const tcp = await tcpConnection();
+  const before = await tcp.stats();
+  const evil = await rawWebSocket('127.0.0.1', ports.web, { Origin: 'http://evil.example' });
+  assert.equal(evil.status, 403);
+  evil.socket.destroy();
+  const own = await rawWebSocket('127.0.0.1', ports.web, { Origin: `http://127.0.0.1:${ports.web}` });
+  assert.equal(own.status, 101);
+  assert.match(own.head, /Sec-WebSocket-Protocol: checklists.v1/);
+  own.socket.destroy();
+  const noProtocol = await rawWebSocket('127.0.0.1', ports.web, { 'Sec-WebSocket-Protocol': null });
+  assert.equal(noProtocol.status, 400);
+  noProtocol.socket.destroy();
+  const version = await rawWebSocket('127.0.0.1', ports.web, { 'Sec-WebSocket-Version': '8' });
+  assert.equal(version.status, 426);
+  version.socket.destroy();
+  const after = await tcp.stats();
+  assert.equal(Number(after.webOriginsRefused) - Number(before.webOriginsRefused), 1);
+  assert.equal(Number(after.webHandshakesRefused) - Number(before.webHandshakesRefused), 2);
+  tcp.close();
+});
+
+test('a ping is answered with its payload; a silent client is pinged, then closed with 1001', { skip }, async () => {
+  const a = await rawWebSocket('127.0.0.1', ports.web);
+  const pong = new Promise((resolve) => {
+    let buffer = Buffer.from(a.rest);
+    a.socket.on('data', (d) => {
+      buffer = Buffer.concat([buffer, d]);
+      const found = serverFrames(buffer).frames.find((f) => f.opcode === 0xa);
+      if (found) resolve(found.payload.toString());
+    });
+  });
+  a.socket.write(clientFrame(0x9, Buffer.from('are you there')));
+  assert.equal(await pong, 'are you there');
+  a.socket.destroy();
+
+  const silent = await rawWebSocket('127.0.0.1', ports.web);
+  const frames = await framesUntilClose(silent.socket, silent.rest, { answerPings: false });
+  assert.ok(frames.some((f) => f.opcode === 0x9), 'a ping came first');
+  assert.equal(closeCode(frames.at(-1)), 1001);
+});
