@@ -2169,8 +2169,12 @@ def ws_handshake_cases():
          ws_request(replaced("Origin", "https://app.example.com")), ["https://app.example.com"], 101),
         ("refuse-other-origin", "Another site's page, without --web-allowed-origin: 403.",
          ws_request(replaced("Origin", "http://evil.example")), [], 403),
-        ("refuse-own-origin-not-listed", "With --web-allowed-origin, only the origins listed: even the page's own is refused.",
-         ws_request(base), ["https://app.example.com"], 403),
+        ("accept-own-origin-with-list", "With --web-allowed-origin, the page's own origin is still allowed.",
+         ws_request(base), ["https://app.example.com"], 101),
+        ("refuse-origin-not-listed", "With --web-allowed-origin, an origin neither listed nor the page's own: 403.",
+         ws_request(replaced("Origin", "https://other.example.com")), ["https://app.example.com"], 403),
+        ("refuse-origin-other-port", "The page's host on another port is another origin: 403.",
+         ws_request(replaced("Origin", "http://127.0.0.1:8080")), [], 403),
         ("refuse-no-protocol", "No Sec-WebSocket-Protocol: 400.", ws_request(without("Sec-WebSocket-Protocol")), [], 400),
         ("refuse-other-protocol", "Only another subprotocol offered: 400.",
          ws_request(replaced("Sec-WebSocket-Protocol", "chat")), [], 400),
@@ -2269,7 +2273,7 @@ def build_websocket_vectors():
     files = {
         "handshake.json": {"description": "Upgrade requests to /ws and the status the web port answers (101 with "
                            "the exact response, or the refusal's status). allowedOrigins: --web-allowed-origin "
-                           "(empty: the page's own origin only).", "cases": ws_handshake_cases()},
+                           "(the page's own origin is always allowed).", "cases": ws_handshake_cases()},
         "client-frames.json": {"description": "Client bytes as read (reads), the protocol byte stream they carry "
                                "(stream), the control frames seen, and the failure with its close code (a failed "
                                "connection passes nothing on from the read the failure is in). Masks are 37fa213d.", "cases": ws_frame_cases()},

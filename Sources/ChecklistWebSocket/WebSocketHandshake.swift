@@ -7,9 +7,9 @@ public enum WebSocketHandshake {
 
     /// Which `Origin`s may open a WebSocket.
     public struct OriginPolicy: Hashable, Sendable {
-        /// Exact origins (`scheme://host[:port]`, compared without case);
-        /// empty: only the page's own origin, the one whose host and port
-        /// are the request's `Host`.
+        /// Origins (`scheme://host[:port]`, compared without case) allowed
+        /// besides the page's own, the one whose host and port are the
+        /// request's `Host` (always allowed).
         public var allowed: [String]
 
         public init(allowed: [String] = []) {
@@ -20,7 +20,7 @@ public enum WebSocketHandshake {
         /// browser) to `host` (its `Host` field) is allowed.
         public func allows(origin: String?, host: String?) -> Bool {
             guard let origin = origin?.lowercased() else { return true }
-            if !allowed.isEmpty { return allowed.contains(origin) }
+            if allowed.contains(origin) { return true }
             guard let host = host?.lowercased() else { return false }
             for scheme in ["http://", "https://"] where origin.hasPrefix(scheme) {
                 return origin.dropFirst(scheme.count) == host

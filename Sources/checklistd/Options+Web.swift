@@ -12,9 +12,9 @@ extension Options {
             "checklistd: web on HOST:PORT" is printed before "listening on"
             """) { $0.configuration.webPort = try $1.integer() },
         .repeated("--web-allowed-origin", "ORIGIN", """
-            a page origin (e.g. https://app.example.com) allowed to
-            open /ws; repeatable. Without it only the page's own origin is
-            (others are refused with 403)
+            another page origin (e.g. https://app.example.com) allowed to
+            open /ws, beside the page's own, which always is; repeatable.
+            Other origins are refused with 403
             """) {
             guard $1.text.hasPrefix("http://") || $1.text.hasPrefix("https://"), !$1.text.hasSuffix("/") else {
                 throw $1.error("'\($1.text)' is not an origin like https://host[:port]")
