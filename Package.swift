@@ -115,7 +115,7 @@ let package = Package(
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer", "ChecklistCommandLine"]),
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine"],
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistWebSocket"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",

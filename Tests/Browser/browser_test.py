@@ -128,7 +128,7 @@ def browser(profile):
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--window-size=1100,900", f"--user-data-dir={profile}"):
+                 "--window-size=1100,900", "--enable-precise-memory-info", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_script_timeout(30)
