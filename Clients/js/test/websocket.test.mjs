@@ -9,6 +9,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,4 +213,53 @@ test('a ping is answered with its payload; a silent client is pinged, then close
   const frames = await framesUntilClose(silent.socket, silent.rest, { answerPings: false });
   assert.ok(frames.some((f) => f.opcode === 0x9), 'a ping came first');
   assert.equal(closeCode(frames.at(-1)), 1001);
+});
+
+test('with --tls-cert the web port speaks TLS: the page over https, the protocol over wss', { skip }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'checklists-wss-'));
+  try {
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'),
+        '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      { stdio: 'ignore' });
+    } catch {
+      return; // no openssl command: nothing to make a certificate with (.ci/run installs it)
+    }
+    const tlsServer = spawn(binary, ['--port', '0', '--web-port', '0', '--data-dir', join(dir, 'data'),
+      '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const lines = createInterface({ input: tlsServer.stdout });
+      const webPort = await new Promise((resolve, reject) => {
+        tlsServer.on('exit', (code) => reject(new Error(`checklistd exited with ${code}`)));
+        lines.on('line', (line) => { const m = /web on [^:]+:(\d+)$/.exec(line); if (m) resolve(Number(m[1])); });
+      });
+      const ca = readFileSync(join(dir, 'cert.pem'));
+      const page = await new Promise((resolve, reject) => {
+        httpsGet({ host: '127.0.0.1', port: webPort, path: '/', ca }, (response) => {
+          const chunks = [];
+          response.on('data', (c) => chunks.push(c));
+          response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks) }));
+        }).on('error', reject);
+      });
+      assert.equal(page.status, 200);
+      assert.deepEqual(page.body, readFileSync(join(clients, 'web', 'index.html')));
+      const { socket, status, rest } = await rawWebSocket('127.0.0.1', webPort, { Origin: `https://127.0.0.1:${webPort}` }, { tls: { ca } });
+      assert.equal(status, 101);
+      const answer = new Promise((resolve) => {
+        let buffer = Buffer.from(rest);
+        socket.on('data', (d) => {
+          buffer = Buffer.concat([buffer, d]);
+          const f = serverFrames(buffer).frames.find((x) => x.opcode === 0x2);
+          if (f) resolve(f.payload);
+        });
+      });
+      socket.write(clientFrame(0x2, HELLO));
+      assert.equal((await answer)[4], 0x81, 'HELLO_OK over wss');
+      socket.destroy();
+    } finally {
+      tlsServer.kill('SIGTERM');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

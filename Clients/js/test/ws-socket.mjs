@@ -5,6 +5,7 @@
 // to send hostile frames and read what the server answers.
 
 import { connect } from 'node:net';
+import { connect as connectTLS } from 'node:tls';
 import { createHash, randomBytes } from 'node:crypto';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -44,15 +45,16 @@ export function serverFrames(buffer) {
  * Opens a socket to host:port and sends an upgrade request for /ws with
  * `headers` (added to or replacing the usual ones; a null value leaves a
  * field out). Resolves {socket, status, head, rest} once the answer's head is in.
+ * With `tls` (options of tls.connect, e.g. {ca}), over TLS (wss).
  */
-export function rawWebSocket(host, port, headers = {}) {
+export function rawWebSocket(host, port, headers = {}, { tls } = {}) {
   return new Promise((resolve, reject) => {
     const key = randomBytes(16).toString('base64');
     const fields = {
       Host: `${host}:${port}`, Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Key': key,
       'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': 'checklists.v1', ...headers,
     };
-    const socket = connect(port, host);
+    const socket = tls ? connectTLS({ host, port, ...tls }) : connect(port, host);
     socket.setNoDelay(true);
     let buffer = Buffer.alloc(0);
     const onData = (data) => {
@@ -70,7 +72,7 @@ export function rawWebSocket(host, port, headers = {}) {
     };
     socket.on('data', onData);
     socket.on('error', reject);
-    socket.on('connect', () => {
+    socket.on(tls ? 'secureConnect' : 'connect', () => {
       const lines = Object.entries(fields).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${v}\r\n`).join('');
       socket.write(`GET /ws HTTP/1.1\r\n${lines}\r\n`);
     });
