@@ -4,7 +4,7 @@
 # Protocol/vectors (frames), from the real SnapshotWriter (snapshots) and
 # from Tests/AppFiles/app_files.py (the apps' files).
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: frame-decoder, snapshot-reader, app-files (default: all)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: frame-decoder, snapshot-reader, app-files, websocket (default: all)
 #
 # Builds into $FUZZ_BUILD_DIR (default .build/fuzz); the corpus grown by
 # earlier runs is kept there and reused. A crash stops the run with libFuzzer's
@@ -16,13 +16,13 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(frame-decoder snapshot-reader app-files)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(frame-decoder snapshot-reader app-files websocket)
 
 OUT=${FUZZ_BUILD_DIR:-$PWD/.build/fuzz}
 MODULES=$OUT/modules
 BIN=$OUT/bin
 mkdir -p "$MODULES" "$BIN" "$OUT/artifacts"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -package-name checklists -O -g -I "$MODULES" -I Sources/CZlib -I Sources/CLinux)
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -package-name checklists -O -g -I "$MODULES" -I Sources/CZlib -I Sources/CLinux -I Sources/COpenSSL)
 
 # One module at a time, bottom layer first, each instrumented for coverage.
 build_module() {
@@ -39,6 +39,7 @@ build_module ChecklistThreads
 build_module ChecklistWire
 build_module ChecklistSnapshot
 build_module ChecklistTransfer
+build_module ChecklistWebSocket
 
 link() {
     local target=$1; shift
@@ -50,12 +51,13 @@ link snapshot-reader Fuzz/SnapshotReader/*.swift "$MODULES/ChecklistModel.o" "$M
     "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o"
 link app-files Fuzz/AppFiles/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
     "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o" "$MODULES/ChecklistTransfer.o"
+link websocket Fuzz/WebSocket/main.swift "$MODULES/ChecklistWebSocket.o" -lssl -lcrypto
 
 # Seeds. Frames: every golden vector, prefixed with the byte that selects a
 # 4 MiB maxFrameBytes (65536 for the zlib bomb), plus one stream of all the
 # request vectors back to back. Snapshots: written by the real writer.
 SEEDS=$OUT/seeds
-rm -rf "$SEEDS" && mkdir -p "$SEEDS/frame-decoder" "$SEEDS/snapshot-reader" "$SEEDS/app-files"
+rm -rf "$SEEDS" && mkdir -p "$SEEDS/frame-decoder" "$SEEDS/snapshot-reader" "$SEEDS/app-files" "$SEEDS/websocket"
 python3 - "$SEEDS/frame-decoder" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
@@ -97,6 +99,18 @@ for name in sorted(os.listdir(d)):
 open(os.path.join(d, "document.json"), "wb").write(b"\x01" +
     b'{"format": "checklists", "version": 1, "lists": [{"id": 2, "name": "G", "items": [{"id": 1, "text": "M\\u00e9", "checked": true, "price": 249, "due": -5}]}, {"name": "E", "icon": "Trips", "revision": 3, "nextItemID": 9, "items": []}]}')
 open(os.path.join(d, "items.json"), "wb").write(b'\x01[{"name": "Milk", "price": 2.99, "uuid": "u"}, {"name": "Tea", "price": 1e-3}]')
+PY
+
+# WebSocket: every case of Protocol/vectors/websocket (client bytes, handshake requests), read 1 and 7 bytes at a time.
+python3 - "$SEEDS/websocket" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for case in json.load(open("Protocol/vectors/websocket/client-frames.json"))["cases"]:
+    data = bytes.fromhex("".join(case["reads"]))
+    for size in (0, 6):
+        open(os.path.join(out, "%s-%d" % (case["name"], size + 1)), "wb").write(bytes([size]) + data)
+for case in json.load(open("Protocol/vectors/websocket/handshake.json"))["cases"]:
+    open(os.path.join(out, "handshake-" + case["name"]), "wb").write(b"\xff" + case["request"].encode())
 PY
 
 status=0
