@@ -11,7 +11,9 @@ import ChecklistWebSocket
 /// /metrics). Protocol/WEBSOCKET.md specifies all of it.
 ///
 /// Bounds: a request head of at most `maxRequestBytes`; no request bodies;
-/// a connection that sends no complete head for `idleTimeout` is closed.
+/// a connection is closed when a whole request head has not come within
+/// `idleTimeout` of its connecting or of the previous request (however
+/// slowly its bytes trickle in).
 final class WebPortHandler: ConnectionHandler {
     static let maxRequestBytes = 16 << 10
     static let idleTimeout: Duration = .seconds(15)
@@ -20,6 +22,8 @@ final class WebPortHandler: ConnectionHandler {
     private let settings: WebSocketSettings
     private let origins: WebSocketHandshake.OriginPolicy
     private let makeProtocolHandler: (Connection) -> any ConnectionHandler
+    /// Since when the connection owes us a whole request head.
+    private var waitingSince = ContinuousClock.now
 
     init(settings: WebSocketSettings, origins: WebSocketHandshake.OriginPolicy,
          makeProtocolHandler: @escaping (Connection) -> any ConnectionHandler) {
@@ -47,6 +51,7 @@ final class WebPortHandler: ConnectionHandler {
             }
             guard let (head, count) = parsed else { break }
             consumed += count
+            waitingSince = connection.eventLoop.now
             handle(head, connection)
         }
         return consumed  // after an upgrade, what follows is frames: the connection decodes them
@@ -87,7 +92,7 @@ final class WebPortHandler: ConnectionHandler {
     }
 
     func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
-        if now - connection.lastInputAt >= Self.idleTimeout { connection.close() }
+        if now - waitingSince >= Self.idleTimeout { connection.close() }
     }
 
     private func respond(_ connection: Connection, status: Int, body: String, keepAlive: Bool, extraFields: String = "") {
