@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { Connection } from '../checklists.js';
+import { Connection, encodeFrame, MessageType } from '../checklists.js';
 import { tcpSocket } from './tcp-socket.mjs';
 import { wsSocket, rawWebSocket, clientFrame, serverFrames } from './ws-socket.mjs';
 
@@ -262,4 +262,61 @@ test('with --tls-cert the web port speaks TLS: the page over https, the protocol
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a WebSocket client that stops reading stalls the server at its output budget, then gets every answer', { skip }, async () => {
+  const tcp = await tcpConnection();
+  const list = await tcp.createList('Back-pressure');
+  for (let i = 0; i < 2; i++) {
+    await tcp.patch(list.id, Array.from({ length: 1000 }, (_, j) => ({ op: 'INSERT', where: 2, text: `row ${i * 1000 + j} with some text`, checked: false, remind: false })));
+  }
+  const before = await tcp.stats();
+  const { socket, status, rest } = await rawWebSocket('127.0.0.1', ports.web);
+  assert.equal(status, 101);
+  socket.pause();  // read nothing for now
+  const hello = encodeFrame(MessageType.HELLO, 1, { minVersion: 1, maxVersion: 1, features: 0, clientName: 'stalled' });
+  const requests = 1000;
+  const pages = [hello];
+  for (let i = 0; i < requests; i++) pages.push(encodeFrame(MessageType.GET_PAGE, i + 2, { list: list.id, filter: 0, startKind: 0, start: 0, limit: 1000 }));
+  // One message per request: this server takes messages of at most 4096 bytes.
+  socket.write(Buffer.concat(pages.map((p) => clientFrame(0x2, Buffer.from(p)))));
+  // Each answer is about 35 kB: 1000 of them (35 MB) are far more than the
+  // socket buffers and the server's output high-water mark (1 MB), so the
+  // server must stop answering: wait (at most 20 s) until its bytesOut grows
+  // by no more than the STATS answers themselves over five STATS in a row,
+  // then check it sent far less than it owes.
+  let last = -1, same = 0, now = 0;
+  for (let tries = 0; tries < 1000 && same < 5; tries++) {
+    socket.write(clientFrame(0x9));  // input, so this server's 1 s ping timeout does not close us
+    now = Number((await tcp.stats()).bytesOut);
+    same = last >= 0 && now - last < 2000 ? same + 1 : 0;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(same, 5, 'the server stopped sending to the stalled WebSocket');
+  assert.ok(now - Number(before.bytesOut) < 20_000_000, `the server held back its answers (sent ${now - Number(before.bytesOut)} bytes)`);
+  assert.equal((await tcp.stats()).connectionsDroppedForOutput, before.connectionsDroppedForOutput);
+  // Now read: every answer arrives (a HELLO_OK and 1000 PAGEs), nothing was dropped.
+  const answers = await new Promise((resolve, reject) => {
+    let buffer = Buffer.from(rest);
+    let stream = Buffer.alloc(0);
+    let count = 0;
+    socket.on('data', (d) => {
+      buffer = Buffer.concat([buffer, d]);
+      const { frames, rest: left } = serverFrames(buffer);
+      buffer = Buffer.from(left);
+      for (const f of frames) if (f.opcode === 0x2) stream = Buffer.concat([stream, f.payload]);
+      while (stream.length >= 4 && stream.length >= 4 + stream.readUInt32BE(0)) {
+        stream = stream.subarray(4 + stream.readUInt32BE(0));
+        count++;
+      }
+      if (count === requests + 1) resolve(count);
+    });
+    socket.on('close', () => reject(new Error(`closed after ${count} answers`)));
+    socket.on('error', () => {});
+    socket.resume();
+  });
+  assert.equal(answers, requests + 1);
+  socket.destroy();
+  tcp.close();
 });
