@@ -2,12 +2,12 @@
 import PackageDescription
 
 // Layers, bottom to top (no module imports one above it):
-//   CZlib, CLinux, CPostgres, COpenSSL   C libraries (zlib, libpq, OpenSSL 3) and the Linux shim (epoll, eventfd, accept4, malloc_trim)
+//   CZlib, CLibdeflate, CLinux, CPostgres, COpenSSL   C libraries (zlib, libdeflate, libpq, OpenSSL 3) and the Linux shim (epoll, eventfd, accept4, malloc_trim)
 //   ChecklistRandom          a seeded RNG (SplitMix64) for tests, bench and fuzzers; no dependencies
 //   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistThreads         one thread helper, one lock with deadline waits, a count-down latch
-//   ChecklistWire            protocol v1 codec: frames, messages, compression; no I/O
+//   ChecklistWire            protocol v1 codec: frames, messages, compression (libdeflate on Linux, zlib elsewhere); no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistLog             the server's structured, rate-limited log lines; no dependencies
 //   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32; the change record codec
@@ -57,6 +57,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // Whole frame bodies; Linux only (Apple builds of the client use zlib).
+        .systemLibrary(name: "CLibdeflate", path: "Sources/CLibdeflate", pkgConfig: "libdeflate",
+                       providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
@@ -68,7 +71,7 @@ let package = Package(
         .target(name: "ChecklistThreads",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistWire",
-                dependencies: ["CZlib", "ChecklistModel"]),
+                dependencies: ["CZlib", .target(name: "CLibdeflate", condition: .when(platforms: [.linux])), "ChecklistModel"]),
         .target(name: "ChecklistStore",
                 dependencies: ["ChecklistModel"]),
         .target(name: "ChecklistSnapshot",
@@ -122,7 +125,7 @@ let package = Package(
                                          "ChecklistServer", "ChecklistTesting", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog"],
                           path: "Benchmarks/checklist-postgres-bench"),
         .testTarget(name: "ChecklistWireTests",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistRandom"],
+                dependencies: ["CZlib", "ChecklistModel", "ChecklistWire", "ChecklistRandom"],
                     resources: [.copy("../../Protocol/vectors")]),
         .testTarget(name: "ChecklistStoreTests",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistRandom"]),

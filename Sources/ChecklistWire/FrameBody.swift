@@ -14,8 +14,12 @@ public enum FrameBody {
             guard header.type != .hello && header.type != .helloOK else {
                 throw .badField("flags", "\(header.type) is never compressed")
             }
-            let inflated = try Zlib.decompress(body, limit: Int(maxFrameBytes) - Int(FrameHeader.minimumLength))
-            return try WireReader.decode(inflated, decode)
+            // Decoded straight from the inflater's buffer: no array per frame.
+            return try Zlib.withDecompressed(body, limit: Int(maxFrameBytes) - Int(FrameHeader.minimumLength)) {
+                (raw) throws(ChecklistError) -> T in
+                var reader = WireReader(raw)
+                return try decode(&reader)
+            }
         }
         var reader = WireReader(body)
         return try decode(&reader)

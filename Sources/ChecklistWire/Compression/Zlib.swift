@@ -1,75 +1,68 @@
-import CZlib
+#if canImport(CLibdeflate)
+import CLibdeflate
+#endif
 import ChecklistModel
 
-/// One-shot zlib (RFC 1950) compression of frame bodies. Both directions are
-/// bounded: compression gives up when the output would exceed `limit` (it
-/// would not pay), and decompression refuses to inflate past `limit` bytes,
-/// so a small hostile body cannot exhaust memory.
+/// One-shot zlib (RFC 1950) compression of frame bodies, whole buffers at a
+/// time. Both directions are bounded: compression gives up when the output
+/// would exceed `limit` (it would not pay), and decompression refuses to
+/// inflate past `limit` bytes, so a small hostile body cannot exhaust memory.
+///
+/// On Linux the work is libdeflate's (compressors and decompressors reused
+/// from small pools, never one per call); elsewhere the zlib library's. The
+/// format on the wire is the same zlib stream either way.
 public enum Zlib {
+    /// The library that compresses and inflates here: `"libdeflate"` or `"zlib"`.
+    public static var library: String {
+        #if canImport(CLibdeflate)
+        "libdeflate"
+        #else
+        "zlib"
+        #endif
+    }
+
     /// Compresses `input` and appends the zlib stream to `out` (replacing its
     /// contents). Returns false, leaving `out` unspecified, when the result
-    /// would be longer than `limit` bytes or zlib fails.
+    /// would be longer than `limit` bytes or compression fails. `level`
+    /// runs from 1 (fastest) to 9 (smallest), as zlib's.
     public static func compress(_ input: UnsafeRawBufferPointer, into out: inout [UInt8], limit: Int, level: Int32 = 1) -> Bool {
-        out.removeAll(keepingCapacity: true)
-        guard limit > 0 else { return false }
-        var stream = z_stream()
-        // memLevel 4, not zlib's default 8: every init zeroes a hash table of
-        // 2^(memLevel+8) bytes, 64 KiB at level 8, more than a typical page
-        // body; callgrind showed that memset as 12% of a paging server's
-        // instructions. 4 KiB costs a little ratio on bodies this small.
-        guard czlib_deflateInit2(&stream, level, Z_DEFLATED, 15, 4, Z_DEFAULT_STRATEGY) == Z_OK else { return false }
-        defer { deflateEnd(&stream) }
-        var ok = false
-        // Written by zlib, never zero-filled first.
-        out = [UInt8](unsafeUninitializedCapacity: limit) { dst, initialized in
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(input.count)
-            stream.next_out = dst.baseAddress
-            stream.avail_out = uInt(dst.count)
-            defer { stream.next_in = nil; stream.next_out = nil }
-            ok = deflate(&stream, Z_FINISH) == Z_STREAM_END
-            initialized = ok ? dst.count - Int(stream.avail_out) : 0
-        }
-        return ok
+        let level = min(max(level, 1), 9)
+        #if canImport(CLibdeflate)
+        return LibdeflateCodec.compress(input, into: &out, limit: limit, level: level)
+        #else
+        return ZlibLibraryCodec.compress(input, into: &out, limit: limit, level: level)
+        #endif
     }
 
     /// Inflates a zlib stream. Throws `FRAME_TOO_LARGE` when the output would
     /// exceed `limit` bytes and `BAD_FIELD body` when the stream is corrupt,
     /// truncated or followed by extra bytes.
     public static func decompress(_ input: UnsafeRawBufferPointer, limit: Int) throws(ChecklistError) -> [UInt8] {
-        var stream = z_stream()
-        guard czlib_inflateInit2(&stream, 15) == Z_OK else {
-            throw ChecklistError(.internalError, "zlib inflateInit2 failed")
-        }
-        defer { inflateEnd(&stream) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        stream.avail_in = uInt(input.count)
-        defer { stream.next_in = nil }
-        while true {
-            let (rc, produced) = chunk.withUnsafeMutableBytes { dst -> (Int32, Int) in
-                stream.next_out = dst.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(dst.count)
-                defer { stream.next_out = nil }
-                let rc = inflate(&stream, Z_NO_FLUSH)
-                return (rc, dst.count - Int(stream.avail_out))
-            }
-            if out.count + produced > limit {
-                throw ChecklistError(.frameTooLarge, "compressed body inflates past \(limit) bytes")
-            }
-            out.append(contentsOf: chunk[0..<produced])
-            switch rc {
-            case Z_STREAM_END:
-                guard stream.avail_in == 0 else { throw .badField("body", "bytes after the end of the zlib stream") }
-                return out
-            case Z_OK:
-                continue
-            case Z_BUF_ERROR where produced > 0:
-                continue
-            default:
-                throw .badField("body", "compressed body is not a valid zlib stream")
-            }
-        }
+        #if canImport(CLibdeflate)
+        return try LibdeflateCodec.withInflated(input, limit: limit) { (raw) throws(ChecklistError) in Array(raw) }
+        #else
+        return try ZlibLibraryCodec.decompress(input, limit: limit)
+        #endif
     }
+
+    /// Inflates a zlib stream like `decompress` and lends the result to
+    /// `body`, without an array of its own where the library allows: the
+    /// bytes are valid only during the call.
+    public static func withDecompressed<R>(_ input: UnsafeRawBufferPointer, limit: Int,
+                                           _ body: (UnsafeRawBufferPointer) throws(ChecklistError) -> R) throws(ChecklistError) -> R {
+        #if canImport(CLibdeflate)
+        return try LibdeflateCodec.withInflated(input, limit: limit, body)
+        #else
+        let inflated = try ZlibLibraryCodec.decompress(input, limit: limit)
+        return try inflated.withUnsafeBytes { (raw) throws(ChecklistError) in try body(raw) }
+        #endif
+    }
+
+    static func tooLarge(_ limit: Int) -> ChecklistError {
+        ChecklistError(.frameTooLarge, "compressed body inflates past \(limit) bytes")
+    }
+
+    static var trailingBytes: ChecklistError { .badField("body", "bytes after the end of the zlib stream") }
+
+    static var corrupt: ChecklistError { .badField("body", "compressed body is not a valid zlib stream") }
 }

@@ -1,0 +1,7 @@
+#ifndef CHECKLISTS_CLIBDEFLATE_SHIM_H
+#define CHECKLISTS_CLIBDEFLATE_SHIM_H
+/* libdeflate: whole-buffer DEFLATE, zlib (RFC 1950) and gzip formats.
+   Debian: libdeflate-dev. Used for whole frame bodies; the streaming gzip
+   snapshots stay on zlib (CZlib). */
+#include <libdeflate.h>
+#endif
