@@ -15,7 +15,7 @@ extension SocketConnection {
     /// request and written the `101` answer) to WebSocket, and hands it to
     /// `handler`, which is told `connectionActive` now. Input already read
     /// past the request is decoded as frames once the current handler returns.
-    package func upgradeToWebSocket(settings: WebSocketSettings, handler: any ConnectionHandler) {
+    package func upgradeToWebSocket(settings: WebSocketSettings, handler: any SocketConnectionHandler) {
         eventLoop.assertInEventLoop()
         guard isOpen, webSocket == nil else { return }
         webSocket = WebSocketTransport(settings: settings)

@@ -1,6 +1,7 @@
 import ChecklistStorage
 import ChecklistLog
 import ChecklistCommandLine
+import ChecklistJWT
 import ChecklistPersistence
 import ChecklistServer
 import ChecklistTLS

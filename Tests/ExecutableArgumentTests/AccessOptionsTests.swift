@@ -1,3 +1,4 @@
+import ChecklistCommandLine
 import ChecklistServer
 @testable import checklistd
 import Testing
@@ -26,6 +27,6 @@ import Testing
     @Test(arguments: [["--auth-issuer", "x"], ["--auth-leeway", "1"], ["--rate-burst", "3"], ["--rate-limit", "0"],
                       ["--auth-keys", "/k", "--auth-namespace-claim", ""]])
     func refusedCombinations(arguments: [String]) {
-        #expect(throws: Options.UsageError.self) { try Options.parse(arguments) }
+        #expect(throws: UsageError.self) { try Options.parse(arguments) }
     }
 }

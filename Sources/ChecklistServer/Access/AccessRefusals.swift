@@ -1,3 +1,4 @@
+import ChecklistLog
 import Synchronization
 
 /// Refused authentications counted by reason (STATS, `/metrics`

@@ -174,12 +174,12 @@ struct ProtocolSession {
         do {
             request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
         } catch {
-            if case .awaitingHello = state, accessControl != nil, header.type == .hello,
+            if !state.hasAcceptedHello, accessControl != nil, header.type == .hello,
                error.code == .limitExceeded, error.field == "token" {
                 // With access control an over-long token is a refused attempt (Protocol/SPEC.md section 2.1).
                 failedAuthentication(AccessRefusal(.init(.tooLarge), "the token is longer than \(Hello.maxTokenBytes) bytes"),
                                      requestID: header.requestID)
-                return
+                return nil
             }
             answers.fail(error, requestID: header.requestID)
             return nil

@@ -14,32 +14,32 @@ import ChecklistWebSocket
 /// a connection is closed when a whole request head has not come within
 /// `idleTimeout` of its connecting or of the previous request (however
 /// slowly its bytes trickle in).
-final class WebPortHandler: ConnectionHandler {
+final class WebPortHandler: SocketConnectionHandler {
     static let maxRequestBytes = 16 << 10
     static let idleTimeout: Duration = .seconds(15)
     static let socketPath = "/ws"
 
     private let settings: WebSocketSettings
     private let origins: WebSocketHandshake.OriginPolicy
-    private let makeProtocolHandler: (Connection) -> any ConnectionHandler
+    private let makeProtocolHandler: (SocketConnection) -> any SocketConnectionHandler
     /// Since when the connection owes us a whole request head.
     private var waitingSince = ContinuousClock.now
 
     init(settings: WebSocketSettings, origins: WebSocketHandshake.OriginPolicy,
-         makeProtocolHandler: @escaping (Connection) -> any ConnectionHandler) {
+         makeProtocolHandler: @escaping (SocketConnection) -> any SocketConnectionHandler) {
         self.settings = settings
         self.origins = origins
         self.makeProtocolHandler = makeProtocolHandler
     }
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: SocketConnection) {
         connection.maxInputBytes = Self.maxRequestBytes
         if connection.isOverConnectionLimit {
             respond(connection, status: 503, body: "too many connections\n", keepAlive: false)
         }
     }
 
-    func connectionReadable(_ connection: Connection, _ input: UnsafeRawBufferPointer) -> Int {
+    func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
         var consumed = 0
         while connection.isOpen && !connection.isWebSocket {
             let parsed: (head: HTTPRequestHead, count: Int)?
@@ -57,7 +57,7 @@ final class WebPortHandler: ConnectionHandler {
         return consumed  // after an upgrade, what follows is frames: the connection decodes them
     }
 
-    private func handle(_ head: HTTPRequestHead, _ connection: Connection) {
+    private func handle(_ head: HTTPRequestHead, _ connection: SocketConnection) {
         if head.field("content-length").map({ $0 != "0" }) ?? false || head.field("transfer-encoding") != nil {
             respond(connection, status: 400, body: "no request bodies here\n", keepAlive: false)
             return
@@ -78,7 +78,7 @@ final class WebPortHandler: ConnectionHandler {
                 headOnly: head.method == "HEAD")
     }
 
-    private func upgrade(_ head: HTTPRequestHead, _ connection: Connection) {
+    private func upgrade(_ head: HTTPRequestHead, _ connection: SocketConnection) {
         let answer: [UInt8]
         do throws(WebSocketHandshake.Refusal) {
             answer = try WebSocketHandshake.accept(head, origins: origins)
@@ -91,16 +91,16 @@ final class WebPortHandler: ConnectionHandler {
         connection.upgradeToWebSocket(settings: settings, handler: makeProtocolHandler(connection))
     }
 
-    func connectionTick(_ connection: Connection, now: ContinuousClock.Instant) {
+    func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
         if now - waitingSince >= Self.idleTimeout { connection.close() }
     }
 
-    private func respond(_ connection: Connection, status: Int, body: String, keepAlive: Bool, extraFields: String = "") {
+    private func respond(_ connection: SocketConnection, status: Int, body: String, keepAlive: Bool, extraFields: String = "") {
         respond(connection, status: status, body: Array(body.utf8), contentType: "text/plain; charset=utf-8",
                 keepAlive: keepAlive, extraFields: extraFields)
     }
 
-    private func respond(_ connection: Connection, status: Int, body: [UInt8], contentType: String, keepAlive: Bool,
+    private func respond(_ connection: SocketConnection, status: Int, body: [UInt8], contentType: String, keepAlive: Bool,
                          headOnly: Bool = false, extraFields: String = "") {
         let head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\nContent-Type: \(contentType)\r\n"
             + "Content-Length: \(body.count)\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\n"

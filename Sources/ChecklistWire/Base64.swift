@@ -1,7 +1,8 @@
 /// Base64 with the standard alphabet and `=` padding (RFC 4648 section 4),
 /// for binary carried in text: the changes in a commit notice's payload,
-/// which PostgreSQL takes as text. Pure: no I/O.
-enum Base64 {
+/// which PostgreSQL takes as text, and the web assets built into the
+/// server. Pure: no I/O.
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// The value of each alphabet byte (255: not in the alphabet).
@@ -12,9 +13,9 @@ enum Base64 {
     }()
 
     /// The length of the encoding of `count` bytes.
-    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+    package static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(encodedCount(bytes.count))
         var i = 0
@@ -35,7 +36,7 @@ enum Base64 {
     }
 
     /// The bytes the UTF-8 `chars` encode; nil when they are not padded base64.
-    static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 == 0 else { return nil }
         var padding = 0
         if chars.count > 0, chars[chars.count - 1] == UInt8(ascii: "=") { padding += 1 }
