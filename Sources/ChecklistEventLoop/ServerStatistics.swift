@@ -21,8 +21,8 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Connections closed by their TLS layer, by reason (a reason absent:
     /// none). STATS reports them as `StatsReport.TLSStatus`.
     public var tlsFailures: [TLSConnectionFailure.Reason: UInt64] = [:]
-    /// What the web port saw (WebSocketStatistics.swift).
-    public var webSocket = WebSocketStatistics()
+    /// What the web port saw, by event (an event absent: none).
+    public var webSocketEvents: [WebSocketEvent: UInt64] = [:]
 }
 
 /// The live counters: relaxed atomics, cheap to bump from any loop. The
@@ -80,6 +80,6 @@ package final class ServerCounters: Sendable {
                 let count = counter.load()
                 return count > 0 ? count : nil
             },
-            webSocket: webSocket.snapshot())
+            webSocketEvents: webSocket.snapshot())
     }
 }

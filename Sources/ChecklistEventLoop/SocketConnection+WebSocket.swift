@@ -19,7 +19,7 @@ extension SocketConnection {
         eventLoop.assertInEventLoop()
         guard isOpen, webSocket == nil else { return }
         webSocket = WebSocketTransport(settings: settings)
-        context.counters.webSocket.upgrades.add(1)
+        context.counters.webSocket.count(.upgrade)
         inputLimit = limits.maxInputBytes
         self.handler = handler
         callHandler { $0.connectionActive(self) }
@@ -30,7 +30,7 @@ extension SocketConnection {
 
     /// Counts a refused upgrade or a request of the web port's HTTP side.
     package func countWebRefusal(origin: Bool) {
-        (origin ? context.counters.webSocket.originRefusals : context.counters.webSocket.handshakeRefusals).add(1)
+        context.counters.webSocket.count(origin ? .originRefused : .handshakeRefused)
     }
 
     /// Decodes the last `count` bytes of the input buffer (just read or
@@ -61,7 +61,7 @@ extension SocketConnection {
             }
         }
         if let failure {
-            context.counters.webSocket.countClose(failure.closeCode)
+            context.counters.webSocket.count(WebSocketEvent(closedWith: failure.closeCode))
             closeWebSocket(failure.closeCode, reason: failure.reason.name)
             return false
         }
@@ -124,7 +124,7 @@ extension SocketConnection {
             if lastInputAt >= sentAt {
                 ws.pingSentAt = nil
             } else if now - sentAt >= interval {
-                context.counters.webSocket.pingTimeouts.add(1)
+                context.counters.webSocket.count(.pingTimeout)
                 closeWebSocket(.goingAway, reason: "no answer to ping")
                 return
             }

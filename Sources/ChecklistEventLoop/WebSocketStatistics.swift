@@ -1,61 +1,52 @@
 import ChecklistWebSocket
 
-/// What the web port saw (all zero without one): upgrades, refusals, and
-/// WebSocket connections the server closed for breaking RFC 6455, by the
-/// close code it sent (Protocol/WEBSOCKET.md).
-public struct WebSocketStatistics: Sendable, Hashable {
-    /// Upgrades accepted (`101 Switching Protocols`).
-    public var upgrades: UInt64 = 0
-    /// Upgrade requests refused as malformed (400, 405, 426).
-    public var handshakeRefusals: UInt64 = 0
-    /// Upgrade requests refused for their `Origin` (403).
-    public var originRefusals: UInt64 = 0
+/// What the web port counts (Protocol/WEBSOCKET.md): upgrades, refused
+/// upgrades, and WebSocket connections the server closed for breaking
+/// RFC 6455, by the close code it sent. `ServerStatistics.webSocketEvents`
+/// holds the counts; STATS reports them as `StatsReport.WebSocketStatus`.
+public enum WebSocketEvent: Sendable, Hashable, CaseIterable {
+    /// An upgrade accepted (`101 Switching Protocols`).
+    case upgrade
+    /// An upgrade request refused as malformed (400, 405, 426).
+    case handshakeRefused
+    /// An upgrade request refused for its `Origin` (403).
+    case originRefused
     /// Closed with 1002: unmasked, reserved bits or opcode, a fragmented or
     /// oversized control frame, a stray continuation, a bad close code.
-    public var closedProtocolError: UInt64 = 0
+    case closedProtocolError
     /// Closed with 1003: a text frame.
-    public var closedUnsupportedData: UInt64 = 0
+    case closedUnsupportedData
     /// Closed with 1007: a close reason that is not UTF-8.
-    public var closedInvalidPayload: UInt64 = 0
+    case closedInvalidPayload
     /// Closed with 1009: a message over the limit.
-    public var closedMessageTooBig: UInt64 = 0
+    case closedMessageTooBig
     /// Closed with 1001 after a ping went unanswered.
-    public var pingTimeouts: UInt64 = 0
+    case pingTimeout
 
-    public init() {}
+    /// The event of a connection failed with close `code`.
+    init(closedWith code: WebSocketCloseCode) {
+        switch code {
+        case .unsupportedData: self = .closedUnsupportedData
+        case .invalidPayload: self = .closedInvalidPayload
+        case .messageTooBig: self = .closedMessageTooBig
+        default: self = .closedProtocolError
+        }
+    }
 }
 
 /// The live WebSocket counters (relaxed atomics, any loop).
 package final class WebSocketCounters: Sendable {
-    package let upgrades = ServerCounters.Counter()
-    package let handshakeRefusals = ServerCounters.Counter()
-    package let originRefusals = ServerCounters.Counter()
-    package let protocolErrors = ServerCounters.Counter()
-    package let unsupportedData = ServerCounters.Counter()
-    package let invalidPayload = ServerCounters.Counter()
-    package let messagesTooBig = ServerCounters.Counter()
-    package let pingTimeouts = ServerCounters.Counter()
+    private let counters: [WebSocketEvent: ServerCounters.Counter] =
+        Dictionary(uniqueKeysWithValues: WebSocketEvent.allCases.map { ($0, ServerCounters.Counter()) })
 
-    /// Counts a connection failed with `code`.
-    package func countClose(_ code: WebSocketCloseCode) {
-        switch code {
-        case .unsupportedData: unsupportedData.add(1)
-        case .invalidPayload: invalidPayload.add(1)
-        case .messageTooBig: messagesTooBig.add(1)
-        default: protocolErrors.add(1)
+    /// Counts one `event`.
+    package func count(_ event: WebSocketEvent) { counters[event]?.add(1) }
+
+    /// The counts so far, events never seen left out.
+    package func snapshot() -> [WebSocketEvent: UInt64] {
+        counters.compactMapValues { counter in
+            let count = counter.load()
+            return count > 0 ? count : nil
         }
-    }
-
-    package func snapshot() -> WebSocketStatistics {
-        var s = WebSocketStatistics()
-        s.upgrades = upgrades.load()
-        s.handshakeRefusals = handshakeRefusals.load()
-        s.originRefusals = originRefusals.load()
-        s.closedProtocolError = protocolErrors.load()
-        s.closedUnsupportedData = unsupportedData.load()
-        s.closedInvalidPayload = invalidPayload.load()
-        s.closedMessageTooBig = messagesTooBig.load()
-        s.pingTimeouts = pingTimeouts.load()
-        return s
     }
 }

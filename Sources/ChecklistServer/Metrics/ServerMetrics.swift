@@ -94,16 +94,17 @@ public final class ServerMetrics: Sendable {
         return status
     }
 
-    private static func webSocketStatus(_ statistics: WebSocketStatistics) -> StatsReport.WebSocketStatus {
+    private static func webSocketStatus(_ statistics: ServerStatistics?) -> StatsReport.WebSocketStatus {
+        func count(_ event: WebSocketEvent) -> UInt64 { statistics?.webSocketEvents[event] ?? 0 }
         var status = StatsReport.WebSocketStatus()
-        status.upgrades = statistics.upgrades
-        status.handshakesRefused = statistics.handshakeRefusals
-        status.originsRefused = statistics.originRefusals
-        status.closedProtocolError = statistics.closedProtocolError
-        status.closedUnsupportedData = statistics.closedUnsupportedData
-        status.closedInvalidPayload = statistics.closedInvalidPayload
-        status.closedMessageTooBig = statistics.closedMessageTooBig
-        status.pingTimeouts = statistics.pingTimeouts
+        status.upgrades = count(.upgrade)
+        status.handshakesRefused = count(.handshakeRefused)
+        status.originsRefused = count(.originRefused)
+        status.closedProtocolError = count(.closedProtocolError)
+        status.closedUnsupportedData = count(.closedUnsupportedData)
+        status.closedInvalidPayload = count(.closedInvalidPayload)
+        status.closedMessageTooBig = count(.closedMessageTooBig)
+        status.pingTimeouts = count(.pingTimeout)
         return status
     }
 
@@ -131,7 +132,7 @@ public final class ServerMetrics: Sendable {
             r.tls = Self.tlsStatus(connections?(), tlsOnPlainPort: figures.tlsOnPlainPort)
         }
         if hasWebPort {
-            r.webSocket = Self.webSocketStatus(connections?().webSocket ?? WebSocketStatistics())
+            r.webSocket = Self.webSocketStatus(connections?())
         }
         r.connectionsIdleClosed = figures.idleClosed
         r.inFlightPauses = figures.inFlightPauses
