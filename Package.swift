@@ -7,7 +7,8 @@ import PackageDescription
 //   ChecklistLatency         the latency histogram of the server's metrics and the bench; no dependencies
 //   ChecklistModel           value types of the domain; no I/O
 //   ChecklistThreads         one thread helper, one lock with deadline waits, a count-down latch
-//   ChecklistWire            protocol v1 codec: frames, messages, compression (libdeflate on Linux, zlib elsewhere); no I/O
+//   ChecklistWire            protocol v1 codec: frames, messages, compression (frame bodies deflated by its own
+//                            fixed-Huffman FrameDeflater, inflated by libdeflate on Linux, zlib elsewhere); no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistLog             the server's structured, rate-limited log lines; no dependencies
 //   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32; the change record codec

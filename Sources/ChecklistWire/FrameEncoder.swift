@@ -1,14 +1,13 @@
 import ChecklistModel
 
 /// Writes whole frames: header, body and, where asked and worth it,
-/// compression of the body.
+/// compression of the body (`FrameDeflater`).
 public struct FrameEncoder: Sendable {
     /// Bodies shorter than this are never compressed (Protocol/SPEC.md section 1).
     public static let compressionThreshold = 1024
 
     /// Whether bodies of at least `compressionThreshold` bytes are compressed.
     public var compress: Bool
-    private var scratch = WireWriter(capacity: 0)
 
     public init(compress: Bool = false) {
         self.compress = compress
@@ -34,16 +33,10 @@ public struct FrameEncoder: Sendable {
         let bodyStart = out.count
         body(&out)
         let bodyCount = out.count - bodyStart
-        if compress && bodyCount >= Self.compressionThreshold {
-            scratch.reset()
-            let packed = out.bytes.withUnsafeBytes { raw in
-                Zlib.compress(UnsafeRawBufferPointer(rebasing: raw[bodyStart...]), into: &scratch.bytes, limit: bodyCount - 1)
-            }
-            if packed {
-                out.bytes.removeSubrange(bodyStart...)
-                out.bytes.append(contentsOf: scratch.bytes)
-                out.bytes[start + 5] = FrameFlags.compressed.rawValue
-            }
+        // Compressed where the output is (`FrameDeflater`): no copy of the
+        // body first, none of the stream but over the body it replaces.
+        if compress && bodyCount >= Self.compressionThreshold && FrameDeflater.compressInPlace(&out.bytes, from: bodyStart) {
+            out.bytes[start + 5] = FrameFlags.compressed.rawValue
         }
         out.writeU32BE(UInt32(out.count - start - 4), at: start)
     }

@@ -10,7 +10,9 @@ import ChecklistModel
 ///
 /// On Linux the work is libdeflate's (compressors and decompressors reused
 /// from small pools, never one per call); elsewhere the zlib library's. The
-/// format on the wire is the same zlib stream either way.
+/// format on the wire is the same zlib stream either way. Frame bodies are
+/// compressed by `FrameDeflater` instead (faster on page-sized bodies) and
+/// inflated here.
 public enum Zlib {
     /// The library that compresses and inflates here: `"libdeflate"` or `"zlib"`.
     public static var library: String {
