@@ -993,6 +993,12 @@ def build():
           "(presence 0x01, field items); nothing of the change was applied.", "ERROR", 112,
           {"code": ERROR_NUMBERS["QUOTA_EXCEEDED"],
            "message": "the namespace holds 1000 items; 2 more would pass its quota of 1000", "field": "items"})
+    valid("error-quota-exceeded-bytes", "ERROR QUOTA_EXCEEDED answering a PATCH, CREATE_LIST or IMPORT that "
+          "would take the namespace's texts and keys past --quota-bytes (presence 0x01, field bytes); "
+          "nothing of it was applied.", "ERROR", 113,
+          {"code": ERROR_NUMBERS["QUOTA_EXCEEDED"],
+           "message": "the namespace holds 65530 bytes of texts and keys; 12 more would pass its quota of 65536",
+           "field": "bytes"})
     valid("error-plain", "ERROR NOT_FOUND with neither field nor revision (presence 0x00).",
           "ERROR", 12, {"code": 5, "message": "no list 7"})
     valid("error-duplicate-key", "ERROR DUPLICATE_KEY answering an INSERT (or SET_KEY) whose client "

@@ -43,7 +43,7 @@ public struct ServerConfiguration: Sendable {
     public var accessControl: AccessControl?
     /// Requests a second per namespace (`--rate-limit`, `--rate-burst`); nil: no limit.
     public var rateLimit: RateLimiter.Settings?
-    /// What each namespace may hold (`--quota-lists`, `--quota-items`).
+    /// What each namespace may hold (`--quota-lists`, `--quota-items`, `--quota-bytes`).
     public var quotas = NamespaceQuotas()
     /// Close a connection that has sent nothing for this long (after an
     /// ERROR LIMIT_EXCEEDED `idleTimeout`), or that has taken none of the

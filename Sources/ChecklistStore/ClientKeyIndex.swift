@@ -15,6 +15,9 @@ struct ClientKeyIndex: Sendable {
     private(set) var itemByKey: [String: ItemID] = [:]
     private(set) var keyByItem: [ItemID: String] = [:]
 
+    /// UTF-8 bytes of all the keys (the quota `--quota-bytes` counts them).
+    private(set) var keyBytes = 0
+
     var isEmpty: Bool { keyByItem.isEmpty }
     var count: Int { keyByItem.count }
 
@@ -31,8 +34,12 @@ struct ClientKeyIndex: Sendable {
     @discardableResult
     mutating func set(_ key: String?, for item: ItemID) -> String? {
         let old = keyByItem[item]
-        if let old { itemByKey[old] = nil }
+        if let old {
+            itemByKey[old] = nil
+            keyBytes -= old.utf8.count
+        }
         if let key {
+            keyBytes += key.utf8.count
             keyByItem[item] = key
             itemByKey[key] = item
         } else if old != nil {

@@ -39,6 +39,13 @@ struct ListState: Sendable {
     /// Its number of items, in memory or not.
     var itemCount: Int { unloaded.map { Int($0.itemCount) } ?? rows.count }
 
+    /// The UTF-8 bytes of its name, icon, item texts and client keys
+    /// (`--quota-bytes`). For a list whose rows are not in memory, those
+    /// counted when they were dropped (none when they never were loaded).
+    var storedBytes: Int {
+        name.utf8.count + icon.utf8.count + (unloaded.map { $0.storedBytes ?? 0 } ?? rows.textBytes + keys.keyBytes)
+    }
+
     /// Throws `UNAVAILABLE` for a list whose rows are not in memory: a
     /// request that reads or changes rows must have it loaded first (the
     /// server's list cache does so before dispatching it).
@@ -56,4 +63,7 @@ struct ListState: Sendable {
 struct UnloadedCounts: Sendable, Hashable {
     var itemCount: UInt64
     var uncheckedCount: UInt64
+    /// `ListState.storedBytes` of its rows when they were dropped; nil when
+    /// this node never held them.
+    var storedBytes: Int?
 }

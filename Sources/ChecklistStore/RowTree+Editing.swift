@@ -21,6 +21,7 @@ extension RowTree {
         }
         leaves[leaf].insert(id: item.id.rawValue, fields: item.fields, at: slot)
         locator.set(item.id.rawValue, leaf: leaf)
+        textBytes += item.fields.text.utf8.count
         propagate(fromLeaf: leaf, rows: 1, checked: item.fields.checked ? 1 : 0)
     }
 
@@ -55,6 +56,7 @@ extension RowTree {
     mutating func apply(_ change: FieldChange, to id: ItemID) -> FieldChange? {
         guard let (leaf, slot) = locate(id) else { return nil }
         let old = leaves[leaf].apply(change, at: slot)
+        if case .text(let new) = change, case .text(let was) = old { textBytes += new.utf8.count - was.utf8.count }
         if case .checked(let new) = change, case .checked(let was) = old, new != was {
             propagate(fromLeaf: leaf, rows: 0, checked: new ? 1 : -1)
         }
@@ -64,6 +66,7 @@ extension RowTree {
     private mutating func removeRow(leaf: Int, slot: Int) -> Item {
         let item = leaves[leaf].remove(at: slot)
         locator.remove(item.id.rawValue)
+        textBytes -= item.fields.text.utf8.count
         propagate(fromLeaf: leaf, rows: -1, checked: item.fields.checked ? -1 : 0)
         if leaves[leaf].count < minLeafCount {
             fixLeafUnderflow(leaf)

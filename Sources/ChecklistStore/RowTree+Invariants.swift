@@ -9,6 +9,7 @@ extension RowTree {
     func invariantViolation() -> String? {
         var rows = 0
         var checked = 0
+        var text = 0
         var seenIDs = 0
         var problem: String?
 
@@ -41,6 +42,7 @@ extension RowTree {
             }
             rows += leaf.count
             checked += leaf.checkedCount
+            text += leaf.arena.count
             seenIDs += leaf.count
         }
 
@@ -87,6 +89,7 @@ extension RowTree {
         }
         if problem == nil, chain != -1 { fail("leaf chain: last leaf \(previous) links to \(chain)") }
         if rows != count { fail("count \(count), leaves hold \(rows)") }
+        if text != textBytes { fail("textBytes \(textBytes), leaves hold \(text)") }
         if checked != checkedCount { fail("checkedCount \(checkedCount), leaves hold \(checked)") }
         if locator.count != seenIDs { fail("locator maps \(locator.count) ids, tree holds \(seenIDs)") }
         if locator.allEntries().count != locator.count { fail("locator count out of step with its pages") }

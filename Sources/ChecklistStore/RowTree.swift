@@ -58,6 +58,8 @@ struct RowTree: Sendable {
     var count = 0
     /// Number of checked rows.
     var checkedCount = 0
+    /// UTF-8 bytes of all rows' texts (the quota `--quota-bytes` counts them).
+    var textBytes = 0
 
     var leaves: [RowLeaf] = [RowLeaf()]
     var freeLeaves: [Int] = []

@@ -101,6 +101,7 @@ struct RowTreeBuilder: Sendable {
     mutating func add(_ leaf: RowLeaf) {
         tree.count += leaf.count
         tree.checkedCount += leaf.checkedCount
+        tree.textBytes += leaf.arena.count
         tree.leaves.append(leaf)
     }
 }

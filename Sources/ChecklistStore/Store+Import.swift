@@ -62,8 +62,12 @@ extension Store {
     }
 
     /// Applies a whole staged import atomically: under one lock, every list
-    /// of it is applied (and, with `.replace`, the other lists deleted), or,
-    /// since every check was made while staging, nothing can go wrong.
+    /// of it is applied (and, with `.replace`, the other lists deleted), or
+    /// none: every check but the namespace's quotas was made while staging.
+    ///
+    /// - Throws: `QUOTA_EXCEEDED` (field `lists`, `items` or `bytes`) when
+    ///   the namespace would hold more than a quota allows afterwards, and
+    ///   more than it holds now (`setQuotas`); nothing is applied then.
     ///
     /// Ids (list ids are store-wide and never reused):
     /// - a list whose snapshot id names a list of the same namespace
@@ -83,11 +87,11 @@ extension Store {
     ///   protocol: the connection's); nil keeps each list's own and makes
     ///   `.replace` apply to the whole store (offline).
     @discardableResult
-    public func importLists(_ staging: ImportStaging, mode: ImportMode, namespace: Namespace?) -> ImportResult {
+    public func importLists(_ staging: ImportStaging, mode: ImportMode, namespace: Namespace?) throws(ChecklistError) -> ImportResult {
         var staging = staging
         if !staging.isSealed { staging.seal() }
-        return locked { state in
-            let (changes, result) = state.applyImport(staging, mode: mode, namespace: namespace)
+        return try locked { state throws(ChecklistError) in
+            let (changes, result) = try state.applyImport(staging, mode: mode, namespace: namespace)
             if !changes.isEmpty { onCommit(changes) }
             return result
         }

@@ -77,7 +77,9 @@ extension Store {
             guard let index = state.lists.index(forKey: list), state.lists.values[index].unloaded == nil,
                   state.lists.values[index].revision == revision else { return false }
             let exported = state.lists.values[index].exported
+            let rowBytes = state.inPlace(index) { $0.rows.textBytes + $0.keys.keyBytes }
             state.lists.values[index] = Self.unloadedState(exported, shape: treeShape)
+            state.lists.values[index].unloaded?.storedBytes = rowBytes
             return true
         }
     }

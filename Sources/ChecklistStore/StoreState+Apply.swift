@@ -37,7 +37,7 @@ extension StoreState {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
             try Validation.text(icon, field: "icon", limits: limits)
-            try checkListQuota(in: ns)
+            try checkNewListQuota(addedBytes: name.utf8.count + icon.utf8.count, in: ns)
             return try apply(Change(namespace: ns, list: ListID(try takeListID()), revision: 1,
                                     kind: .listCreated(name: name, icon: icon)))
 
@@ -46,6 +46,10 @@ extension StoreState {
             if let icon { try Validation.text(icon, field: "icon", limits: limits) }
             let index = try index(of: id, in: ns)
             let list = lists.values[index]
+            if quotas.bytes != nil {
+                let added = (name ?? list.name).utf8.count + (icon ?? list.icon).utf8.count - list.name.utf8.count - list.icon.utf8.count
+                try checkBytes(usage(of: ns).bytes, adding: added)
+            }
             return try apply(Change(namespace: ns, list: id, revision: list.revision + 1,
                                     kind: .listUpdated(name: name ?? list.name, icon: icon ?? list.icon)))
 
@@ -65,7 +69,17 @@ extension StoreState {
             if let baseRevision, baseRevision != current {
                 throw ChecklistError(.conflict, "list \(id) is at revision \(current), not \(baseRevision)", revision: current)
             }
+            let bytesBefore = quotas.bytes == nil ? 0 : inPlace(index) { $0.storedBytes }
             let outcome = try lists.values[index].applyPatch(ops, limits: limits)
+            if quotas.bytes != nil {
+                let added = inPlace(index) { $0.storedBytes } - bytesBefore
+                do throws(ChecklistError) {
+                    try checkBytes(usage(of: ns).bytes - added, adding: added)
+                } catch {
+                    lists.values[index].rollBack(outcome.undo)
+                    throw error
+                }
+            }
             lists.values[index].revision = current + 1
             let change = Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied),
                                 idempotencyKey: key)

@@ -21,12 +21,14 @@ extension StoreState {
 
     /// Applies every list of `staging` and, with `.replace`, deletes the
     /// other lists of the namespace (of the store, when `namespace` is nil).
-    /// Cannot fail: every check was made while staging. Returns the changes
+    /// Fails, changing nothing, only when it would take the namespace past
+    /// a quota (`QUOTA_EXCEEDED`): every other check was made while staging. Returns the changes
     /// in commit order (deletions by ascending id, then the imported lists
     /// in snapshot order) and what happened.
     mutating func applyImport(_ staging: ImportStaging, mode: ImportMode,
-                              namespace: Namespace?) -> (changes: [Change], result: ImportResult) {
+                              namespace: Namespace?) throws(ChecklistError) -> (changes: [Change], result: ImportResult) {
         let (ids, counter) = importedListIDs(staging, namespace: namespace)
+        if let namespace, quotas.isBounded { try checkImportQuotas(staging, ids: ids, mode: mode, namespace: namespace) }
         var changes: [Change] = []
         var deleted: [ListID] = []
         if mode == .replace {
@@ -41,6 +43,27 @@ extension StoreState {
         }
         nextListID = max(nextListID, counter)
         return (changes, ImportResult(lists: entries, deleted: deleted, itemCount: UInt64(staging.itemCount)))
+    }
+
+    /// Refuses the import if the namespace would hold more than a quota
+    /// allows afterwards, and more than it holds now.
+    private func checkImportQuotas(_ staging: ImportStaging, ids: [ListID], mode: ImportMode,
+                                   namespace ns: Namespace) throws(ChecklistError) {
+        let before = usage(of: ns)
+        var after = mode == .replace ? NamespaceUsage() : before
+        for (staged, id) in zip(staging.lists, ids) {
+            if mode == .merge, let index = lists.index(forKey: id), lists.values[index].namespace == ns {
+                let replaced = lists.values[index]
+                after.lists -= 1
+                after.items -= replaced.itemCount
+                after.bytes -= replaced.storedBytes
+            }
+            let rows = staged.rows
+            after.lists += 1
+            after.items += rows.count
+            after.bytes += staged.header.name.utf8.count + staged.header.icon.utf8.count + rows.textBytes + staged.keys.keyBytes
+        }
+        try checkImport(before: before, after: after)
     }
 
     /// The id each staged list gets, in snapshot order, and the next list

@@ -183,7 +183,7 @@ enum OfflineCommands {
                 break  // a server's memory of keys, not data to import
             }
         }
-        let result = store.importLists(staging, mode: arguments.replace ? .replace : .merge, namespace: arguments.namespace)
+        let result = try store.importLists(staging, mode: arguments.replace ? .replace : .merge, namespace: arguments.namespace)
         var line = "checklistd: imported \(result.lists.count) lists, \(result.itemCount) items from \(file)"
         if arguments.replace { line += ", deleted \(result.deleted.count) lists" }
         if let directory = storage as? DataDirectoryStorage {

@@ -138,6 +138,12 @@ extension Options {
             would pass it is refused whole (QUOTA_EXCEEDED items);
             deletions always work (default: none)
             """) { $0.configuration.quotas.items = try $1.integer() },
+        .value("--quota-bytes", "SIZE", """
+            bytes of list names, icons, item texts and client keys a
+            namespace may hold (UTF-8; e.g. 64MB, 1GB): a change or
+            import that would pass it is refused whole (QUOTA_EXCEEDED
+            bytes); deletions always work (default: none)
+            """) { $0.configuration.quotas.bytes = try $1.bytes() },
     ]
 
     /// Who may connect: tokens and TLS.

@@ -140,7 +140,7 @@ import Testing
             try staging.append(Item(id: ItemID(2), fields: ItemFields(text: "b", clientKey: String(repeating: "k", count: 65))))
         }
         try staging.append(Item(id: ItemID(2), fields: ItemFields(text: "b", clientKey: "kb")))
-        let result = store.importLists(staging, mode: .merge, namespace: .default)
+        let result = try store.importLists(staging, mode: .merge, namespace: .default)
         let imported = try #require(result.lists.first).id
         #expect(try Self.keys(store, imported) == ["ka", "kb"])
         let page = try store.page(in: .default, list: imported, start: .key("kb"), limit: 5, filter: .all)

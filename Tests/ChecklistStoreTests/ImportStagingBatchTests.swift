@@ -28,7 +28,8 @@ import Testing
             return .failure(error)
         }
         #expect(staging.itemCount == items.count)
-        let result = store.importLists(staging, mode: .replace, namespace: .default)
+        let result: ImportResult
+        do throws(ChecklistError) { result = try store.importLists(staging, mode: .replace, namespace: .default) } catch { return .failure(error) }
         #expect(result.itemCount == UInt64(items.count))
         var imported: [Item] = []
         store.exportLists(in: nil) { _, forEachRow in forEachRow { imported.append($0.item) } }

@@ -50,7 +50,7 @@ import Testing
         // 8: never handed out -> kept.
         try staging.beginList(Self.header(8, "Fresh", revision: 40))
         let before = recorder.changes.count
-        let result = store.importLists(staging, mode: .merge, namespace: Self.a)
+        let result = try store.importLists(staging, mode: .merge, namespace: Self.a)
 
         #expect(result.lists.map(\.id) == [ListID(1), ListID(9), ListID(10), ListID(8)])
         #expect(result.lists.map(\.revision) == [3, 5, 9, 40])
@@ -79,7 +79,7 @@ import Testing
         var staging = store.makeImportStaging()
         try staging.beginList(Self.header(4, "Kept id"))
         let before = recorder.changes.count
-        let result = store.importLists(staging, mode: .replace, namespace: Self.a)
+        let result = try store.importLists(staging, mode: .replace, namespace: Self.a)
         #expect(result.deleted == [ListID(1)])
         #expect(store.lists(in: Self.a).map(\.id) == [ListID(4)])
         #expect(store.lists(in: Self.b).count == 1)
@@ -102,12 +102,12 @@ import Testing
         try staging.beginList(Self.header(50, "New"))
         try staging.append(Self.item(1))
         try staging.beginList(Self.header(51, "Newer"))
-        store.importLists(staging, mode: .replace, namespace: Self.a)
+        try store.importLists(staging, mode: .replace, namespace: Self.a)
         let seen = groups.withLock { $0 }
         #expect(seen.map(\.count) == [1, 3])
         #expect(seen[1].map(\.list) == [old.id, ListID(50), ListID(51)])
         // An import with nothing to do commits nothing.
-        store.importLists(store.makeImportStaging(), mode: .merge, namespace: Self.a)
+        try store.importLists(store.makeImportStaging(), mode: .merge, namespace: Self.a)
         #expect(groups.withLock { $0.count } == 2)
     }
 
@@ -119,7 +119,7 @@ import Testing
         try staging.beginList(Self.header(1, "Mine", revision: 30, next: 500))
         for id in stride(from: 400, to: 1, by: -7) { try staging.append(Self.item(UInt64(id), "t\(id)", checked: id % 2 == 0)) }
         try staging.beginList(Self.header(3, "Again"))
-        store.importLists(staging, mode: .replace, namespace: Self.a)
+        try store.importLists(staging, mode: .replace, namespace: Self.a)
 
         let copy = Store(limits: .default, treeShape: RowTreeShape(leafCapacity: 4, innerCapacity: 4), onCommit: { _ in })
         for change in recorder.changes { try copy.replay(change) }
@@ -171,7 +171,7 @@ import Testing
         var staging = store.makeImportStaging(enforcingLimits: false)
         try staging.beginList(Self.header(2, "b's, again", ns: Self.b))
         try staging.beginList(Self.header(20, "c's", ns: Namespace("c")))
-        let result = store.importLists(staging, mode: .replace, namespace: nil)
+        let result = try store.importLists(staging, mode: .replace, namespace: nil)
         #expect(result.lists.map(\.id) == [ListID(2), ListID(20)])
         #expect(result.deleted == [ListID(1), ListID(4)])
         #expect(store.lists(in: Self.b).map(\.name) == ["b's, again"])

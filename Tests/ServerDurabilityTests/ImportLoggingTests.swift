@@ -36,7 +36,7 @@ import Testing
                                     options: .init(policy: .everysec, everysecIntervalNanoseconds: 3_600_000_000_000))
         let store = Self.store(logging: log)
         let old = try store.createList(in: .default, name: "Old", icon: "")
-        store.importLists(try Self.staging(store, ids: [40, 41], items: 2_000), mode: .replace, namespace: .default)
+        try store.importLists(try Self.staging(store, ids: [40, 41], items: 2_000), mode: .replace, namespace: .default)
         // Edit the imported list in place: the rows the log still has to
         // encode must not see this.
         let deletes = (1...500).map { PatchOperation.delete(.id(ItemID(UInt64($0 * 2)))) }
@@ -66,7 +66,7 @@ import Testing
         let before = StoreImage(store)
         let segment = LogSegments.path(in: dir.path, firstLSN: 1)
         let sizeBefore = try #require(FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
-        store.importLists(try Self.staging(store, ids: [7, 8, 9], items: 300), mode: .replace, namespace: .default)
+        try store.importLists(try Self.staging(store, ids: [7, 8, 9], items: 300), mode: .replace, namespace: .default)
         try log.close()
         let sizeAfter = try #require(FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
         #expect(sizeAfter > sizeBefore + 3 * 300 * 10)

@@ -253,7 +253,12 @@ struct SnapshotSession {
             } catch {
                 return .failure(error)
             }
-            let result = store.importLists(staging, mode: stream.mode, namespace: namespace)
+            let result: ImportResult
+            do throws(ChecklistError) {
+                result = try store.importLists(staging, mode: stream.mode, namespace: namespace)
+            } catch {
+                return .failure(error)
+            }
             FreeMemory.giveBack()
             let renamed = result.lists.filter { $0.id != $0.sourceID }.map { ImportOK.Renamed(from: $0.sourceID, to: $0.id) }
             return .success(.importOK(ImportOK(status: .applied, sequence: stream.sequence, rawBytes: stream.rawBytes,
