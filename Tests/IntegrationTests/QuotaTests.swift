@@ -46,3 +46,33 @@ import Testing
         await client.close()
     }
 }
+
+/// `checklistd --quota-bytes` end to end: one under, at and over (refused
+/// whole) and the count recovered across a restart.
+@Suite(.timeLimit(.minutes(10))) struct ByteQuotaTests {
+    @Test func bytesAtTheEdgeAcrossARestart() async throws {
+        let quota = QuotaTests()
+        let arguments = ["--quota-bytes", "22"]
+        let first = try TestServer.start(arguments)
+        let directory = first.directory
+        defer { directory.remove() }
+        var client = try await first.connect()
+        let list = try await client.createList(name: "Trip").id  // 11 bytes with the library's icon "No Icon"
+        _ = try await client.patch(list, ops: [quota.insert("Tent"), quota.insert("Gas")])  // 18
+        _ = try await client.patch(list, ops: [quota.insert("Mat")])  // 21: one under
+        #expect(await quota.code { _ = try await client.patch(list, ops: [quota.insert("ab"), quota.insert("c")]) } == (.quotaExceeded, "bytes"))
+        _ = try await client.patch(list, ops: [quota.insert("a")])  // 22: at
+        await client.close()
+        _ = first.process.stop()
+
+        let second = try TestServer.start(arguments, directory: directory)
+        defer { _ = second.process.stop() }
+        client = try await second.connect()
+        #expect(await quota.code { _ = try await client.patch(list, ops: [quota.insert("x")]) } == (.quotaExceeded, "bytes"))
+        let page = try await client.page(list, limit: 10, filter: .all)
+        #expect(page.items.map(\.text) == ["Tent", "Gas", "Mat", "a"])
+        _ = try await client.patch(list, ops: [.delete(.id(page.items[0].id))])  // deletions always work: 18
+        _ = try await client.patch(list, ops: [quota.insert("Tarp")])  // 22 again
+        await client.close()
+    }
+}
