@@ -47,8 +47,15 @@ export class ChecklistClient {
    *   connected; a connection whose PONG has not come by the next one is
    *   taken as dead and replaced (a peer can vanish without closing, e.g.
    *   when a laptop sleeps).
+   * - `rateLimitRetries` (default 5): how often a request answered
+   *   `RATE_LIMITED` is sent again, each time after the `retryAfterMs` the
+   *   server asked for (nothing of a refused request was done, so every
+   *   request may be sent again); past them the error is thrown.
+   * - `sleep(ms)`: how the client waits (tests pass their own).
    */
-  constructor({ openSocket, clientName = 'checklists-web/1.0', token, clientId = randomClientId(), sequence = 0, minDelayMs = 200, maxDelayMs = 5000, pingIntervalMs = 20000 } = {}) {
+  constructor({ openSocket, clientName = 'checklists-web/1.0', token, clientId = randomClientId(), sequence = 0, minDelayMs = 200, maxDelayMs = 5000, pingIntervalMs = 20000, rateLimitRetries = 5, sleep: wait = sleep } = {}) {
+    this.rateLimitRetries = rateLimitRetries;
+    this.sleep = wait;
     this.openSocket = openSocket;
     this.clientName = clientName;
     this.token = token;
@@ -255,11 +262,17 @@ export class ChecklistClient {
    * been applied).
    */
   async withConnection(fn, { retry = true } = {}) {
+    let rateLimited = 0;
     for (;;) {
       const connection = await this.ready();
       try {
         return await fn(connection);
       } catch (error) {
+        if (error instanceof ProtocolError && error.code === ErrorCode.RATE_LIMITED && rateLimited < this.rateLimitRetries) {
+          rateLimited += 1;
+          await this.sleep(Math.max(error.retryAfterMs ?? this.minDelayMs, 1));
+          continue;
+        }
         if (!(error instanceof ConnectionLostError) || !retry) throw error;
       }
     }
@@ -277,7 +290,7 @@ export class ChecklistClient {
         return await this.withConnection((c) => c.patch(list, ops, { ...key, baseRevision }));
       } catch (error) {
         if (!(error instanceof ProtocolError && error.code === ErrorCode.UNAVAILABLE)) throw error;
-        await sleep(delay);
+        await this.sleep(delay);
         delay = Math.min(delay * 2, this.maxDelayMs);
       }
     }

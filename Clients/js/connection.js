@@ -133,7 +133,7 @@ export class Connection {
     }
     if (message.type === T.ERROR) {
       const f = message.fields;
-      const error = new ProtocolError(f.code, f.message, { field: f.field, revision: f.revision, fromServer: true });
+      const error = new ProtocolError(f.code, f.message, { field: f.field, revision: f.revision, retryAfterMs: f.retryAfterMs, fromServer: true });
       if (frame.request === 0 || !this.#pending.has(frame.request)) this.onPush({ ...message, error });
       else this.#settle(frame.request, null, error);
       return;

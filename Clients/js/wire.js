@@ -24,7 +24,7 @@ export function errorName(code) {
  * (`fromServer` true, with its `message`, `field` and `revision`).
  */
 export class ProtocolError extends Error {
-  constructor(code, message, { field, revision, closesConnection = false, fromServer = false } = {}) {
+  constructor(code, message, { field, revision, retryAfterMs, closesConnection = false, fromServer = false } = {}) {
     super(`${errorName(code)}${field !== undefined ? ` ${field}` : ''}: ${message}`);
     this.name = 'ProtocolError';
     this.code = code;
@@ -32,6 +32,7 @@ export class ProtocolError extends Error {
     this.serverMessage = message;
     if (field !== undefined) this.field = field;
     if (revision !== undefined) this.revision = revision;
+    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs; // RATE_LIMITED: wait this long before sending again
     this.closesConnection = closesConnection;
     this.fromServer = fromServer;
   }

@@ -145,3 +145,24 @@ test('a connection whose PING goes unanswered is replaced', async () => {
   assert.ok(server.requests.some((r) => r.message === 'PING'));
   client.stop();
 });
+
+test('a request answered RATE_LIMITED is sent again after the retryAfterMs the server asked for, and applied once', async () => {
+  const server = new FakeServer();
+  const list = server.createList('Camping');
+  const waits = [];
+  const client = new ChecklistClient({ openSocket: () => server.socket(), minDelayMs: 1, maxDelayMs: 2, rateLimitRetries: 3,
+    sleep: async (ms) => { waits.push(ms); } }).start();
+  await client.ready();
+  const refusals = [250, 40];
+  server.rateLimit = (m) => (m.message === 'PATCH' ? refusals.shift() : undefined);
+  const ok = await client.patch(list.id, [{ op: 'INSERT', where: 2, tempRef: 1, text: 'Tent', checked: false, remind: false }]);
+  assert.equal(ok.revision, 2);
+  assert.deepEqual(waits.slice(0, 2), [250, 40], 'waited what the server asked, in order');
+  assert.equal(server.requests.filter((r) => r.message === 'PATCH').length, 3);
+  assert.equal(list.items.length, 1, 'applied once');
+  // Past rateLimitRetries the error reaches the caller, with the wait.
+  server.rateLimit = (m) => (m.message === 'LIST_LISTS' ? 10 : undefined);
+  await assert.rejects(client.listLists(), (e) => e.code === ErrorCode.RATE_LIMITED && e.retryAfterMs === 10);
+  assert.equal(server.requests.filter((r) => r.message === 'LIST_LISTS').length, 4);
+  client.stop();
+});

@@ -50,6 +50,7 @@ export class FakeServer {
     this.dropBeforeAnswer = null; // (message) => true: apply the request, then drop the connection without answering
     this.subscribeStatus = null; // (entry) => status override
     this.answerPings = true; // false: PINGs are read and never answered (a peer that vanished)
+    this.rateLimit = null; // (message) => milliseconds: answer ERROR RATE_LIMITED with them, doing nothing
   }
 
   /** A new client socket, open on the next turn. */
@@ -78,12 +79,15 @@ export class FakeServer {
     this.requests.push({ message: m.message, fields: m.fields });
     let answer;
     try {
+      const wait = this.rateLimit?.(m);
+      if (wait !== undefined) throw new ProtocolError(ErrorCode.RATE_LIMITED, `retry in ${wait} ms`, { retryAfterMs: wait });
       answer = this.#answer(s, st, m);
     } catch (e) {
       if (!(e instanceof ProtocolError)) throw e;
       const fields = { code: e.code, message: e.serverMessage };
       if (e.field !== undefined) fields.field = e.field;
       if (e.revision !== undefined) fields.revision = e.revision;
+      if (e.retryAfterMs !== undefined) fields.retryAfterMs = e.retryAfterMs;
       answer = { type: T.ERROR, fields };
     }
     if (m.type === T.PING && !this.answerPings) return;
