@@ -11,6 +11,7 @@ do {
     case "scroll": try await ScrollScenario.run(arguments)
     case "restart": try RestartScenario.run(arguments)
     case "hello": try HelloScenario.run(arguments)
+    case "rate": try RateScenario.run(arguments)
     case "websocket": try await WebSocketScenario.run(arguments)
     case "memory": try await MemoryScenario.run(arguments)
     case "cache": try await CacheScenario.run(arguments)
