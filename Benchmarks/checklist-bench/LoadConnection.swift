@@ -298,6 +298,7 @@ final class LoadConnection {
                 switch request.kind {
                 case .page: problem = header.type == .page ? try checkPage(&r, request, worker.plan) : "got \(header.type.name)"
                 case .patch: problem = header.type == .patchOK ? try checkPatch(&r, request, worker.plan) : "got \(header.type.name)"
+                case .insert: problem = header.type == .patchOK ? try checkPatch(&r, request, worker.plan) : "got \(header.type.name)"
                 case .lists: problem = header.type == .lists ? try checkLists(&r, worker.plan) : "got \(header.type.name)"
                 }
             } catch {
@@ -402,7 +403,7 @@ final class LoadConnection {
     func issue(startNanos: UInt64, plan: LoadPlan) {
         let kind = plan.mix.pick(rng.next())
         let draw = rng.next()
-        let list = kind == .patch ? plan.writeList(slot: slot, draw: draw) : Int(draw % UInt64(plan.lists.count))
+        let list = kind.writes ? plan.writeList(slot: slot, draw: draw) : Int(draw % UInt64(plan.lists.count))
         let id = nextRequestID
         nextRequestID = nextRequestID == .max ? 2 : nextRequestID + 1
         var offset = 0
@@ -424,6 +425,17 @@ final class LoadConnection {
             }
         case .lists:
             encoder.append(ListLists(), requestID: id, to: &output)
+        case .insert:
+            // One INSERT at the end, no temporary reference: list, presence
+            // 0, count 1, then the operation (`insertOperation`, encoded once).
+            let listID = plan.lists[list].rawValue
+            let operation = plan.insertOperation
+            encoder.append(type: .patch, requestID: id, to: &output) { w in
+                w.writeVarint(listID)
+                w.writeU8(0)
+                w.writeVarint(1)
+                w.bytes.append(contentsOf: operation)  // already encoded: no length prefix
+            }
         }
         outstanding.append(Outstanding(id: id, kind: kind, list: list, offset: offset, startNanos: startNanos))
     }

@@ -2,6 +2,7 @@ import ChecklistCommandLine
 import ChecklistModel
 import ChecklistSocket
 import ChecklistTLS
+import ChecklistWire
 
 /// What each request of the load scenario is.
 enum LoadRequestKind: Int, CaseIterable, Sendable {
@@ -12,14 +13,22 @@ enum LoadRequestKind: Int, CaseIterable, Sendable {
     case patch
     /// LIST_LISTS.
     case lists
+    /// PATCH inserting one item at the end of a random load list, its text
+    /// `--text-bytes` bytes (at least `item N`): the shape of Redis's
+    /// LPUSH. Lists grow, so it mixes with no `page` or `lists`.
+    case insert
 
     var name: String {
         switch self {
         case .page: return "page"
         case .patch: return "patch"
         case .lists: return "lists"
+        case .insert: return "insert"
         }
     }
+
+    /// Whether the request writes (PATCH), and so goes to a list of `LoadPlan.writeList`.
+    var writes: Bool { self == .patch || self == .insert }
 }
 
 /// `--mix page=70,patch=20,lists=10`: relative weights of the request kinds.
@@ -33,13 +42,17 @@ struct LoadMix: Sendable, CustomStringConvertible {
             let pair = part.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, let kind = LoadRequestKind.allCases.first(where: { $0.name == pair[0] }),
                   let weight = Int(pair[1]), weight >= 0 else {
-                throw UsageError("--mix: '\(part)' is not KIND=WEIGHT (kinds: page, patch, lists)")
+                throw UsageError("--mix: '\(part)' is not KIND=WEIGHT (kinds: page, patch, lists, insert)")
             }
             weights[kind.rawValue] = weight
         }
         self.weights = weights
         total = weights.reduce(0, +)
         guard total > 0 else { throw UsageError("--mix: the weights add up to 0") }
+        if weights[LoadRequestKind.insert.rawValue] > 0
+            && weights[LoadRequestKind.page.rawValue] + weights[LoadRequestKind.lists.rawValue] > 0 {
+            throw UsageError("--mix: insert grows the lists, so it mixes with patch only")
+        }
     }
 
     /// The kind for a uniformly random `draw`.
@@ -97,6 +110,9 @@ struct LoadPlan: Sendable {
     /// `--text-bytes`: each text is `item N` padded with dots to this many
     /// bytes (0: not padded).
     var textBytes: Int
+    /// The operation of every `insert` request, encoded: INSERT at the end
+    /// of the text `item <items>` padded to `textBytes` bytes.
+    let insertOperation: [UInt8]
     /// `--compression on`: HELLO announces COMPRESSION, compressed answers are inflated.
     var compression: Bool
     var maxFrameBytes: UInt32
@@ -123,6 +139,10 @@ struct LoadPlan: Sendable {
         self.pageSize = pageSize
         self.pageOffset = pageOffset
         self.textBytes = textBytes
+        var w = WireWriter()
+        PatchOperation.insert(tempRef: nil, position: .end, fields: ItemFields(text: Self.itemText(items, textBytes: textBytes)))
+            .encode(into: &w)
+        insertOperation = w.bytes
         self.compression = compression
         self.maxFrameBytes = maxFrameBytes
         self.seed = seed

@@ -6,7 +6,7 @@ import ChecklistWire
 import Foundation
 
 /// `checklist-bench load`: C connections (up to 10,000) sending a mix of
-/// GET_PAGE, PATCH and LIST_LISTS, closed loop (each connection keeps
+/// GET_PAGE, PATCH (a toggle, or an insert at the end) and LIST_LISTS, closed loop (each connection keeps
 /// `--pipeline` requests outstanding) or open loop (`--rate` requests per
 /// second in all, latency counted from when each was due). Every answer is
 /// checked: type, request id and order, page rows (ids, texts, counts,
@@ -24,7 +24,7 @@ enum LoadScenario {
             .value("--connections", "N", "connections (default 50, at most 10000)"),
             .value("--seconds", "S", "how long it runs (default 10, at most 86400)"),
             .value("--rate", "R", "requests a second over all connections (default: as fast as answered)"),
-            .value("--mix", "KIND=WEIGHT,...", "the requests' mix of page, patch and lists\n(default page=70,patch=20,lists=10)"),
+            .value("--mix", "KIND=WEIGHT,...", "the requests' mix of page, patch, lists and insert\n(default page=70,patch=20,lists=10; insert mixes with patch only)"),
             .value("--pipeline", "N", "requests in flight a connection (default 1, at most 1024)"),
             .value("--lists", "N", "lists (default 10)"),
             .value("--items", "N", "items a list (default 1000)"),
