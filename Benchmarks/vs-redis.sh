@@ -1,43 +1,58 @@
 #!/usr/bin/env bash
-# Reads side by side with Redis: the same 1M-item list (40-byte texts) in a
-# local redis-server and a local checklistd, 100-row pages read by 50
-# connections with 1 and 10 requests in flight, at offset 0 and at the
-# middle. Redis is driven by redis-benchmark (LRANGE key START START+99),
-# checklistd by `checklist-bench load --mix page=100 --compression off`
-# (Redis does not compress); each prints the ratio of requests per second.
+# Reads and writes side by side with Redis.
+#
+# Reads: the same 1M-item list (40-byte texts) in a local redis-server and
+# a local checklistd, 100-row pages read by 50 connections with 1 and 10
+# requests in flight, at offset 0 and at the middle. Redis is driven by
+# redis-benchmark (LRANGE key START START+99), checklistd by
+# `checklist-bench load --mix page=100 --compression off` (Redis does not
+# compress).
+#
+# Writes: single-item writes of a --text-bytes value by 50 connections
+# with 1 and 10 in flight, both servers durable alike: Redis LPUSH
+# (`redis-benchmark -t lpush -d 40`, appendonly yes, appendfsync everysec,
+# then always) against a PATCH inserting one item at the end of a list
+# (`checklist-bench load --mix insert=1`, every answer checked; checklistd
+# --fsync everysec, then always). Each prints the ratio of requests per
+# second.
 #
 #   Benchmarks/vs-redis.sh [--seconds 10] [--items 1000000] [--connections 50]
-#                          [--text-bytes 40] [--no-build] [--json]
+#                          [--text-bytes 40] [--only reads|writes] [--no-build] [--json]
 #
 # Installs redis-server and redis-tools from Debian (apt-get) when
-# redis-server or redis-benchmark is missing. Both servers bind 127.0.0.1
-# on free ports and are stopped on exit; every measured run lasts about
-# --seconds. Builds the release checklistd and checklist-bench first unless
+# redis-server or redis-benchmark is missing. The servers bind 127.0.0.1
+# on free ports, keep their files in a temporary directory and are stopped
+# on exit; every measured run lasts about --seconds (8 reads, 8 writes).
+# Builds the release checklistd and checklist-bench first unless
 # --no-build (BIN_DIR overrides .build/release).
 #
-# Output: a table with, per shape, both rates, the ratio ours/Redis, each
+# Output: tables with, per shape, both rates, the ratio ours/Redis, each
 # server's CPU per request (from /proc, over the measured run) and the bench
 # tool's own CPU per request; with --json one JSON object on one line:
 # {"items", "connections", "textBytes", "seconds", "runs": [{"pipeline",
 #  "offset", "oursPerSecond", "redisPerSecond", "ratio", "oursServerCpuUs",
-#  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors"}, ...]}
-# (toolCpuUs: checklist-bench's CPU per request; redisToolCpuUs:
-# redis-benchmark's, the calibration run excluded).
+#  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors"}, ...],
+#  "writes": [{"pipeline", "fsync", the same figures from "oursPerSecond"
+#  on}, ...]} (toolCpuUs: checklist-bench's CPU per request;
+# redisToolCpuUs: redis-benchmark's, the calibration run excluded; "runs"
+# or "writes" empty with --only).
 set -euo pipefail
 
-seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0
+seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0 only=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
         --items) items=$2; shift 2 ;;
         --connections) connections=$2; shift 2 ;;
         --text-bytes) text_bytes=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
         --no-build) build=0; shift ;;
         --json) json=1; shift ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "vs-redis.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
+[[ -z $only || $only == reads || $only == writes ]] || { echo "vs-redis.sh: --only reads or --only writes" >&2; exit 2; }
 for n in "$seconds" "$items" "$connections" "$text_bytes"; do
     [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || { echo "vs-redis.sh: options take whole numbers >= 1" >&2; exit 2; }
 done
@@ -76,45 +91,49 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # CPU time (user + system) of process $1 in microseconds.
 cpu_us() { awk -v tck="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000000 / tck) }' "/proc/$1/stat"; }
 
-# --- Redis: no persistence, loopback only.
-redis_port=$(free_port)
-redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no --protected-mode yes \
-    --daemonize no --logfile "$work/redis.log" &
-redis_pid=$!
-for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-redis-cli -p "$redis_port" ping >/dev/null || { echo "vs-redis.sh: redis-server did not start" >&2; exit 1; }
-log "redis-server $redis_pid on 127.0.0.1:$redis_port: filling $items items"
-# RPUSH in batches of 1000, as RESP, through redis-cli --pipe. Texts are
-# the bench's: "item N" padded with dots to --text-bytes.
-python3 - "$items" "$text_bytes" >"$work/fill.resp" <<'EOF'
-import sys
-items, width = int(sys.argv[1]), int(sys.argv[2])
-out = sys.stdout.buffer
-def bulk(b): return b"$%d\r\n%s\r\n" % (len(b), b)
-for start in range(0, items, 1000):
-    n = min(1000, items - start)
-    parts = [b"*%d\r\n" % (n + 2), bulk(b"RPUSH"), bulk(b"list")]
-    for i in range(start, start + n):
-        t = b"item %d" % i
-        parts.append(bulk(t + b"." * (width - len(t)) if len(t) < width else t))
-    out.write(b"".join(parts))
-EOF
-redis-cli -p "$redis_port" --pipe <"$work/fill.resp" >"$work/fill.out"
-rm -f "$work/fill.resp"
-[[ $(redis-cli -p "$redis_port" llen list) -eq $items ]] || { echo "vs-redis.sh: redis fill incomplete" >&2; exit 1; }
+# Starts redis-server on a free port of 127.0.0.1, its files in a
+# directory of its own, with the persistence options "$@"; sets
+# redis_port and redis_pid.
+start_redis() {
+    local dir
+    dir=$(mktemp -d "$work/redis.XXXX")
+    redis_port=$(free_port)
+    redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$dir" --save '' --protected-mode yes \
+        --daemonize no --logfile "$dir/redis.log" "$@" &
+    redis_pid=$!
+    for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    redis-cli -p "$redis_port" ping >/dev/null || { echo "vs-redis.sh: redis-server did not start" >&2; exit 1; }
+}
 
-# --- checklistd: release, its own data directory, loopback only.
-"$bin/checklistd" --host 127.0.0.1 --port 0 --data-dir "$work/data" --max-connections $((connections + 16)) \
-    >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 300); do
-    grep -q "listening on" "$work/server.out" 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "vs-redis.sh: checklistd exited:" >&2; cat "$work/server.err" >&2; exit 1; }
-    sleep 0.1
-done
-address=$(grep -o "listening on [^ ]*" "$work/server.out" | head -1 | cut -d' ' -f3)
-[[ -n $address ]] || { echo "vs-redis.sh: checklistd did not report listening" >&2; exit 1; }
-log "checklistd $server_pid on $address"
+stop_redis() {
+    kill "$redis_pid" 2>/dev/null || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=""
+}
+
+# Starts the release checklistd, its data in a directory of its own, with
+# the options "$@"; sets address and server_pid.
+start_ours() {
+    local dir
+    dir=$(mktemp -d "$work/ours.XXXX")
+    "$bin/checklistd" --host 127.0.0.1 --port 0 --data-dir "$dir/data" --max-connections $((connections + 16)) "$@" \
+        >"$dir/server.out" 2>"$dir/server.err" &
+    server_pid=$!
+    for _ in $(seq 300); do
+        grep -q "listening on" "$dir/server.out" 2>/dev/null && break
+        kill -0 "$server_pid" 2>/dev/null || { echo "vs-redis.sh: checklistd exited:" >&2; cat "$dir/server.err" >&2; exit 1; }
+        sleep 0.1
+    done
+    address=$(grep -o "listening on [^ ]*" "$dir/server.out" | head -1 | cut -d' ' -f3)
+    [[ -n $address ]] || { echo "vs-redis.sh: checklistd did not report listening" >&2; exit 1; }
+    log "checklistd $server_pid on $address $*"
+}
+
+stop_ours() {
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+}
 
 # One redis-benchmark run with arguments "$@" (--csv among them). Prints
 # "RPS CPU_US": its rate, from its CSV line, and its own CPU time (user +
@@ -129,29 +148,34 @@ print(list(csv.reader(io.StringIO(out)))[-1][1], int((r.ru_utime + r.ru_stime) *
 }
 
 # redis-benchmark has no time limit: a short calibration sets -n for about
-# --seconds, and `timeout` bounds it in any case. Prints "RPS SERVER_CPU_US
-# TOOL_CPU_US": Redis's CPU and redis-benchmark's own, per request.
+# --seconds, and `timeout` bounds it in any case. Runs the test "${@:2}"
+# (`LRANGE list START STOP`, or `-t lpush -d BYTES`) with $1 requests in
+# flight. Prints "RPS SERVER_CPU_US TOOL_CPU_US": Redis's CPU and
+# redis-benchmark's own, per request.
 redis_run() {
-    local pipeline=$1 start=$2 stop=$(($2 + 99)) rps n before after tool_us
+    local pipeline=$1 rps n before after tool_us
+    shift
     read -r rps _ < <(redis_bench redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$connections" -P "$pipeline" \
-        -n 20000 --csv LRANGE list "$start" "$stop")
+        -n 20000 --csv "$@")
     n=$(python3 -c "print(max(1000, int(float('$rps') * $seconds)))")
     before=$(cpu_us "$redis_pid")
     read -r rps tool_us < <(redis_bench timeout $((seconds * 3 + 30)) redis-benchmark -h 127.0.0.1 -p "$redis_port" \
-        -c "$connections" -P "$pipeline" -n "$n" --csv LRANGE list "$start" "$stop")
+        -c "$connections" -P "$pipeline" -n "$n" --csv "$@")
     after=$(cpu_us "$redis_pid")
     echo "$rps $(python3 -c "print(round(($after - $before) / $n, 2), round($tool_us / $n, 2))")"
 }
 
-# One `checklist-bench load` run (it fills its own list of --items rows on
-# our server, reads, deletes the list). The server's CPU is sampled from the
-# "running" line to the end. Prints the report's JSON, with the server's
-# CPU per request added as "serverCpuUs".
+# One `checklist-bench load` run with $1 requests in flight and the load
+# options "${@:2}" (it makes its own lists on our server, runs, deletes
+# them). The server's CPU is sampled from the "running" line to the end.
+# Prints the report's JSON, with the server's CPU per request added as
+# "serverCpuUs".
 ours_run() {
-    local pipeline=$1 offset=$2 before after
+    local pipeline=$1 before after
+    shift
     "$bin/checklist-bench" load --server "$address" --connections "$connections" --pipeline "$pipeline" \
-        --mix page=100 --page 100 --lists 1 --items "$items" --text-bytes "$text_bytes" --offset "$offset" \
-        --compression off --seconds "$seconds" --json >"$work/load.json" 2>"$work/load.err" &
+        --text-bytes "$text_bytes" --compression off --seconds "$seconds" --json "$@" \
+        >"$work/load.json" 2>"$work/load.err" &
     local load_pid=$!
     while kill -0 "$load_pid" 2>/dev/null && ! grep -q "running" "$work/load.err" 2>/dev/null; do sleep 0.05; done
     before=$(cpu_us "$server_pid")
@@ -164,35 +188,102 @@ r['serverCpuUs'] = round(($after - $before) / max(1, r['requests']), 2)
 print(json.dumps(r))"
 }
 
-middle=$((items / 2))
-results=()
-for pipeline in 1 10; do
-    for offset in 0 "$middle"; do
-        log "pipeline $pipeline, offset $offset: Redis"
-        read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" "$offset")
-        log "pipeline $pipeline, offset $offset: checklistd"
-        ours=$(ours_run "$pipeline" "$offset")
-        results+=("$pipeline $offset $redis_rps $redis_cpu $redis_tool_cpu $ours")
-    done
-done
+# --- Reads: Redis without persistence, checklistd with its defaults.
+reads=()
+if [[ $only != writes ]]; then
+    start_redis --appendonly no
+    log "redis-server $redis_pid on 127.0.0.1:$redis_port: filling $items items"
+    # RPUSH in batches of 1000, as RESP, through redis-cli --pipe. Texts are
+    # the bench's: "item N" padded with dots to --text-bytes.
+    python3 - "$items" "$text_bytes" >"$work/fill.resp" <<'PY'
+import sys
+items, width = int(sys.argv[1]), int(sys.argv[2])
+out = sys.stdout.buffer
+def bulk(b): return b"$%d\r\n%s\r\n" % (len(b), b)
+for start in range(0, items, 1000):
+    n = min(1000, items - start)
+    parts = [b"*%d\r\n" % (n + 2), bulk(b"RPUSH"), bulk(b"list")]
+    for i in range(start, start + n):
+        t = b"item %d" % i
+        parts.append(bulk(t + b"." * (width - len(t)) if len(t) < width else t))
+    out.write(b"".join(parts))
+PY
+    redis-cli -p "$redis_port" --pipe <"$work/fill.resp" >"$work/fill.out"
+    rm -f "$work/fill.resp"
+    [[ $(redis-cli -p "$redis_port" llen list) -eq $items ]] || { echo "vs-redis.sh: redis fill incomplete" >&2; exit 1; }
+    start_ours
 
-printf '%s\n' "${results[@]}" | python3 -c "
+    middle=$((items / 2))
+    for pipeline in 1 10; do
+        for offset in 0 "$middle"; do
+            log "reads, pipeline $pipeline, offset $offset: Redis"
+            read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" LRANGE list "$offset" $((offset + 99)))
+            log "reads, pipeline $pipeline, offset $offset: checklistd"
+            ours=$(ours_run "$pipeline" --mix page=100 --page 100 --lists 1 --items "$items" --offset "$offset")
+            reads+=("R $pipeline $offset $redis_rps $redis_cpu $redis_tool_cpu $ours")
+        done
+    done
+    stop_redis
+    stop_ours
+fi
+
+# --- Writes: both servers durable alike, started afresh for each policy.
+# Redis appends every LPUSH to its AOF (appendonly yes, appendfsync P);
+# checklistd logs every PATCH before answering it (--fsync P: under always
+# an answer leaves once its change is fsynced, as Redis's does).
+writes=()
+if [[ $only != reads ]]; then
+    for fsync in everysec always; do
+        start_redis --appendonly yes --appendfsync "$fsync"
+        log "redis-server $redis_pid on 127.0.0.1:$redis_port, appendfsync $fsync"
+        start_ours --fsync "$fsync"
+        for pipeline in 1 10; do
+            log "writes, pipeline $pipeline, fsync $fsync: Redis LPUSH"
+            read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" -t lpush -d "$text_bytes")
+            log "writes, pipeline $pipeline, fsync $fsync: checklistd PATCH insert"
+            ours=$(ours_run "$pipeline" --mix insert=1 --lists 1 --items 1)
+            writes+=("W $pipeline $fsync $redis_rps $redis_cpu $redis_tool_cpu $ours")
+        done
+        stop_redis
+        stop_ours
+    done
+fi
+
+printf '%s\n' "${reads[@]+"${reads[@]}"}" "${writes[@]+"${writes[@]}"}" | python3 -c "
 import json, sys
-runs = []
+runs, writes = [], []
 for line in sys.stdin:
-    pipeline, offset, redis_rps, redis_cpu, redis_tool_cpu, ours = line.split(' ', 5)
+    if not line.strip():
+        continue
+    part, shape, where, redis_rps, redis_cpu, redis_tool_cpu, ours = line.rstrip('\n').split(' ', 6)
     o = json.loads(ours)
-    runs.append({'pipeline': int(pipeline), 'offset': int(offset), 'oursPerSecond': round(o['requestsPerSecond']),
-                 'redisPerSecond': round(float(redis_rps)), 'ratio': round(o['requestsPerSecond'] / float(redis_rps), 3),
-                 'oursServerCpuUs': o['serverCpuUs'], 'redisServerCpuUs': float(redis_cpu),
-                 'toolCpuUs': round(o['toolCpuUsPerRequest'], 2), 'redisToolCpuUs': float(redis_tool_cpu),
-                 'errors': o['errors']})
+    figures = {'oursPerSecond': round(o['requestsPerSecond']), 'redisPerSecond': round(float(redis_rps)),
+               'ratio': round(o['requestsPerSecond'] / float(redis_rps), 3),
+               'oursServerCpuUs': o['serverCpuUs'], 'redisServerCpuUs': float(redis_cpu),
+               'toolCpuUs': round(o['toolCpuUsPerRequest'], 2), 'redisToolCpuUs': float(redis_tool_cpu),
+               'errors': o['errors']}
+    if part == 'R':
+        runs.append(dict({'pipeline': int(shape), 'offset': int(where)}, **figures))
+    else:
+        writes.append(dict({'pipeline': int(shape), 'fsync': where}, **figures))
 if $json:
-    print(json.dumps({'items': $items, 'connections': $connections, 'textBytes': $text_bytes, 'seconds': $seconds, 'runs': runs}))
-else:
+    print(json.dumps({'items': $items, 'connections': $connections, 'textBytes': $text_bytes, 'seconds': $seconds,
+                      'runs': runs, 'writes': writes}))
+    sys.exit(0)
+cpu = 'our server CPU µs/req | Redis CPU µs/req | checklist-bench CPU µs/req | redis-benchmark CPU µs/req | errors |'
+row = '%(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(redisToolCpuUs).2f | %(errors)d |'
+if runs:
     print('%d items, %d-byte texts, 100-row pages, %d connections, %d s per run' % ($items, $text_bytes, $connections, $seconds))
-    print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | our server CPU µs/req | Redis CPU µs/req | checklist-bench CPU µs/req | redis-benchmark CPU µs/req | errors |')
+    print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | ' + cpu)
     print('|---|---|---|---|---|---|---|---|---|---|')
     for r in runs:
-        print('| %(pipeline)d | %(offset)d | %(oursPerSecond)d | %(redisPerSecond)d | %(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(redisToolCpuUs).2f | %(errors)d |' % r)
+        print(('| %(pipeline)d | %(offset)d | %(oursPerSecond)d | %(redisPerSecond)d | ' + row) % r)
+if runs and writes:
+    print()
+if writes:
+    print('Writes: one %d-byte item a request, %d connections, %d s per run' % ($text_bytes, $connections, $seconds))
+    print('| in flight | fsync | ours PATCH insert/s | Redis LPUSH/s | ratio | ' + cpu)
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for r in writes:
+        print(('| %(pipeline)d | %(fsync)s | %(oursPerSecond)d | %(redisPerSecond)d | ' + row) % r)
 "
