@@ -23,6 +23,12 @@ public enum LogRecordContent {
         encode(changes, into: &w, drainAt: .max) { _ in }
     }
 
+    /// Appends a commit of the one change `change`: what `encode([change], into:)` appends.
+    public static func encode(_ change: Change, into w: inout WireWriter) {
+        change.encodeFields(into: &w, drainAt: .max) { _ in }
+        change.encodeKey(into: &w)
+    }
+
     /// Appends `changes`, handing imported items over to `drain` in pieces
     /// of about `drainAt` bytes (see `Change.encodeFields`). The bytes are
     /// the same whatever the pieces.

@@ -43,11 +43,25 @@ public enum LogRecordFormat {
     /// `lag = lsn - durableLSN` at append time (at least 1) and the content
     /// is `changes`, one commit (`LogRecordContent`).
     public static func appendRecord(lsn: LSN, durable: LSN, changes: [Change], into w: inout WireWriter) {
+        appendRecord(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(changes, into: &w) }
+    }
+
+    /// Appends one framed record of a commit of the one change `change`:
+    /// the same bytes as `appendRecord(lsn:durable:changes:into:)` with
+    /// `[change]`, without making that array (a batch of patches appends
+    /// one such record per patch).
+    public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
+        appendRecord(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(change, into: &w) }
+    }
+
+    /// Frames the record whose content `content` writes.
+    @inline(__always)
+    private static func appendRecord(lsn: LSN, durable: LSN, into w: inout WireWriter, content: (inout WireWriter) -> Void) {
         let start = w.count
         w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
         w.writeVarint(lsn)
         w.writeVarint(lag(lsn: lsn, durable: durable))
-        LogRecordContent.encode(changes, into: &w)
+        content(&w)
         let payloadStart = start + recordHeaderBytes
         let length = w.count - payloadStart
         // Imports are bounded by maxImportRawBytes so that this holds.

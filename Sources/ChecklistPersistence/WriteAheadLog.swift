@@ -114,6 +114,39 @@ public final class WriteAheadLog: Sendable {
     @discardableResult
     public func append(_ changes: [Change]) throws(PersistenceError) -> LSN {
         let deferring = DeferredRecord.wanted(for: changes)
+        return try appendRecords(count: 1) { s, lsn, durable in
+            if deferring {
+                s.deferred.append(DeferredRecord(offset: s.pending.count, lsn: lsn, durable: durable, changes: changes))
+            } else {
+                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, changes: changes, into: &s.pending)
+            }
+        }
+    }
+
+    /// Appends each of `changes` as a record of its own (a commit of one
+    /// change: a batch of patches), in order, with consecutive LSNs, in one
+    /// hold of the log's lock; returns the last LSN (0 for none). The same
+    /// records as `append([change])` for each in turn. Call it while
+    /// holding the store's lock, as `append`. Patches only: an import's
+    /// commit goes through `append`.
+    @discardableResult
+    public func appendEach(_ changes: [Change]) throws(PersistenceError) -> LSN {
+        guard !changes.isEmpty else { return lastLSN }
+        return try appendRecords(count: changes.count) { s, first, durable in
+            var lsn = first
+            for i in changes.indices {
+                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, change: changes[i], into: &s.pending)
+                lsn += 1
+            }
+        }
+    }
+
+    /// The one append path: waits while `maxBufferedBytes` are buffered,
+    /// then, under the lock, has `write` add `count` records from the next
+    /// LSN on (given the durable LSN for their lag), publishes the last one
+    /// and wakes the flusher when the policy says. Returns the last LSN.
+    private func appendRecords(count: Int, _ write: (inout LogState, _ firstLSN: LSN, _ durable: LSN) -> Void)
+        throws(PersistenceError) -> LSN {
         let policy = options.policy
         let limit = options.maxBufferedBytes
         let durable = shared.durable.load(ordering: .relaxed)
@@ -124,13 +157,10 @@ public final class WriteAheadLog: Sendable {
         }) { (s, _) throws(PersistenceError) in
             if let failure = s.failure { throw Self.failed(failure) }
             if s.closing { throw PersistenceError(.logClosed, "the write-ahead log is closed", file: directory) }
-            let lsn = s.lastAppended + 1
-            if !s.hasPending { s.pendingFirstLSN = lsn }
-            if deferring {
-                s.deferred.append(DeferredRecord(offset: s.pending.count, lsn: lsn, durable: durable, changes: changes))
-            } else {
-                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, changes: changes, into: &s.pending)
-            }
+            let first = s.lastAppended + 1
+            if !s.hasPending { s.pendingFirstLSN = first }
+            write(&s, first, durable)
+            let lsn = first + UInt64(count) - 1
             s.lastAppended = lsn
             shared.lastAppended.store(lsn, ordering: .releasing)
             let wake: Bool

@@ -98,7 +98,8 @@ public final class ChecklistServer: Sendable {
         store.setQuotas(configuration.quotas)
         let dispatcher = RequestDispatcher(store: store, serverName: configuration.serverName, limits: configuration.limits,
                                            metrics: metrics, liveSync: liveSync, snapshots: configuration.snapshots, log: log,
-                                           cache: storage?.listCache, rateLimit: configuration.rateLimit)
+                                           cache: storage?.listCache, rateLimit: configuration.rateLimit,
+                                           batchesPatches: storage?.takesPatchBatches ?? true)
         transferWorkers = dispatcher.snapshots.workers
         importInflaters = dispatcher.snapshots.inflaters
         // A single answer may be as large as a frame: the output limit must hold it.

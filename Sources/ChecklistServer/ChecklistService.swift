@@ -54,7 +54,8 @@ public final class ChecklistService: Sendable {
                 onFailure(error)
             }
         } else {
-            store = Store(limits: configuration.limits, onCommitGroup: { changes in liveSync.publish(changes) })
+            store = Store(limits: configuration.limits, onCommitGroup: { changes in liveSync.publish(changes) },
+                          onCommitEach: { changes in liveSync.publish(changes) })
             storage = nil
         }
         self.liveSync = liveSync

@@ -100,6 +100,17 @@ public final class DataDirectoryStorage: ServerStorage {
         _ = try? log.append(changes)
     }
 
+    /// The consumer for a batch of patches' commits: appends each change
+    /// as its own record, all in one append (one hold of the log's lock).
+    /// Under the store's lock, in commit order.
+    public func appendEach(_ changes: [Change]) {
+        _ = try? log.appendEach(changes)
+    }
+
+    /// Yes: a batch's records are appended together, so they are written
+    /// and fsynced together, and the log never fails one commit alone.
+    public var takesPatchBatches: Bool { true }
+
     /// Only under `--fsync always`: with `everysec` and `no` a crash may
     /// lose what was answered, as those policies say.
     public var answersWaitForDurability: Bool { policy == .always }

@@ -14,8 +14,8 @@ import ChecklistModel
 ///    `SubscriptionHub.retain`, so CHANGES_SINCE reaches back past a
 ///    restart). Nothing is served yet and nothing else commits meanwhile.
 /// 2. **Commits.** The store's commit fan-out then calls `append` with each
-///    commit's changes, before live sync sees them (`ChecklistService`
-///    wires it so).
+///    commit's changes (`appendEach` with a batch of patches' commits),
+///    before live sync sees them (`ChecklistService` wires it so).
 /// 3. **Upkeep.** `startUpkeep(log:)` once the server is up: the start's
 ///    log line and background work such as snapshots and compaction.
 /// 4. **End.** `close()` after the server has stopped: stops the upkeep,
@@ -64,6 +64,19 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// Takes one commit's changes (one request's, or a whole import), in
     /// commit order, under the store's lock.
     func append(_ changes: [Change])
+
+    /// Takes several commits of one change each (`changes`, in commit
+    /// order: a batch of patches), under the store's lock, as `append`
+    /// would take them one after the other: each gets its own position.
+    func appendEach(_ changes: [Change])
+
+    /// Whether the patches one read of a connection brings in may be
+    /// applied as one batch (`Store.patch(in:batch:into:)`: one hold of the
+    /// store's lock, one `appendEach`): true when the batch's commits get
+    /// consecutive positions that become durable together and never fail
+    /// alone, so that an answer of the batch waiting for the batch's last
+    /// position waits exactly as long as for its own.
+    var takesPatchBatches: Bool { get }
 
     /// Whether answers to changes wait until their commit is durable.
     var answersWaitForDurability: Bool { get }
@@ -126,6 +139,14 @@ public protocol ServerStorage: AnyObject, Sendable {
 }
 
 extension ServerStorage {
+    /// One commit after the other.
+    public func appendEach(_ changes: [Change]) {
+        for change in changes { append([change]) }
+    }
+
+    /// No: each request is applied and appended on its own.
+    public var takesPatchBatches: Bool { false }
+
     /// Every list is in memory.
     public var listCache: ListCache? { nil }
 

@@ -71,14 +71,16 @@ public struct StorageOpener: Sendable {
                                                    storage open: (_ store: Store, _ replayed: (Change) -> Void) throws -> S)
         throws -> (Store, S) {
         let fanout = CommitFanout()
-        let store = Store(limits: limits, onCommitGroup: fanout.onCommitGroup)
+        let store = Store(limits: limits, onCommitGroup: fanout.onCommitGroup, onCommitEach: fanout.onCommitEach)
         let storage = try open(store) { change in liveSync?.retainReplayed(change) }
-        fanout.add(storage.append)
-        fanout.add(FreeMemory.noteCommitted)  // the storage's thread gives the memory back (`giveBackIfDue`)
+        fanout.add(storage.append, each: storage.appendEach)
+        // The storage's thread gives the memory back (`giveBackIfDue`).
+        fanout.add(FreeMemory.noteCommitted, each: FreeMemory.noteCommitted)
         if let liveSync, let postgres = storage as? PostgresStorage {
             postgres.attach(liveSync: liveSync)  // publishes what is committed, from its own threads
         } else if let liveSync {
-            fanout.add { changes in liveSync.publishCommitted(changes) }
+            let publish: CommitFanout.Consumer = { changes in liveSync.publishCommitted(changes) }
+            fanout.add(publish, each: publish)  // a batch's commits at once
         }
         return (store, storage)
     }

@@ -19,6 +19,10 @@ public final class Store: Sendable {
     /// several for an import. Internal (not private) so that `importLists`
     /// can announce its changes.
     let onCommit: @Sendable ([Change]) -> Void
+    /// Receives several commits of one change each, in commit order: the
+    /// patches of a batch (`patch(in:batch:into:)`), under the same rules
+    /// as `onCommit`.
+    let onCommitEach: @Sendable ([Change]) -> Void
 
     /// Locking rule: `state` holds every namespace, list and row, and is
     /// only reachable through this one reader-writer lock. Each public
@@ -56,16 +60,31 @@ public final class Store: Sendable {
         self.init(limits: limits, treeShape: .standard, onCommitGroup: onCommitGroup)
     }
 
+    /// A store that also takes the commits of a batch of patches together
+    /// (`patch(in:batch:into:)`): `onCommitEach` gets them in one call, one
+    /// change a commit, in commit order; without it each goes to
+    /// `onCommitGroup` alone.
+    ///
+    /// - Parameter onCommitEach: called once per batch, with its commits'
+    ///   changes (never empty), under the store's lock: the same rules as
+    ///   `onCommit`. A write-ahead log writes each as its own record.
+    public convenience init(limits: Limits = .default, onCommitGroup: @escaping @Sendable ([Change]) -> Void,
+                            onCommitEach: @escaping @Sendable ([Change]) -> Void) {
+        self.init(limits: limits, treeShape: .standard, onCommitGroup: onCommitGroup, onCommitEach: onCommitEach)
+    }
+
     /// A store whose row trees use other node capacities (tests use tiny
     /// ones, so that small lists are already several levels deep).
     convenience init(limits: Limits, treeShape: RowTreeShape, onCommit: @escaping @Sendable (Change) -> Void) {
         self.init(limits: limits, treeShape: treeShape, onCommitGroup: { changes in changes.forEach(onCommit) })
     }
 
-    private init(limits: Limits, treeShape: RowTreeShape, onCommitGroup: @escaping @Sendable ([Change]) -> Void) {
+    private init(limits: Limits, treeShape: RowTreeShape, onCommitGroup: @escaping @Sendable ([Change]) -> Void,
+                 onCommitEach: (@Sendable ([Change]) -> Void)? = nil) {
         self.limits = limits
         self.treeShape = treeShape
         self.onCommit = onCommitGroup
+        self.onCommitEach = onCommitEach ?? { changes in for change in changes { onCommitGroup([change]) } }
         self.state = StoreLock(StoreState(treeShape: treeShape))
     }
 

@@ -31,6 +31,9 @@ struct StoreState: ~Copyable {
     /// its revision only if this did not move before they committed.
     /// Lists never rewritten have no entry.
     var rewrites: [ListID: UInt64] = [:]
+    /// Where a batch of patches gathers its changes (`Store.patch(in:batch:into:)`),
+    /// kept between batches for its capacity; empty outside one.
+    var batchChanges: [Change] = []
 
     init(treeShape: RowTreeShape) {
         self.treeShape = treeShape

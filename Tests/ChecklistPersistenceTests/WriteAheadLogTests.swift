@@ -35,6 +35,35 @@ import Testing
         #expect(dir.files().filter { $0.hasPrefix("wal-") }.count == 2)
     }
 
+    /// A batch of patches' commits, appended together, are the same
+    /// records, byte for byte, as the same changes appended one at a time.
+    @Test func appendEachWritesTheRecordsOfAppendsOneAtATime() throws {
+        let history = everyKindOfChange.filter { if case .patched = $0.kind { true } else { false } }
+            + randomHistory(count: 300, store: FakeStore()).filter { if case .patched = $0.kind { true } else { false } }
+        #expect(history.count > 100)
+        func segmentBytes(_ append: (WriteAheadLog) throws -> Void) throws -> [UInt8] {
+            let dir = TempDirectory("wal-each")
+            defer { dir.remove() }
+            let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .no))
+            try append(log)
+            #expect(log.lastLSN == LSN(history.count))
+            try log.close()
+            #expect(try recover(dir).changes == history)
+            return Array(try Data(contentsOf: URL(fileURLWithPath: LogSegments.path(in: dir.path, firstLSN: 1))))
+        }
+        let alone = try segmentBytes { log in for change in history { try log.append(change) } }
+        let batched = try segmentBytes { log in
+            var next = 0
+            for size in [1, 7, 64, 3] + Array(repeating: 10, count: history.count / 10) where next < history.count {
+                let batch = Array(history[next..<min(history.count, next + size)])
+                let last = try log.appendEach(batch)
+                #expect(last == LSN(next + batch.count))
+                next += batch.count
+            }
+        }
+        #expect(batched == alone)
+    }
+
     @Test func rotatesSegmentsAndRemovesOldOnes() throws {
         let dir = TempDirectory("wal-rotate")
         defer { dir.remove() }

@@ -106,7 +106,13 @@ final class ProtocolHandler: SocketConnectionHandler {
         var offLoop: PendingTransfer?
         /// A request parked until the database is read for it.
         var parked: (request: ParkedRequest, header: FrameHeader)?
+        /// When the first PATCH staged and not yet applied came in.
+        var stagedSince: ContinuousClock.Instant?
     }
+
+    /// Most PATCHes applied as one batch: bounds how long one read holds
+    /// the store's lock, and the answers it writes past the output budget.
+    static let maxPatchBatch = 256
 
     /// Hands the session one whole frame at a time, so that each request is
     /// timed and counted, stopping at the output budget (back-pressure) or
@@ -140,14 +146,25 @@ final class ProtocolHandler: SocketConnectionHandler {
             case .needMore:
                 pass.stopped = true
             case .fatal(let error):
+                applyStagedPatches(connection, &pass)
                 framingLost(error, connection)
                 pass.closeAfterAnswers = true
                 pass.stopped = true
             case .frame(let header, let body, let size):
                 pass.consumed += size
-                handle(header, body: UnsafeRawBufferPointer(rebasing: rest[body]), connection, &pass)
+                let body = UnsafeRawBufferPointer(rebasing: rest[body])
+                if session.stagePatch(header, body: body) {
+                    // Applied with the PATCHes around it (`applyStagedPatches`).
+                    if pass.stagedSince == nil { pass.stagedSince = ContinuousClock.now }
+                    pass.answered += 1
+                    if session.stagedPatchCount >= Self.maxPatchBatch { applyStagedPatches(connection, &pass) }
+                } else {
+                    applyStagedPatches(connection, &pass)
+                    handle(header, body: body, connection, &pass)
+                }
             }
         }
+        applyStagedPatches(connection, &pass)
         sendAnswers(count: pass.answered, connection)
         if pass.closeAfterAnswers {
             pass.consumed = input.count
@@ -184,6 +201,24 @@ final class ProtocolHandler: SocketConnectionHandler {
         if outcome.closesConnection {
             pass.closeAfterAnswers = true
             pass.stopped = true
+        }
+    }
+
+    /// Applies the PATCHes staged in this read as one batch and notes each
+    /// answer as `handle` does one request's: what it waits for in the log
+    /// (the batch's commits are appended together, so an answer that waits
+    /// waits for the batch's last position), and its count and time in
+    /// STATS (each request took as long as its batch).
+    private func applyStagedPatches(_ connection: SocketConnection, _ pass: inout ReadPass) {
+        guard let began = pass.stagedSince else { return }
+        pass.stagedSince = nil
+        let logBefore = durability.logPosition
+        var took: Duration?
+        session.applyStagedPatches { outcome in
+            durability.noteAnswer(outcome, to: .patch, logBefore: logBefore)
+            let elapsed = took ?? ContinuousClock.now - began
+            took = elapsed
+            record(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: elapsed, connection)
         }
     }
 
@@ -255,11 +290,17 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// Counts one handled request, with the ERROR code its outcome reports,
     /// and logs it when it was slow.
     func record(_ header: FrameHeader, _ outcome: RequestOutcome, took: Duration, _ connection: SocketConnection) {
+        record(header.type, requestID: header.requestID, outcome, took: took, connection)
+    }
+
+    /// `record` for a request known by its type and id (one of a batch).
+    func record(_ type: MessageType, requestID: UInt32, _ outcome: RequestOutcome, took: Duration,
+                _ connection: SocketConnection) {
         let nanos = Self.nanoseconds(took)
-        metrics.recordRequest(type: header.type, errorCode: outcome.errorCode, nanos: nanos)
+        metrics.recordRequest(type: type, errorCode: outcome.errorCode, nanos: nanos)
         if took >= policy.slowRequest {
-            policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": header.type.name,
-                                             "request": header.requestID, "ms": Double(nanos / 1000) / 1000,
+            policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": type.name,
+                                             "request": requestID, "ms": Double(nanos / 1000) / 1000,
                                              "error": outcome.errorCode?.name ?? "none"])
         }
     }

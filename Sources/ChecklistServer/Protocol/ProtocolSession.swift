@@ -47,6 +47,8 @@ struct ProtocolSession {
     private var snapshotWork: SnapshotWork?
     /// What the answer just written waits for (`RequestDispatcher.Waits`).
     private var waits = RequestDispatcher.Waits()
+    /// PATCHes read and not yet applied (`stagePatch`, `applyStagedPatches`).
+    private var staged = StagedPatches()
 
     /// The largest frame this session accepts.
     var maxFrameBytes: UInt32 { limits.maxFrameBytes }
@@ -111,6 +113,65 @@ struct ProtocolSession {
 
     /// The list cache, when the storage loads rows on first use.
     var listCache: ListCache? { dispatcher.cache }
+
+    // MARK: PATCHes in batches
+
+    /// Stages the PATCH in `header`/`body` (a whole frame) for
+    /// `applyStagedPatches`, when the server batches PATCHes and this
+    /// connection is past its HELLO and holds its access; false, staging
+    /// nothing, for any other frame: apply what is staged, then give it to
+    /// `receive`. A PATCH that does not decode, or comes over the rate
+    /// limit, is staged with its refusal, answered in its place.
+    mutating func stagePatch(_ header: FrameHeader, body: UnsafeRawBufferPointer) -> Bool {
+        guard header.type == .patch, dispatcher.batchesPatches, state.hasAcceptedHello, accessLost() == nil else {
+            return false
+        }
+        let request: Request
+        do {
+            request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
+        } catch {
+            staged.refuse(error, requestID: header.requestID)
+            return true
+        }
+        guard case .patch(let patch) = request else { return false }
+        if let limiter = dispatcher.rateLimiter, let wait = limiter.take(namespace) {
+            staged.refuse(Self.rateLimited(limiter, wait: wait), requestID: header.requestID)
+            return true
+        }
+        staged.add(patch, requestID: header.requestID)
+        return true
+    }
+
+    /// Requests staged by `stagePatch` and not yet applied.
+    var stagedPatchCount: Int { staged.count }
+
+    /// Applies the staged PATCHes as one batch (`Store.patch(in:batch:into:)`)
+    /// and answers each in order, exactly as `receive` would have one after
+    /// the other, handing `each` every answer's outcome as `receive` returns it.
+    mutating func applyStagedPatches(_ each: (RequestOutcome) -> Void) {
+        guard !staged.isEmpty else { return }
+        dispatcher.store.patch(in: namespace, batch: staged.requests, into: &staged.results)
+        var next = 0
+        for entry in staged.entries {
+            let start = answers.count
+            if let refusal = entry.refusal {
+                answers.fail(refusal, requestID: entry.requestID)
+            } else {
+                let request = staged.requests[next]
+                waits = dispatcher.answer(staged.results[next], list: request.list, key: request.idempotencyKey,
+                                          namespace: namespace, requestID: entry.requestID, into: &answers)
+                next += 1
+            }
+            each(outcome(since: start, parked: nil))
+        }
+        staged.removeAll()
+    }
+
+    /// The refusal of a request over the namespace's rate, `wait` ms before the next may come.
+    private static func rateLimited(_ limiter: RateLimiter, wait: UInt64) -> ChecklistError {
+        ChecklistError(.rateLimited, "over \(limiter.settings.requestsPerSecond) requests a second; retry in \(wait) ms",
+                       retryAfterMilliseconds: wait)
+    }
 
     /// Framing is lost (the parser's fatal error): answers it with request
     /// id 0; the connection must close after it.
@@ -213,8 +274,7 @@ struct ProtocolSession {
         }
         // A request resumed after its database reads was counted when it came.
         if !parkedBefore, let limiter = dispatcher.rateLimiter, let wait = limiter.take(namespace) {
-            answers.fail(ChecklistError(.rateLimited, "over \(limiter.settings.requestsPerSecond) requests a second; retry in \(wait) ms",
-                                        retryAfterMilliseconds: wait), requestID: requestID)
+            answers.fail(Self.rateLimited(limiter, wait: wait), requestID: requestID)
             return nil
         }
         guard let cache = dispatcher.cache else {

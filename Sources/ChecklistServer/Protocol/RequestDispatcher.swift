@@ -24,11 +24,17 @@ final class RequestDispatcher: Sendable {
     let cache: ListCache?
     /// Requests a second per namespace, checked by the session before a request is handled; nil: no limit.
     let rateLimiter: RateLimiter?
+    /// Whether the PATCHes one read brings in are applied as one batch
+    /// (`ProtocolSession.stagePatch`): when the storage takes batches
+    /// (`ServerStorage.takesPatchBatches`) or there is none, and no list
+    /// cache parks requests.
+    let batchesPatches: Bool
 
     init(store: Store, serverName: String, limits: Limits, metrics: ServerMetrics, liveSync: SubscriptionHub? = nil,
          snapshots: SnapshotTransferConfiguration = SnapshotTransferConfiguration(), log: ServerLog? = nil,
-         cache: ListCache? = nil, rateLimit: RateLimiter.Settings? = nil) {
+         cache: ListCache? = nil, rateLimit: RateLimiter.Settings? = nil, batchesPatches: Bool = false) {
         self.cache = cache
+        self.batchesPatches = batchesPatches && cache == nil
         self.rateLimiter = rateLimit.map(RateLimiter.init)
         self.snapshots = SnapshotTransfers(configuration: snapshots, log: log)
         self.store = store
@@ -107,8 +113,8 @@ final class RequestDispatcher: Sendable {
                           error.code != .shuttingDown else { throw error }
                     return Waits(refusedKey: RetriedPatch(namespace: namespace, key: key))
                 }
-                answers.append(PatchOK(list: m.list, revision: result.revision, ids: result.ids), requestID: requestID)
-                if result.isRepeat, let key = m.idempotencyKey { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
+                return answer(.success(result), list: m.list, key: m.idempotencyKey, namespace: namespace,
+                              requestID: requestID, into: &answers)
             case .stats:
                 answers.append(metrics.report(), requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
@@ -120,6 +126,23 @@ final class RequestDispatcher: Sendable {
             answers.fail(error, requestID: requestID)
         } catch {
             answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
+        }
+        return Waits()
+    }
+
+    /// Answers a PATCH of `list` (with idempotency key `key`, if any) that
+    /// the store applied or refused as `result`: PATCH_OK or ERROR, and
+    /// what a PATCH_OK from the idempotency memory waits for. One request
+    /// at a time (`handle`) and a batch (`ProtocolSession.applyStagedPatches`)
+    /// answer through here alike.
+    func answer(_ result: Result<PatchResult, ChecklistError>, list: ListID, key: IdempotencyKey?, namespace: Namespace,
+                requestID: UInt32, into answers: inout AnswerWriter) -> Waits {
+        switch result {
+        case .success(let result):
+            answers.append(PatchOK(list: list, revision: result.revision, ids: result.ids), requestID: requestID)
+            if result.isRepeat, let key { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
+        case .failure(let error):
+            answers.fail(error, requestID: requestID)
         }
         return Waits()
     }

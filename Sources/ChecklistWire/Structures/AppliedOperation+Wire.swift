@@ -68,6 +68,16 @@ extension AppliedOperation {
         }
     }
 
+    /// Whether `withoutClientKey` changes this operation (a client key to
+    /// leave out, or a whole `SET_KEY`).
+    public var carriesClientKey: Bool {
+        switch self {
+        case let .insert(_, _, fields): return fields.clientKey != nil
+        case .setKey: return true
+        default: return false
+        }
+    }
+
     /// The operation as live sync carries it (Protocol/SPEC.md section
     /// 6.14): client keys do not travel there, so an insert loses its key
     /// and a `SET_KEY` is left out (nil).

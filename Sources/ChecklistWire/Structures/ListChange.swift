@@ -45,7 +45,9 @@ public struct ListChange: Hashable, Sendable {
         case let .listUpdated(name, icon): kind = .listUpdated(name: name, icon: icon)
         case .listDeleted: kind = .listDeleted
         // Client keys stay out of live sync (Protocol/SPEC.md section 6.14).
-        case .patched(let ops): kind = .patched(ops.compactMap(\.withoutClientKey))
+        // (The operations as they are, shared, when none carries a key: most patches.)
+        case .patched(let ops):
+            kind = .patched(ops.contains(where: \.carriesClientKey) ? ops.compactMap(\.withoutClientKey) : ops)
         // A list set whole by an import: the client reads it again.
         case .listImported: kind = .omitted
         }

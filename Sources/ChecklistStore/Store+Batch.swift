@@ -1,0 +1,77 @@
+import ChecklistModel
+
+/// One PATCH of a batch (`Store.patch(in:batch:into:)`): what
+/// `Store.patch(in:list:baseRevision:ops:idempotencyKey:)` takes.
+public struct PatchRequest: Sendable {
+    public var list: ListID
+    public var baseRevision: Revision?
+    public var ops: [PatchOperation]
+    public var idempotencyKey: IdempotencyKey?
+
+    public init(list: ListID, baseRevision: Revision?, ops: [PatchOperation], idempotencyKey: IdempotencyKey? = nil) {
+        self.list = list
+        self.baseRevision = baseRevision
+        self.ops = ops
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+extension Store {
+    /// Applies the patches of `batch` in order under one hold of the lock,
+    /// each exactly as `patch(in:list:baseRevision:ops:idempotencyKey:)`
+    /// would apply it after the ones before it: all or nothing, its own
+    /// revision, its own `Change` and commit, its own idempotency record.
+    /// A patch refused in the middle leaves the others as they would be
+    /// one at a time. The batch's commits go to the commit callback
+    /// together, in order (`onCommitEach`, one change a commit), once.
+    ///
+    /// `results` is emptied (its capacity kept) and gets one result per
+    /// patch, in order.
+    public func patch(in ns: Namespace, batch: [PatchRequest],
+                      into results: inout [Result<PatchResult, ChecklistError>]) {
+        results.removeAll(keepingCapacity: true)
+        guard !batch.isEmpty else { return }
+        locked { state in
+            // Refused while the storage cannot take changes, as one at a time.
+            if let refusal = state.refusal {
+                for _ in batch { results.append(.failure(refusal)) }
+                return
+            }
+            var changes = state.takeBatchChanges()
+            for request in batch {
+                let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
+                                              key: request.idempotencyKey)
+                do throws(ChecklistError) {
+                    let commit = try state.apply(mutation, in: ns, limits: limits)
+                    guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
+                    if !commit.isRepeat { changes.append(commit.change) }
+                    results.append(.success(PatchResult(revision: commit.change.revision, ids: commit.assignments,
+                                                        applied: applied, summary: commit.summary,
+                                                        isRepeat: commit.isRepeat)))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            if !changes.isEmpty { onCommitEach(changes) }
+            state.returnBatchChanges(changes)
+        }
+    }
+}
+
+extension StoreState {
+    /// The array a batch gathers its changes in, empty, with the capacity
+    /// the last batch left it: batches allocate none once warm.
+    mutating func takeBatchChanges() -> [Change] {
+        var changes: [Change] = []
+        swap(&changes, &batchChanges)
+        return changes
+    }
+
+    /// Gives the array back, emptied, for the next batch (a consumer that
+    /// kept it makes the next batch copy, nothing more).
+    mutating func returnBatchChanges(_ changes: consuming [Change]) {
+        var changes = changes
+        changes.removeAll(keepingCapacity: true)
+        batchChanges = changes
+    }
+}

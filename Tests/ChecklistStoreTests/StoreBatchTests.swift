@@ -1,0 +1,77 @@
+import ChecklistModel
+import Synchronization
+import Testing
+@testable import ChecklistStore
+
+/// `Store.patch(in:batch:into:)` applies each patch as one `patch` call after
+/// the other would: the same results, revisions, rows and committed changes,
+/// the batch's commits handed over in one `onCommitEach` call.
+@Suite(.timeLimit(.minutes(2))) struct StoreBatchTests {
+    /// What a store's callbacks were given: each call's changes.
+    final class Calls: Sendable {
+        let groups = Mutex<[[Change]]>([])
+        let eaches = Mutex<[[Change]]>([])
+    }
+
+    static func requests(list: ListID) -> [PatchRequest] {
+        func insert(_ text: String, tempRef: UInt64? = nil) -> PatchOperation {
+            .insert(tempRef: tempRef, position: .end, fields: ItemFields(text: text))
+        }
+        let key = IdempotencyKey(client: 3, sequence: 1)
+        return [
+            PatchRequest(list: list, baseRevision: nil, ops: [insert("a", tempRef: 1), .toggle(.temp(1))], idempotencyKey: key),
+            PatchRequest(list: list, baseRevision: nil, ops: [insert("b")]),
+            PatchRequest(list: list, baseRevision: nil, ops: [insert("c"), .delete(.id(ItemID(42)))]),  // refused whole
+            PatchRequest(list: list, baseRevision: nil, ops: [insert("a", tempRef: 1), .toggle(.temp(1))], idempotencyKey: key),
+            PatchRequest(list: list, baseRevision: 3, ops: [insert("d")]),
+            PatchRequest(list: list, baseRevision: 2, ops: [insert("stale")]),  // refused: conflict
+            PatchRequest(list: ListID(999), baseRevision: nil, ops: [insert("nowhere")]),  // refused: no such list
+            PatchRequest(list: list, baseRevision: nil, ops: [.move(.id(ItemID(1)), toIndex: 2)]),
+        ]
+    }
+
+    @Test func aBatchIsThePatchesOneAfterTheOther() throws {
+        let batchCalls = Calls(), aloneCalls = Calls()
+        func store(_ calls: Calls) -> Store {
+            Store(onCommitGroup: { changes in calls.groups.withLock { $0.append(changes) } },
+                  onCommitEach: { changes in calls.eaches.withLock { $0.append(changes) } })
+        }
+        let batched = store(batchCalls), alone = store(aloneCalls)
+        let list = try batched.createList(in: .default, name: "L", icon: "").id
+        #expect(try alone.createList(in: .default, name: "L", icon: "").id == list)
+
+        var results: [Result<PatchResult, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
+        batched.patch(in: .default, batch: Self.requests(list: list), into: &results)
+        let one: [Result<PatchResult, ChecklistError>] = Self.requests(list: list).map { request in
+            Result { () throws(ChecklistError) in
+                try alone.patch(in: .default, list: request.list, baseRevision: request.baseRevision, ops: request.ops,
+                                idempotencyKey: request.idempotencyKey)
+            }
+        }
+        #expect(results == one)
+        #expect(results.map { (try? $0.get())?.revision } == [2, 3, nil, 2, 4, nil, nil, 5])
+        #expect(results.map { (try? $0.get())?.isRepeat } == [false, false, nil, true, false, nil, nil, false])
+
+        let page = { (store: Store) in try store.page(in: .default, list: list, start: .offset(0), limit: 50, filter: .all) }
+        #expect(try page(batched) == page(alone))
+        // The four applied patches' changes: one call for the batch, one a patch alone.
+        let each = batchCalls.eaches.withLock { $0 }
+        #expect(each.count == 1)
+        let aloneChanges = aloneCalls.groups.withLock { $0 }.dropFirst()  // after the creation
+        #expect(aloneChanges.allSatisfy { $0.count == 1 })
+        #expect(each.first == aloneChanges.flatMap { $0 })
+        #expect(each.first?.map(\.revision) == [2, 3, 4, 5])
+    }
+
+    @Test func aStoreRefusingChangesRefusesTheWholeBatch() throws {
+        let store = Store()
+        let list = try store.createList(in: .default, name: "L", icon: "").id
+        let refusal = ChecklistError(.unavailable, "the database is unreachable")
+        store.refuseChanges(refusal)
+        var results: [Result<PatchResult, ChecklistError>] = []
+        store.patch(in: .default, batch: Self.requests(list: list), into: &results)
+        #expect(results.count == Self.requests(list: list).count)
+        #expect(results.allSatisfy { $0 == .failure(refusal) })
+        #expect(try store.summary(in: .default, list: list).revision == 1)
+    }
+}
