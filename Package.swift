@@ -25,11 +25,14 @@ import PackageDescription
 //   ChecklistWebSocket       RFC 6455 codec: the HTTP request head, the upgrade handshake, frames; no I/O
 //   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext, TLS, WebSocket), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers; the web port (the page, /ws)
+//   ChecklistFrames          FrameStream, the one frame connection core of every client (socket, TLS, frame extraction,
+//                            bounded send queue; non-blocking steps), and FrameSocket, the blocking frame client over it
+//                            (tests, tools, the conformance runner; plaintext or TLS)
 //   ChecklistClient          async/await client library, plaintext or TLS: one I/O thread over ChecklistIO
-//                            (epoll on Linux, poll(2) on Apple platforms), bounded send queues
+//                            (epoll on Linux, poll(2) on Apple platforms) driving each connection's FrameStream,
+//                            bounded send queues
 //   ChecklistTesting         starts a real checklistd for tests and benchmarks; off-pool runner; test certificates;
-//                            FrameSocket, the blocking frame client of tests, tools and conformance (plaintext or TLS);
-//                            TLSTerminator, an in-process TLS front for a plaintext checklistd
+//                            re-exports ChecklistFrames (FrameSocket); TLSTerminator, an in-process TLS front for a plaintext checklistd
 //   ChecklistTransfer        snapshot <-> JSON, property lists and keyed archives (the apps' files; CLI export/import)
 //   ChecklistConformance     the bad-input catalogue and happy path, run against any server
 //   ChecklistFaults          the fault test of several PostgreSQL nodes: history, workload, nemesis, checker
@@ -96,14 +99,17 @@ let package = Package(
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT", "ChecklistWebSocket"]),
+        .target(name: "ChecklistFrames",
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistClient",
-                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
+                dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS",
+                               "ChecklistFrames"]),
         .target(name: "ChecklistTesting",
-                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS"]),
+                dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSocket", "ChecklistTLS", "ChecklistFrames"]),
         .target(name: "ChecklistTransfer",
                 dependencies: ["ChecklistModel", "ChecklistSnapshot"]),
         .target(name: "ChecklistConformance",
-                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistTesting", "ChecklistTLS"]),
+                dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistFrames", "ChecklistTLS"]),
         .target(name: "ChecklistFaults",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistThreads", "ChecklistRandom", "ChecklistTesting"]),
         .target(name: "ChecklistCommandLine", dependencies: ["ChecklistTLS"]),
@@ -111,7 +117,7 @@ let package = Package(
                 dependencies: ["ChecklistFaults", "ChecklistCommandLine"],
                           path: "Benchmarks/checklist-faults"),
         .executableTarget(name: "checklist-conformance",
-                dependencies: ["ChecklistConformance", "ChecklistTLS", "ChecklistCommandLine"]),
+                dependencies: ["ChecklistConformance", "ChecklistFrames", "ChecklistTLS", "ChecklistCommandLine"]),
         .executableTarget(name: "checklistd",
                 dependencies: ["ChecklistModel", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistEventLoop", "ChecklistServer",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistStorage", "ChecklistLog", "ChecklistJWT"]),
@@ -119,7 +125,7 @@ let package = Package(
                 dependencies: ["ChecklistSnapshot", "ChecklistClient", "ChecklistTransfer", "ChecklistCommandLine"]),
         .executableTarget(name: "checklist-bench",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistLatency", "ChecklistRandom",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistWebSocket"],
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistCommandLine", "ChecklistWebSocket", "ChecklistFrames"],
                           path: "Benchmarks/checklist-bench"),
         .executableTarget(name: "checklist-postgres-bench",
                           dependencies: ["ChecklistModel", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistStore",

@@ -3,20 +3,23 @@ import ChecklistRandom
 import Glibc
 #endif
 import CLinux
+import ChecklistFrames
 import ChecklistIO
 import ChecklistModel
 import ChecklistSocket
 import ChecklistTLS
 import ChecklistWire
 
-/// One connection of the load driver: a non-blocking socket, the requests
-/// it has outstanding (answers must come back in order, each with its
-/// request's id), and the checks every answer must pass. Owned by one
-/// `LoadWorker` and used on its thread only.
+/// One connection of the load driver: the bench's policy over a
+/// `FrameStream` (ChecklistFrames' frame core, shared with the client
+/// library and the blocking `FrameSocket`): the requests it has
+/// outstanding (answers must come back in order, each with its request's
+/// id), and the checks every answer must pass. Owned by one `LoadWorker`
+/// and used on its thread only.
 ///
-/// With the plan's TLS context, a TLS handshake (driven by the same readiness
-/// events) comes between the TCP connect and HELLO, and the frames travel
-/// inside TLS; `bytesIn`/`bytesOut` then count ciphertext.
+/// With the plan's TLS context, the stream's TLS handshake (driven by the
+/// same readiness events) comes between the TCP connect and HELLO, and the
+/// frames travel inside TLS; `bytesIn`/`bytesOut` then count ciphertext.
 final class LoadConnection {
     enum State { case idle, connecting, tlsHandshaking, handshaking, ready, closed }
 
@@ -31,12 +34,9 @@ final class LoadConnection {
     }
 
     let slot: Int
-    private(set) var fd: Int32 = -1
     private(set) var state = State.idle
-    private var output = WireWriter(capacity: 256)
-    private var outputSent = 0
-    /// Bytes of an answer not yet complete.
-    private var partial: [UInt8] = []
+    /// The socket, TLS and frame buffers, once connecting began.
+    private var stream: FrameStream?
     private var outstanding: [Outstanding] = []
     private var outstandingHead = 0
     /// Open loop: due times of requests waiting for a free pipeline slot.
@@ -50,8 +50,6 @@ final class LoadConnection {
     private var writeInterest = false
     /// The server sent a connection-level ERROR (request id 0): it is closing.
     private var goodbye: String?
-    /// The TLS layer (ChecklistTLS's one session-over-socket path), with a TLS plan.
-    private var tls: TLSSocketStream?
 
     static let helloID: UInt32 = 1
 
@@ -75,16 +73,16 @@ final class LoadConnection {
             guard let made = try? TLSSession(client: context, serverName: plan.serverName) else { return false }
             session = made
         }
-        fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(address.addressFamily, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
-        tls = session.map { TLSSocketStream(fd: fd, session: $0) }
-        try? setNoDelay(fd)
-        let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
-        guard rc == 0 || errno == EINPROGRESS else {
+        guard let stream = try? FrameStream(fd: fd, tls: session, sendLimit: .max, receiveCapacity: 32 << 10) else {
             closeSocket(fd)
-            fd = -1
             return false
         }
+        self.stream = stream
+        try? setNoDelay(fd)
+        let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        guard rc == 0 || errno == EINPROGRESS else { return false }
         state = .connecting
         writeInterest = true
         do {
@@ -98,17 +96,18 @@ final class LoadConnection {
     // MARK: Events
 
     func handle(events: ReadinessEvents, worker: LoadWorker) {
+        guard let stream else { return }
         if state == .connecting {
             guard !events.isDisjoint(with: [.writable, .error, .hangUp]) else { return }
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            getsockopt(stream.fd, SOL_SOCKET, SO_ERROR, &error, &length)
             guard error == 0 else {
                 worker.connectFailed(self, "connect: \(String(cString: strerror(error)))")
                 close(worker: worker)
                 return
             }
-            if tls != nil {
+            if stream.tls != nil {
                 state = .tlsHandshaking
                 advanceTLSHandshake(worker: worker)
             } else {
@@ -116,126 +115,55 @@ final class LoadConnection {
             }
             return
         }
+        if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
         if events.contains(.writable) && writeInterest { flush(worker: worker) }
-        if !events.isDisjoint(with: [.readable, .hangUp, .error]) { read(worker: worker) }
+        if !events.isDisjoint(with: [.readable, .hangUp, .error]) { read(stream, worker: worker) }
     }
 
     private func sendHello(worker: LoadWorker) {
         state = .handshaking
-        encoder.append(Hello(features: worker.plan.compression ? [.compression] : [], clientName: "checklist-bench-load"),
-                       requestID: Self.helloID, to: &output)
+        let hello = Hello(features: worker.plan.compression ? [.compression] : [], clientName: "checklist-bench-load")
+        enqueue { $0.append(hello, requestID: Self.helloID, to: &$1) }
         flush(worker: worker)
     }
 
     /// Drives the TLS handshake as far as the bytes received allow; HELLO
     /// follows once it is complete.
     private func advanceTLSHandshake(worker: LoadWorker) {
-        guard let tls else { return }
-        do throws(TLSError) {
-            let progress = try tls.session.handshake()
-            flush(worker: worker)
-            if progress == .complete, state == .tlsHandshaking { sendHello(worker: worker) }
-        } catch {
-            flush(worker: worker)  // the alert that says why
-            lost(worker: worker, "tls: \(error.message)")
-        }
-    }
-
-    private func read(worker: LoadWorker) {
-        // Level-triggered: one read per wake-up keeps connections fair.
-        if let tls { return readTLS(tls, worker: worker) }
-        let result: SocketReadResult
-        do throws(SocketError) {
-            result = try readSocket(fd, into: worker.readBuffer)
-        } catch {
-            lost(worker: worker, "read: \(error)")
-            return
-        }
-        switch result {
-        case .bytes(let n):
-            worker.result.bytesIn += UInt64(n)
-            consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.readBuffer)[..<n]), worker: worker)
-        case .endOfFile:
-            lost(worker: worker, goodbye ?? "the server closed the connection")
-        case .wouldBlock:
-            break
-        }
-    }
-
-    /// One socket read fed to the session, then the plaintext it yields.
-    private func readTLS(_ tls: TLSSocketStream, worker: LoadWorker) {
-        let received: TLSSocketStream.Received
-        do throws(TLSSocketStream.Failure) {
-            received = try tls.receive(using: worker.readBuffer)
-        } catch {
-            lost(worker: worker, "read: \(error)")
-            return
-        }
-        switch received {
-        case .wouldBlock:
-            break
-        case .fed(let n):
-            worker.result.bytesIn += UInt64(n)
-            decrypt(tls, worker: worker)
-        case .endOfFile:
-            decrypt(tls, worker: worker)
-            if state != .closed { lost(worker: worker, goodbye ?? "the server closed the connection") }
-        }
-    }
-
-    /// Drives the handshake, or handles the plaintext the session yields.
-    private func decrypt(_ tls: TLSSocketStream, worker: LoadWorker) {
-        if state == .tlsHandshaking { return advanceTLSHandshake(worker: worker) }
-        do throws(TLSError) {
-            while state != .closed {
-                switch try tls.readPlaintext(into: worker.plaintextBuffer) {
-                case .bytes(let n): consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(worker.plaintextBuffer)[..<n]), worker: worker)
-                case .wouldBlock: return
-                case .endOfFile: return lost(worker: worker, goodbye ?? "the server closed the TLS connection")
-                }
+        guard let stream else { return }
+        do throws(FrameStreamError) {
+            let complete = try stream.advanceHandshake()
+            if complete {
+                sendHello(worker: worker)
+            } else {
+                updateWriteInterest(stream.hasPendingOutput, worker: worker)
             }
         } catch {
             lost(worker: worker, "tls: \(error.message)")
         }
     }
 
-    /// Handles plaintext bytes from the server: whole frames, the rest kept for later.
-    private func consume(_ fresh: UnsafeRawBufferPointer, worker: LoadWorker) {
-        if partial.isEmpty {
-            let used = parse(fresh, worker: worker)
-            if state != .closed && used < fresh.count { partial.append(contentsOf: fresh[used...]) }
-        } else {
-            // Parse from a moved-out copy: closing while parsing must not
-            // touch the array being read.
-            var bytes: [UInt8] = []
-            swap(&bytes, &partial)
-            bytes.append(contentsOf: fresh)
-            let used = bytes.withUnsafeBytes { parse($0, worker: worker) }
-            if state != .closed && used < bytes.count {
-                bytes.removeFirst(used)
-                partial = bytes
-            }
+    /// One read step (level-triggered: one read per wake-up keeps
+    /// connections fair), then every whole frame it completed.
+    private func read(_ stream: FrameStream, worker: LoadWorker) {
+        let step: FrameStream.ReadStep
+        do throws(FrameStreamError) {
+            step = try stream.readAvailable()
+        } catch {
+            lost(worker: worker, error.code == .tls ? "tls: \(error.message)" : "read: \(error)")
+            return
         }
-    }
-
-    /// Handles the whole frames at the start of `bytes`; returns the bytes used.
-    private func parse(_ bytes: UnsafeRawBufferPointer, worker: LoadWorker) -> Int {
-        var used = 0
-        while state != .closed {
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[used...])
-            switch FrameParser.next(in: rest, maxFrameBytes: worker.plan.maxFrameBytes) {
-            case .needMore:
-                return used
-            case .fatal(let error):
-                worker.result.fail("decode", "frame: \(error)")
-                lost(worker: worker, "lost framing")
-                return bytes.count
-            case let .frame(header, body, size):
-                answer(header, UnsafeRawBufferPointer(rebasing: rest[body]), worker: worker)
-                used += size
-            }
+        if case .bytes(let n) = step { worker.result.bytesIn += UInt64(n) }
+        do throws(FrameStreamError) {
+            while state != .closed,
+                  try stream.nextFrame(maxFrameBytes: worker.plan.maxFrameBytes, { answer($0, $1, worker: worker) }) != nil {}
+        } catch {
+            worker.result.fail("decode", "frame: \(error.framing.map { "\($0)" } ?? error.message)")
+            lost(worker: worker, "lost framing")
+            return
         }
-        return used
+        if step == .endOfFile && state != .closed { lost(worker: worker, goodbye ?? "the server closed the connection") }
+        if state != .closed && stream.tls?.hasPendingOutput == true { flush(worker: worker) }
     }
 
     // MARK: Answers
@@ -410,31 +338,35 @@ final class LoadConnection {
         switch kind {
         case .page:
             offset = plan.pageOffset ?? Int(rng.next() % UInt64(plan.items))
-            encoder.append(GetPage(list: plan.lists[list], start: .offset(UInt64(offset)), limit: UInt64(plan.pageSize)),
-                           requestID: id, to: &output)
+            let request = GetPage(list: plan.lists[list], start: .offset(UInt64(offset)), limit: UInt64(plan.pageSize))
+            enqueue { $0.append(request, requestID: id, to: &$1) }
         case .patch:
             // One TOGGLE of item `n`: list, presence 0, count 1, opcode 0x04, ItemRef n << 1.
             let item = rng.next() % UInt64(plan.items) + 1
             let listID = plan.lists[list].rawValue
-            encoder.append(type: .patch, requestID: id, to: &output) { w in
-                w.writeVarint(listID)
-                w.writeU8(0)
-                w.writeVarint(1)
-                w.writeU8(0x04)
-                w.writeVarint(item << 1)
+            enqueue { encoder, output in
+                encoder.append(type: .patch, requestID: id, to: &output) { w in
+                    w.writeVarint(listID)
+                    w.writeU8(0)
+                    w.writeVarint(1)
+                    w.writeU8(0x04)
+                    w.writeVarint(item << 1)
+                }
             }
         case .lists:
-            encoder.append(ListLists(), requestID: id, to: &output)
+            enqueue { $0.append(ListLists(), requestID: id, to: &$1) }
         case .insert:
             // One INSERT at the end, no temporary reference: list, presence
             // 0, count 1, then the operation (`insertOperation`, encoded once).
             let listID = plan.lists[list].rawValue
             let operation = plan.insertOperation
-            encoder.append(type: .patch, requestID: id, to: &output) { w in
-                w.writeVarint(listID)
-                w.writeU8(0)
-                w.writeVarint(1)
-                w.bytes.append(contentsOf: operation)  // already encoded: no length prefix
+            enqueue { encoder, output in
+                encoder.append(type: .patch, requestID: id, to: &output) { w in
+                    w.writeVarint(listID)
+                    w.writeU8(0)
+                    w.writeVarint(1)
+                    w.bytes.append(contentsOf: operation)  // already encoded: no length prefix
+                }
             }
         }
         outstanding.append(Outstanding(id: id, kind: kind, list: list, offset: offset, startNanos: startNanos))
@@ -461,62 +393,28 @@ final class LoadConnection {
         issue(startNanos: nanos, plan: plan)
     }
 
+    /// Encodes frames straight into the stream's queue (whose own bound is
+    /// off: the pipeline bounds what a connection has queued).
+    private func enqueue(_ encode: (inout FrameEncoder, inout WireWriter) -> Void) {
+        try? stream?.enqueueFrames { encode(&encoder, &$0) }
+    }
+
     /// Writes what is queued; waits for writability if the socket is full.
     func flush(worker: LoadWorker) {
-        if let tls { return flushTLS(tls, worker: worker) }
-        guard state != .closed, outputSent < output.count else { return }
-        // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
-        let written = output.bytes.withUnsafeBytes { raw in
-            Result { () throws(SocketError) in try writeSocket(fd, from: UnsafeRawBufferPointer(rebasing: raw[outputSent...])) }
-        }
-        let result: SocketWriteResult
-        switch written {
-        case .success(let r): result = r
-        case .failure(let error):
+        guard state != .closed, let stream else { return }
+        do throws(FrameStreamError) {
+            let step = try stream.flush()
+            worker.result.bytesOut += UInt64(step.written)
+            updateWriteInterest(!step.isDone, worker: worker)
+        } catch {
             lost(worker: worker, "send: \(error)")
-            return
         }
-        if case .bytes(let n) = result {
-            outputSent += n
-            worker.result.bytesOut += UInt64(n)
-        }
-        if outputSent == output.count {
-            output.reset()
-            outputSent = 0
-        }
-        updateWriteInterest(outputSent < output.count, worker: worker)
     }
 
     private func updateWriteInterest(_ wantWrite: Bool, worker: LoadWorker) {
-        if wantWrite != writeInterest {
-            writeInterest = wantWrite
-            try? worker.readiness.update(fd, token: UInt64(slot), interest: wantWrite ? [.readable, .writable] : .readable)
-        }
-    }
-
-    /// `flush` over TLS: encrypts what is queued (as far as the session
-    /// takes it), then writes the ciphertext the socket takes.
-    private func flushTLS(_ tls: TLSSocketStream, worker: LoadWorker) {
-        guard state != .closed else { return }
-        do {
-            while outputSent < output.count {
-                let sent = outputSent
-                let taken = try output.bytes.withUnsafeBytes { raw in
-                    try tls.encrypt(UnsafeRawBufferPointer(rebasing: raw[sent...]))
-                }
-                if taken == 0 { break }
-                outputSent += taken
-            }
-            if outputSent == output.count {
-                output.reset()
-                outputSent = 0
-            }
-            worker.result.bytesOut += UInt64(try tls.writePending())
-        } catch {
-            lost(worker: worker, "send: \(error)")
-            return
-        }
-        updateWriteInterest(outputSent < output.count || tls.hasPendingOutput, worker: worker)
+        guard let stream, wantWrite != writeInterest else { return }
+        writeInterest = wantWrite
+        try? worker.readiness.update(stream.fd, token: UInt64(slot), interest: wantWrite ? [.readable, .writable] : .readable)
     }
 
     // MARK: Closing
@@ -544,9 +442,9 @@ final class LoadConnection {
         guard state != .closed else { return }
         let wasOpen = state == .ready
         state = .closed
-        if fd >= 0 {
-            worker.readiness.deregister(fd)
-            closeSocket(fd)
+        if let stream {
+            worker.readiness.deregister(stream.fd)
+            stream.close(notify: false)
         }
         outstanding.removeAll()
         outstandingHead = 0

@@ -18,10 +18,6 @@ final class LoadWorker {
     let shared: LoadShared
     /// The worker's readiness set (used on its thread only).
     let readiness: any Readiness
-    /// Receive buffer shared by this worker's connections (one read at a time).
-    let readBuffer: UnsafeMutableRawBufferPointer
-    /// With TLS: the decrypted bytes of one record at a time, shared the same way.
-    let plaintextBuffer: UnsafeMutableRawBufferPointer
     var result = LoadWorkerResult()
     private(set) var phase = LoadShared.Phase.connecting
 
@@ -66,15 +62,11 @@ final class LoadWorker {
         } catch {
             fatalError("checklist-bench: cannot set up the readiness layer: \(error)")
         }
-        readBuffer = .allocate(byteCount: 256 << 10, alignment: 16)
-        plaintextBuffer = .allocate(byteCount: plan.tls == nil ? 1 : 32 << 10, alignment: 16)
         connections = plan.slots(ofWorker: index).map { LoadConnection(slot: $0, lists: plan.lists.count, seed: plan.seed) }
         isDirty = [Bool](repeating: false, count: connections.count)
     }
 
     deinit {
-        readBuffer.deallocate()
-        plaintextBuffer.deallocate()
         readiness.close()
     }
 

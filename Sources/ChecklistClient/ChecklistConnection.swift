@@ -1,3 +1,4 @@
+import ChecklistFrames
 import ChecklistModel
 import ChecklistSocket
 import ChecklistThreads
@@ -57,8 +58,8 @@ public final class ChecklistConnection: Sendable {
 
     private init(core: ConnectionCore, server: ServerAddress, hello: HelloOK, compression: Bool, requestTimeout: Duration?) {
         self.server = server
-        self.tlsVersion = core.tls?.protocolVersion
-        self.tlsServerSubject = core.tls?.peerCertificateSubject
+        self.tlsVersion = core.tlsVersion
+        self.tlsServerSubject = core.tlsPeerSubject
         self.core = core
         self.serverLimits = hello.limits
         self.serverName = hello.serverName
@@ -115,27 +116,20 @@ public final class ChecklistConnection: Sendable {
                         requestTimeout: Duration? = nil, tls: TLSClientConfiguration? = nil,
                         io: IOThread?, sendQueueLimit: Int = OutputQueue.defaultLimit) async throws -> ChecklistConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let connected: Result<(Int32, TLSChannel?, IOThread), ClientError>
+        let connected: Result<(HandedStream, IOThread), ClientError>
         do {
             // Off the cooperative pool: the connect (and a TLS handshake) blocks until `deadline`.
-            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) -> (Int32, TLSChannel?, IOThread) in
+            connected = try await NativeThread.result(ofBlocking: { () throws(ClientError) -> (HandedStream, IOThread) in
                 let thread: IOThread
                 if let io { thread = io } else { thread = try IOThread.shared() }
-                let fd = try TCPConnect.connect(host: host, port: port, deadline: deadline)
-                guard let tls else { return (fd, nil, thread) }
-                do throws(ClientError) {
-                    return (fd, try TLSChannel.handshake(fd: fd, configuration: tls, host: host, port: port, deadline: deadline),
-                            thread)
-                } catch {
-                    closeSocket(fd)
-                    throw error
-                }
+                let stream = try FrameStream.connect(host: host, port: port, tls: tls, deadline: deadline)
+                return (HandedStream(stream: stream), thread)
             }, name: "checklist-connect")
         } catch {
             throw ClientError(.connectionFailed, error.description)
         }
-        let (fd, channel, thread) = try connected.get()
-        let core = ConnectionCore(fd: fd, tls: channel, io: thread, sendQueueLimit: sendQueueLimit)
+        let (stream, thread) = try connected.get()
+        let core = ConnectionCore(stream: stream, io: thread, sendQueueLimit: sendQueueLimit)
         core.start()
         do {
             let hello = Hello(minVersion: supportedVersions.lowerBound, maxVersion: supportedVersions.upperBound,

@@ -1,17 +1,20 @@
+import ChecklistFrames
 import ChecklistModel
 import ChecklistSocket
+import ChecklistTLS
 import ChecklistWire
 import Synchronization
 
-/// The shared heart of a connection: the socket, the table of requests in
-/// flight, the queue of frames to write, and the I/O thread that reads and
-/// writes the socket (`IOThread`). `ChecklistConnection` is its public face.
+/// The shared heart of a connection: its frame stream (ChecklistFrames'
+/// `FrameStream`: the socket, TLS, the frame buffers), the table of
+/// requests in flight, the queue of frames to write, and the I/O thread
+/// that drives the stream (`IOThread`). `ChecklistConnection` is its public face.
 /// The I/O thread holds the core, not the connection, so dropping the last
 /// reference to the connection closes the socket and frees the core.
 ///
 /// Nothing here blocks its caller: a request is queued (`state.output`,
 /// bounded) and the I/O thread writes it when the socket takes bytes; only
-/// that thread reads, writes, shuts down or closes `fd`.
+/// that thread reads, writes or closes the stream.
 ///
 /// Locking rules: `state` guards the request table, the output queue and
 /// the close bookkeeping. It is never held across a system call (waking
@@ -32,10 +35,13 @@ final class ConnectionCore: Sendable {
         var pushHandler: (@Sendable (FrameHeader, [UInt8]) -> Void)?
     }
 
-    /// The socket, non-blocking; read, written and closed only by `io`'s thread.
-    let fd: Int32
-    /// The TLS layer over `fd`, or nil for a plaintext connection.
-    let tls: TLSChannel?
+    /// The connection's frame stream (its TLS handshake done), handed to
+    /// `io`'s thread, the only one that uses it from `start()` on.
+    let handed: HandedStream
+    /// The negotiated TLS version, or nil for a plaintext connection.
+    let tlsVersion: TLSVersion?
+    /// The verified subject of the server's certificate (TLS only).
+    let tlsPeerSubject: String?
     /// The thread that reads and writes the socket.
     let io: IOThread
     /// The connection's key in `io`'s table.
@@ -47,11 +53,12 @@ final class ConnectionCore: Sendable {
     /// The server's `maxFrameBytes` (the default until HELLO_OK arrives).
     let serverMaxFrameBytes = Atomic<UInt32>(Limits.default.maxFrameBytes)
 
-    /// A core for a connected socket (its TLS handshake done, if any); the
+    /// A core for a connected stream (its TLS handshake done, if any); the
     /// I/O thread takes it over with `start()`.
-    init(fd: Int32, tls: TLSChannel? = nil, io: IOThread, sendQueueLimit: Int = OutputQueue.defaultLimit) {
-        self.fd = fd
-        self.tls = tls
+    init(stream handed: HandedStream, io: IOThread, sendQueueLimit: Int = OutputQueue.defaultLimit) {
+        self.handed = handed
+        self.tlsVersion = handed.stream.tls?.session.protocolVersion
+        self.tlsPeerSubject = handed.stream.tls?.session.peerCertificateSubject
         self.io = io
         self.ioToken = io.nextToken()
         self.state = Mutex(State(output: OutputQueue(limit: sendQueueLimit)))
@@ -234,4 +241,14 @@ final class ConnectionCore: Sendable {
     func setPushHandler(_ handler: (@Sendable (FrameHeader, [UInt8]) -> Void)?) {
         state.withLock { $0.pushHandler = handler }
     }
+}
+
+/// A `FrameStream` handed from the thread that connected it to the I/O
+/// thread. Sendable by hand-over: the connecting thread builds the stream
+/// (TCP connect, TLS handshake) and reads what `ConnectionCore.init` keeps
+/// of it, then never touches it again; from `ConnectionCore.start()` on only
+/// the I/O thread uses it (or, if that thread failed before taking it, the
+/// thread that closes it in its place, `IOThread.hand`).
+struct HandedStream: @unchecked Sendable {
+    let stream: FrameStream
 }

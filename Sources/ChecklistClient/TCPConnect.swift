@@ -1,3 +1,4 @@
+import ChecklistIO
 import ChecklistSocket
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +9,10 @@ import Darwin
 /// Opening the TCP connection. `ChecklistSocket.connectSocket` takes
 /// numeric addresses and blocks without a time limit; a client needs host
 /// names and a deadline, so this resolves with `getaddrinfo` and connects
-/// non-blocking, waiting with `poll`.
+/// non-blocking, waiting with ChecklistIO's `waitForSocket`.
 enum TCPConnect {
     /// Resolves `host`, connects to the first address that answers before
-    /// `deadline`, and returns a blocking socket with `TCP_NODELAY` set
+    /// `deadline`, and returns a non-blocking socket with `TCP_NODELAY` set
     /// (close-on-exec, and `SO_NOSIGPIPE` on Apple platforms).
     /// Blocks the calling thread: call it off the async executor.
     static func connect(host: String, port: UInt16, deadline: ContinuousClock.Instant) throws(ClientError) -> Int32 {
@@ -61,38 +62,25 @@ enum TCPConnect {
         if systemConnect(fd, info.ai_addr, info.ai_addrlen) != 0 {
             // EINTR: the attempt goes on in the kernel, as with EINPROGRESS.
             guard errno == EINPROGRESS || errno == EINTR else { throw failure(target, errno) }
-            try waitReady(fd, for: Int16(POLLOUT), deadline: deadline, what: "cannot connect to \(target)")
+            let ready: ReadinessEvents?
+            do throws(SocketError) {
+                ready = try waitForSocket(fd, .writable, deadline: deadline)
+            } catch {
+                throw ClientError(.connectionFailed, "cannot connect to \(target): \(error)")
+            }
+            guard ready != nil else { throw ClientError(.timeout, "cannot connect to \(target): timed out") }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { throw failure(target, errno) }
             guard soError == 0 else { throw failure(target, soError) }
         }
         do throws(SocketError) {
-            try setNonBlocking(fd, false)
             try setNoDelay(fd)
         } catch {
             throw ClientError(.connectionFailed, "cannot connect to \(target): \(error)")
         }
         connected = true
         return fd
-    }
-
-    /// Waits until `fd` is ready for `events` (`POLLIN`, `POLLOUT`) or
-    /// fails with `.timeout` ("`what`: timed out") at `deadline`.
-    static func waitReady(_ fd: Int32, for events: Int16, deadline: ContinuousClock.Instant,
-                          what: @autoclosure () -> String) throws(ClientError) {
-        while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw ClientError(.timeout, "\(what()): timed out") }
-            let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var pfd = pollfd(fd: fd, events: events, revents: 0)
-            let n = poll(&pfd, 1, milliseconds)
-            if n > 0 { return }
-            if n < 0 && errno != EINTR {
-                throw ClientError(.connectionFailed, "\(what()): \(String(cString: strerror(errno)))")
-            }
-        }
     }
 
     private static func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {

@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistTesting
+import ChecklistFrames
 import ChecklistWire
 
 /// What a case's body works with: the target, the limits its server

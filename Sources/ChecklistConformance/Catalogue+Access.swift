@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistTesting
+import ChecklistFrames
 import ChecklistWire
 
 extension Catalogue {

@@ -1,4 +1,4 @@
-import ChecklistTesting
+import ChecklistFrames
 /// The catalogue as the Markdown table of Protocol/SPEC.md section 8
 /// (`checklist-conformance --markdown` prints it; a test checks that the
 /// SPEC holds exactly this table, so the two cannot drift).

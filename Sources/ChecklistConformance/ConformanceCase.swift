@@ -1,6 +1,6 @@
 import ChecklistModel
 import ChecklistTLS
-import ChecklistTesting
+import ChecklistFrames
 
 /// One entry of the catalogue: an input sent to a server and the outcome
 /// the protocol prescribes. `run` sends the input and checks the answer;

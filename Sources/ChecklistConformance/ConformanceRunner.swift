@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistTesting
+import ChecklistFrames
 import ChecklistWire
 
 /// Runs catalogue cases against a server and wraps each with the checks

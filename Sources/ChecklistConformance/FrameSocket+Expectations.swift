@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistTesting
+import ChecklistFrames
 import ChecklistWire
 
 /// The conformance cases' checks on a connection: each throws a

@@ -1,5 +1,5 @@
 import ChecklistModel
-import ChecklistTesting
+import ChecklistFrames
 import ChecklistWire
 
 /// Everything one namespace holds, as a client sees it: LIST_LISTS and every

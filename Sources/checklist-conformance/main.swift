@@ -1,7 +1,7 @@
 import ChecklistCommandLine
 import ChecklistConformance
 import ChecklistTLS
-import ChecklistTesting
+import ChecklistFrames
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -87,29 +87,27 @@ struct ClientTLSTests {
         // layer, with a peer this project did not write.
         let (reply, negotiated) = try await BlockingWork.run { () throws -> (String, TLSVersion?) in
             let deadline = ContinuousClock.now + .seconds(20)
-            let fd = try TCPConnect.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
-            defer { closeSocket(fd) }
-            let channel = try TLSChannel.handshake(fd: fd, configuration: certificates.clientConfiguration(versions: version ... version),
-                                                   host: "127.0.0.1", port: server.port, deadline: deadline)
-            // The channel's I/O-thread calls, over the blocking socket.
-            let line = Array("hello-there\n".utf8)
-            let taken = try line.withUnsafeBytes { try channel.encrypt($0) }
-            #expect(taken == line.count)
-            var ciphertext: [UInt8] = []
-            channel.takeCiphertext(appendingTo: &ciphertext)
-            try writeAll(fd, ciphertext)
+            // The client's connect and handshake, then its frame stream's
+            // steps with waits, as a blocking user takes them.
+            let stream = try FrameStream.connect(host: "127.0.0.1", port: server.port,
+                                                 tls: certificates.clientConfiguration(versions: version ... version),
+                                                 deadline: deadline)
+            defer { stream.close() }
+            try stream.enqueue(Array("hello-there\n".utf8))
+            while try !stream.flush().isDone { try stream.wait(.writable, deadline: deadline, what: "write") }
+            let tls = try #require(stream.tls)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
-            defer { buffer.deallocate() }
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: TLSSocketStream.recordBytes, alignment: 16)
+            defer { buffer.deallocate(); scratch.deallocate() }
             var received: [UInt8] = []
             reading: while !received.contains(UInt8(ascii: "\n")) {
-                switch try channel.readPlaintext(into: buffer) {
+                switch try tls.read(into: buffer, scratch: scratch) {
                 case .bytes(let n): received += buffer[..<n]
-                case .wouldBlock: try channel.receiveCiphertext()
+                case .wouldBlock: try stream.wait(.readable, deadline: deadline, what: "read")
                 case .endOfFile: break reading
                 }
             }
-            channel.sendCloseNotify()
-            return (String(decoding: received, as: UTF8.self), channel.protocolVersion)
+            return (String(decoding: received, as: UTF8.self), tls.session.protocolVersion)
         }
         #expect(reply == "ereht-olleh\n")
         #expect(negotiated == version)

@@ -33,8 +33,7 @@ extension LiveSyncIntegration {
             // (it closes after answering what it read); the bytes it sends are
             // thrown away unread: the answer is lost.
             try shutdownSocket(first.fd, .write)
-            var sink = [UInt8](repeating: 0, count: 4096)
-            while case .bytes = try sink.withUnsafeMutableBytes({ try readSocket(first.fd, into: $0) }) {}
+            while try first.readMore() == .data {}
 
             let second = try RawConnection(port: server.port)
             try second.handshake()

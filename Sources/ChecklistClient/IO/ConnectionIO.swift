@@ -1,27 +1,27 @@
+import ChecklistFrames
 import ChecklistIO
 import ChecklistSocket
 
-/// One connection as the I/O thread serves it: its receive buffer, the
-/// frames it took from the connection's queue and the bytes ready for the
-/// socket (plaintext frames, or TLS records). Touched only by the I/O
-/// thread; the socket is non-blocking from `register` on.
+/// One connection as the I/O thread serves it: the policy of the client
+/// library over the connection's `FrameStream` (ChecklistFrames' frame core,
+/// shared with every other client of the project). A readable socket gets
+/// one read and its frames dispatched to the connection's waiters; frames
+/// queued by callers (`ConnectionCore.state.output`) are moved into the
+/// stream, up to `coalesceBytes` at a time, and written as far as the
+/// socket takes them; the socket is watched for writability only while
+/// bytes wait. Touched only by the I/O thread.
 final class ConnectionIO<R: Readiness> {
     /// Frames are gathered into one write up to this many bytes.
     static var coalesceBytes: Int { 64 << 10 }
 
     let core: ConnectionCore
+    private let stream: FrameStream
     private let readiness: R
-    private var buffer = ReadBuffer()
-    /// Frames taken from the connection's queue and not yet all in `out`:
-    /// `frames[frameIndex...]`, the first from `frameOffset` (TLS takes a
-    /// frame in pieces when its output buffer fills).
+    /// Frames taken from the connection's queue and not yet moved into the
+    /// stream: `frames[frameIndex...]`.
     private var frames: [[UInt8]] = []
     private var frameIndex = 0
-    private var frameOffset = 0
-    /// Bytes for the socket: `out[outOffset...]` are not written yet.
-    private var out: [UInt8] = []
-    private var outOffset = 0
-    /// Frame bytes moved into `out` (or into TLS) since the queue was told.
+    /// Frame bytes moved into the stream since the queue was told.
     private var moved = 0
     /// Whether the readiness layer reports this socket when writable.
     private var watchingWrites = false
@@ -30,27 +30,19 @@ final class ConnectionIO<R: Readiness> {
 
     init(_ core: ConnectionCore, readiness: R) {
         self.core = core
+        self.stream = core.handed.stream
         self.readiness = readiness
     }
 
-    /// Makes the socket non-blocking and watches it; writes what was queued
-    /// before. Returns false (the connection ended) if that failed.
+    /// Watches the socket and writes what was queued before. Returns false
+    /// (the connection ended) if that failed.
     func register() -> Bool {
-        do throws(ClientError) {
-            do throws(SocketError) {
-                try setNonBlocking(core.fd)
-            } catch {
-                throw ClientError(.ioFailed, "cannot make the socket non-blocking: \(error)")
-            }
-            do throws(SocketError) {
-                try readiness.register(core.fd, token: core.ioToken, interest: .readable)
-            } catch {
-                throw ClientError(.ioFailed, "cannot watch the socket: \(error)")
-            }
+        do throws(SocketError) {
+            try readiness.register(stream.fd, token: core.ioToken, interest: .readable)
         } catch {
             isEnded = true
-            closeSocket(core.fd)
-            core.finishReading(error)
+            stream.close(notify: false)
+            core.finishReading(ClientError(.ioFailed, "cannot watch the socket: \(error)"))
             return false
         }
         flush()
@@ -62,74 +54,36 @@ final class ConnectionIO<R: Readiness> {
     /// The socket is readable (or ended): one read, and every whole frame
     /// dispatched.
     func readable() {
-        let reason = core.tls.map(readTLS) ?? readPlain()
-        if let reason { end(reason, byClient: false) }
-    }
-
-    private func readPlain() -> ClientError? {
-        do throws(SocketError) {
-            switch try readSocket(core.fd, into: buffer.prepareForRead()) {
-            case .bytes(let n): buffer.didRead(n)
-            case .endOfFile: return core.endOfStreamReason()
-            case .wouldBlock: return nil
-            }
+        let step: FrameStream.ReadStep
+        do throws(FrameStreamError) {
+            step = try stream.readAvailable()
         } catch {
-            return ClientError(.connectionClosed, "the connection was lost: \(error)")
+            return end(ClientError(error), byClient: false)
         }
-        return core.dispatchFrames(in: &buffer)
-    }
-
-    /// One socket read into the session, then every record it completes.
-    private func readTLS(_ tls: TLSChannel) -> ClientError? {
-        do throws(ClientError) {
-            try tls.receiveCiphertext()
-            while true {
-                switch try tls.readPlaintext(into: buffer.prepareForRead()) {
-                case .bytes(let n):
-                    buffer.didRead(n)
-                    if let fatal = core.dispatchFrames(in: &buffer) { return fatal }
-                case .endOfFile:
-                    return core.endOfStreamReason()
-                case .wouldBlock:
-                    // Reading may have made the session want to send (a
-                    // TLS 1.3 KeyUpdate answer).
-                    if tls.hasPendingOutput { flush() }
-                    return nil
-                }
-            }
-        } catch {
-            return error
-        }
+        if let fatal = core.dispatchFrames(from: stream) { return end(fatal, byClient: false) }
+        if step == .endOfFile { return end(core.endOfStreamReason(), byClient: false) }
+        // Reading may have made the TLS session want to send (a KeyUpdate answer).
+        if stream.tls?.hasPendingOutput == true { flush() }
     }
 
     // MARK: Writing
 
-    /// Writes what the socket takes now: the bytes in `out`, then the
+    /// Writes what the socket takes now: the bytes in the stream, then the
     /// connection's queued frames. What does not fit waits for the socket
     /// to become writable.
     func flush() {
         guard !isEnded else { return }
         do throws(ClientError) {
             while true {
-                if outOffset == out.count {
-                    out.removeAll(keepingCapacity: true)
-                    outOffset = 0
-                    try refill()
-                    if out.isEmpty { break }
-                }
-                let result = out.withUnsafeBytes { raw in
-                    Result { () throws(SocketError) in try writeSocket(core.fd, from: UnsafeRawBufferPointer(rebasing: raw[outOffset...])) }
-                }
-                switch result {
-                case .success(.bytes(let n)):
-                    outOffset += n
-                case .success(.wouldBlock):
+                let more = refill()
+                let step: FrameStream.FlushStep
+                do throws(FrameStreamError) { step = try stream.flush() } catch { throw ClientError(error) }
+                if !step.isDone {
                     reportMoved()
                     try watchWrites(true)
                     return
-                case .failure(let error):
-                    throw ClientError(.connectionClosed, "the connection was lost: \(error)")
                 }
+                if !more { break }
             }
             reportMoved()
             try watchWrites(false)
@@ -138,50 +92,29 @@ final class ConnectionIO<R: Readiness> {
         }
     }
 
-    /// Fills `out` from the taken frames (taking the queue's frames when
-    /// they run out), up to `coalesceBytes` or the last frame.
-    private func refill() throws(ClientError) {
-        while out.count < Self.coalesceBytes {
+    /// Moves taken frames into the stream (taking the queue's frames when
+    /// they run out) until it holds `coalesceBytes`. Returns false when the
+    /// queue had no more.
+    private func refill() -> Bool {
+        while stream.queuedBytes < Self.coalesceBytes {
             if frameIndex == frames.count {
                 frames.removeAll(keepingCapacity: true)
                 frameIndex = 0
-                frameOffset = 0
                 let moved = self.moved
                 self.moved = 0
                 core.state.withLock { s in
                     s.output.wrote(moved)
                     s.output.take(into: &frames)
                 }
-                if frames.isEmpty { break }
+                if frames.isEmpty { return false }
             }
-            if let tls = core.tls {
-                let frame = frames[frameIndex]
-                let taken = frame.withUnsafeBytes { raw in
-                    Result { () throws(ClientError) in try tls.encrypt(UnsafeRawBufferPointer(rebasing: raw[frameOffset...])) }
-                }
-                let n = try taken.get()
-                frameOffset += n
-                moved += n
-                if frameOffset == frame.count {
-                    frameIndex += 1
-                    frameOffset = 0
-                }
-                tls.takeCiphertext(appendingTo: &out)
-                if n == 0 { break }  // the session's output is full: send first
-            } else if out.isEmpty {
-                // The first frame becomes the write buffer: no copy.
-                moved += frames[frameIndex].count
-                swap(&out, &frames[frameIndex])
-                frameIndex += 1
-            } else {
-                moved += frames[frameIndex].count
-                out.append(contentsOf: frames[frameIndex])
-                frames[frameIndex] = []
-                frameIndex += 1
-            }
+            // The stream's own bound is off (`sendLimit: .max`): the queue bounds.
+            try? stream.enqueue(frames[frameIndex])
+            moved += frames[frameIndex].count
+            frames[frameIndex] = []
+            frameIndex += 1
         }
-        // What the session wants to send besides (a KeyUpdate answer).
-        core.tls?.takeCiphertext(appendingTo: &out)
+        return true
     }
 
     /// Tells the queue how many of its bytes left it.
@@ -195,7 +128,7 @@ final class ConnectionIO<R: Readiness> {
     private func watchWrites(_ watch: Bool) throws(ClientError) {
         guard watch != watchingWrites else { return }
         do throws(SocketError) {
-            try readiness.update(core.fd, token: core.ioToken, interest: watch ? [.readable, .writable] : .readable)
+            try readiness.update(stream.fd, token: core.ioToken, interest: watch ? [.readable, .writable] : .readable)
         } catch {
             throw ClientError(.ioFailed, "cannot watch the socket: \(error)")
         }
@@ -210,9 +143,8 @@ final class ConnectionIO<R: Readiness> {
     func end(_ reason: ClientError, byClient: Bool) {
         guard !isEnded else { return }
         isEnded = true
-        readiness.deregister(core.fd)
-        if byClient, let tls = core.tls { tls.sendCloseNotify() }
-        closeSocket(core.fd)
+        readiness.deregister(stream.fd)
+        stream.close(notify: byClient)
         core.finishReading(reason)
     }
 }

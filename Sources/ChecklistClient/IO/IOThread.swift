@@ -164,7 +164,8 @@ final class IOThread: Sendable {
         }
         if let failure {
             if isNew {
-                closeSocket(core.fd)
+                // Never taken by the thread: this one is its only user.
+                core.handed.stream.close(notify: false)
                 core.finishReading(failure)
             }
             return
@@ -251,7 +252,7 @@ final class IOThread: Sendable {
             return left
         }
         for core in left.added {
-            closeSocket(core.fd)
+            core.handed.stream.close(notify: false)  // never registered: no other user
             core.finishReading(reason)
         }
         for job in left.jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }

@@ -1,20 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ChecklistModel
 import ChecklistSocket
 import ChecklistTLS
 import ChecklistWire
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// The one blocking, frame-level connection of the tests, tools and the
-/// conformance runner: requests (or exactly the bytes a caller means,
-/// malformed ones included) out, whole frames in. Every read and write is
-/// bounded by the timeout, so a caller never hangs: it can stay silent, read
+/// The blocking frame client of the tests, the tools and the conformance
+/// runner: requests (or exactly the bytes a caller means, malformed ones
+/// included) out, whole frames in. A thin policy over `FrameStream`, the
+/// frame core every client shares: each call waits for the socket
+/// (`FrameStream.wait`, bounded by the timeout) and then takes the same
+/// non-blocking steps, so a caller never hangs: it can stay silent, read
 /// exactly, or see the server close.
 ///
 /// Plaintext by default; given a client `TLSContext`, the same frames travel
-/// inside TLS (see `FrameSocketTLS` for what the raw-transport calls mean
-/// there).
+/// inside TLS. The raw-transport calls keep their meaning below TLS: a
+/// half-close sends close_notify and then the FIN, a reset sends no
+/// close_notify, and each `send` becomes its own record (so one-byte writes
+/// stay one-byte pieces of the plaintext stream).
 public final class FrameSocket {
     /// What went wrong while talking to the server.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -47,56 +53,85 @@ public final class FrameSocket {
 
         /// A failure of kind `other`.
         public init(_ description: String) { self.init(.other, description) }
+
+        /// The failure for a step of the stream while `doing` something.
+        init(_ error: FrameStreamError, _ doing: String) {
+            switch error.code {
+            case .tls: self.init(.tls, "TLS failed: \(error.message)", tls: error.tls)
+            case .timedOut: self.init(.timedOut, error.message)
+            case .closed: self.init(.closed, error.message)
+            default: self.init("\(doing) failed: \(error)")
+            }
+        }
     }
 
     /// One frame the server sent.
     public typealias Answer = (header: FrameHeader, message: ServerMessage)
 
-    /// The connected socket.
-    public let fd: Int32
-    /// The bound of every read and write.
+    /// The connected socket (non-blocking; the calls wait for it).
+    public var fd: Int32 { stream.fd }
+    /// The bound of every wait.
     public let timeout: Duration
-    private var buffer: [UInt8] = []
-    private var isOpen = true
-    /// The TLS layer, when connected with a TLS context.
-    let tls: FrameSocketTLS?
+    /// The frame core: socket, TLS, buffers.
+    let stream: FrameStream
 
-    /// Connects to `host`:`port`; reads and writes time out after `timeout`.
-    /// With `tls` (a client context), runs the TLS handshake first; the
-    /// server's certificate must name `host` (or the context's server name).
+    /// Connects to `host`:`port`; every wait for the server ends after
+    /// `timeout`. With `tls` (a client context), runs the TLS handshake
+    /// first; the server's certificate must name `host` (or the context's
+    /// server name).
     ///
     /// - Throws: `Failure` `.tls` when the handshake fails (e.g. the
     ///   certificate does not verify), `.timedOut` when it gets no answer.
     public init(host: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(20), tls: TLSContext? = nil) throws {
         let fd = try connectSocket(host: host, port: port)
-        self.fd = fd
-        self.timeout = timeout
-        do {
-            try setTimeouts(fd, receive: timeout, send: timeout)
-            let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            self.tls = try tls.map {
-                try FrameSocketTLS.handshake(fd: fd, context: $0, serverName: host, target: target, timeout: timeout)
+        let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        do throws(FrameStreamError) {
+            let session: TLSSession?
+            do throws(TLSError) {
+                session = try tls.map { (context) throws(TLSError) in try TLSSession(client: context, serverName: host) }
+            } catch {
+                throw FrameStreamError(.tls, error.message, tls: error)
             }
+            // Written to completion before each call returns: never refused.
+            stream = try FrameStream(fd: fd, tls: session, sendLimit: .max)
         } catch {
             closeSocket(fd)
-            throw error
+            throw Failure(error, "connecting")
+        }
+        self.timeout = timeout
+        guard tls != nil else { return }
+        do throws(FrameStreamError) {
+            try stream.handshake(deadline: .now.advanced(by: timeout))
+        } catch {
+            stream.close(notify: false)
+            if error.code == .timedOut {
+                throw Failure(.timedOut, "the TLS handshake with \(target) got no answer within \(timeout)")
+            }
+            let failure = Failure(error, "the TLS handshake")
+            throw Failure(failure.code, TLSError.naming(target, in: failure.description), tls: failure.tls)
         }
     }
 
     /// The negotiated TLS version; nil for a plaintext connection.
-    public var tlsVersion: TLSVersion? { tls?.protocolVersion }
-
-    deinit { if isOpen { closeSocket(fd) } }
+    public var tlsVersion: TLSVersion? { stream.tls?.session.protocolVersion }
 
     // MARK: Sending
 
     /// Sends `bytes` as they are (over TLS: as one write of plaintext).
     public func send(_ bytes: [UInt8]) throws {
-        if let tls { return try tls.send(bytes) }
-        do {
-            try writeAll(fd, bytes)
+        do throws(FrameStreamError) {
+            try stream.enqueue(bytes)
+            try flushAll()
         } catch {
-            throw Failure("sending \(bytes.count) bytes failed: \(error)")
+            throw Failure(error, "sending \(bytes.count) bytes")
+        }
+    }
+
+    /// Writes everything queued, waiting for the socket up to the timeout.
+    private func flushAll() throws(FrameStreamError) {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while try !stream.flush().isDone {
+            try stream.wait(.writable, deadline: deadline, what: "the server took no bytes within \(timeout)")
         }
     }
 
@@ -131,26 +166,25 @@ public final class FrameSocket {
     /// Half-closes: the server reads end-of-file (over TLS: close_notify,
     /// then the FIN).
     public func shutdownSending() throws {
-        try tls?.sendCloseNotify()
+        if let tls = stream.tls {
+            tls.session.close()
+            do throws(FrameStreamError) { try flushAll() } catch { throw Failure(error, "sending close_notify") }
+        }
         do { try shutdownSocket(fd, .write) } catch { throw Failure("shutdown failed: \(error)") }
     }
 
     /// Closes with an RST instead of a FIN (SO_LINGER with a zero timeout);
     /// over TLS without close_notify.
     public func reset() {
-        guard isOpen else { return }
+        guard !stream.isClosed else { return }
         var option = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        closeSocket(fd)
-        isOpen = false
+        stream.close(notify: false)
     }
 
     /// Closes normally (over TLS: close_notify first, if the socket takes it at once).
     public func close() {
-        guard isOpen else { return }
-        tls?.closeNotify()
-        closeSocket(fd)
-        isOpen = false
+        stream.close()
     }
 
     // MARK: Receiving
@@ -162,7 +196,9 @@ public final class FrameSocket {
             if let answer = try bufferedAnswer() { return answer }
             switch try readMore() {
             case .data: continue
-            case .closed: throw Failure(.closed, "the server closed the connection before a whole frame arrived")
+            case .closed:
+                if let answer = try bufferedAnswer() { return answer }
+                throw Failure(.closed, "the server closed the connection before a whole frame arrived")
             case .timedOut: throw Failure(.timedOut, "no answer within \(timeout)")
             }
         }
@@ -178,10 +214,10 @@ public final class FrameSocket {
     /// True when the server closed the connection (reads end-of-file or a
     /// reset) with no further bytes; false when bytes arrive first.
     public func isClosedByServer() throws -> Bool {
-        while buffer.isEmpty {
+        while bufferedByteCount == 0 {
             switch try readMore() {
             case .data: continue
-            case .closed: return true
+            case .closed: return bufferedByteCount == 0
             case .timedOut: throw Failure(.timedOut, "the server did not close the connection within \(timeout)")
             }
         }
@@ -189,26 +225,22 @@ public final class FrameSocket {
     }
 
     /// Bytes received but not yet taken as answers.
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { stream.bufferedBytes }
 
     /// The next whole frame among the bytes already received, or nil.
     public func bufferedAnswer() throws -> Answer? {
-        let parsed = buffer.withUnsafeBytes { raw -> Result<(Answer, Int)?, ChecklistError> in
-            switch FrameParser.next(in: raw, maxFrameBytes: .max) {
-            case .needMore: return .success(nil)
-            case .fatal(let e): return .failure(e)
-            case let .frame(header, body, consumed):
-                return Result { () throws(ChecklistError) in
-                    let message = try ServerMessage.decode(header: header, body: UnsafeRawBufferPointer(rebasing: raw[body]),
-                                                           maxFrameBytes: .max)
-                    return ((header, message), consumed)
+        let decoded: Result<Answer, ChecklistError>?
+        do throws(FrameStreamError) {
+            decoded = try stream.nextFrame(maxFrameBytes: .max) { header, body in
+                Result { () throws(ChecklistError) in
+                    (header, try ServerMessage.decode(header: header, body: body, maxFrameBytes: .max))
                 }
             }
+        } catch {
+            throw Failure(.undecodable, "the server sent a frame that does not decode: \(error.framing.map { "\($0)" } ?? error.message)")
         }
         do {
-            guard let (answer, consumed) = try parsed.get() else { return nil }
-            buffer.removeFirst(consumed)
-            return answer
+            return try decoded?.get()
         } catch {
             throw Failure(.undecodable, "the server sent a frame that does not decode: \(error)")
         }
@@ -217,43 +249,38 @@ public final class FrameSocket {
     /// What one read brought.
     public enum ReadResult: Sendable { case data, closed, timedOut }
 
-    /// Reads what has arrived into the buffer (waiting up to the timeout).
+    /// Reads what has arrived into the buffer, waiting up to the timeout
+    /// for something to arrive.
     public func readMore() throws -> ReadResult {
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        if let tls {
-            let result = try chunk.withUnsafeMutableBytes { try tls.read(into: $0) }
-            // What reading made the session want to send (a KeyUpdate answer), if the socket takes it.
-            if tls.hasPendingOutput { try? tls.writePendingWithoutWaiting() }
-            switch result {
-            case .bytes(let n):
-                buffer.append(contentsOf: chunk[0..<n])
-                // Take every record already received, so that a caller that
-                // polls the socket next (`pump`) never waits for bytes that
-                // are in the session already.
-                while let more = try chunk.withUnsafeMutableBytes({ try tls.readBuffered(into: $0) }) {
-                    buffer.append(contentsOf: chunk[0..<more])
-                }
-                return .data
-            case .closed: return .closed
-            case .wouldBlock: return .timedOut
+        try readMore(deadline: .now.advanced(by: timeout))
+    }
+
+    /// One read step, waiting until `deadline` while the socket has nothing.
+    func readMore(deadline: ContinuousClock.Instant) throws -> ReadResult {
+        while true {
+            let step: FrameStream.ReadStep
+            do throws(FrameStreamError) {
+                step = try stream.readAvailable()
+                // What reading made the session want to send (a KeyUpdate
+                // answer), if the socket takes it.
+                if stream.tls?.hasPendingOutput == true { try stream.flush() }
+            } catch where error.isDisconnect {
+                return .closed
+            } catch {
+                throw Failure(error, "reading")
             }
-        }
-        let result: SocketReadResult
-        do {
-            result = try chunk.withUnsafeMutableBytes { (raw) throws(SocketError) in try readSocket(fd, into: raw) }
-        } catch let error as SocketError where error.isDisconnect {
-            return .closed
-        } catch {
-            throw Failure("reading failed: \(error)")
-        }
-        switch result {
-        case .bytes(let n):
-            buffer.append(contentsOf: chunk[0..<n])
-            return .data
-        case .endOfFile:
-            return .closed
-        case .wouldBlock:
-            return .timedOut
+            switch step {
+            case .bytes: return .data
+            case .endOfFile: return .closed
+            case .wouldBlock:
+                do throws(FrameStreamError) {
+                    try stream.wait(.readable, deadline: deadline, what: "")
+                } catch where error.code == .timedOut {
+                    return .timedOut
+                } catch {
+                    throw Failure(error, "waiting")
+                }
+            }
         }
     }
 }
