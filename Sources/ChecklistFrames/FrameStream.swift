@@ -173,14 +173,14 @@ public final class FrameStream {
     public func enqueue(_ bytes: UnsafeRawBufferPointer) throws(FrameStreamError) {
         try checkRoom(for: bytes.count)
         compactOutput()
-        output.writeBytes(bytes)
+        output.bytes.append(contentsOf: bytes)
     }
 
     /// Queues `bytes`; see `enqueue(_:)`.
     public func enqueue(_ bytes: [UInt8]) throws(FrameStreamError) {
         try checkRoom(for: bytes.count)
         compactOutput()
-        output.writeBytes(bytes)
+        output.bytes.append(contentsOf: bytes)
     }
 
     /// Queues the frames `encode` writes straight into the queue (no copy).
@@ -211,7 +211,7 @@ public final class FrameStream {
     /// many, and releases a queue grown large once it is empty.
     private func compactOutput() {
         if outputSent == output.count {
-            if output.bytes.capacity > 2 * sendLimit { output = WireWriter(capacity: 256) } else { output.reset() }
+            if output.bytes.capacity > Self.defaultSendLimit { output = WireWriter(capacity: 256) } else { output.reset() }
             outputSent = 0
         } else if outputSent >= 64 << 10 {
             output.bytes.removeFirst(outputSent)
