@@ -36,7 +36,7 @@ final class NodeClient {
         let id = nextID
         nextID += 1
         do {
-            try setTimeouts(socket.fd, receive: timeout, send: timeout)
+            socket.timeout = timeout
             try socket.send(request, id: id)
         } catch {
             throw .noAnswer("send failed: \(error)")
@@ -67,7 +67,7 @@ final class NodeClient {
     func nextPush(timeout: Duration) throws(Lost) -> ServerMessage? {
         if !pushes.isEmpty { return pushes.removeFirst() }
         do {
-            try setTimeouts(socket.fd, receive: timeout, send: timeout)
+            socket.timeout = timeout
             let answer = try socket.receive()
             return answer.message
         } catch let failure as FrameSocket.Failure where failure.code == .timedOut {

@@ -70,8 +70,8 @@ public final class FrameSocket {
 
     /// The connected socket (non-blocking; the calls wait for it).
     public var fd: Int32 { stream.fd }
-    /// The bound of every wait.
-    public let timeout: Duration
+    /// The bound of every wait (a caller may change it between calls).
+    public var timeout: Duration
     /// The frame core: socket, TLS, buffers.
     let stream: FrameStream
 

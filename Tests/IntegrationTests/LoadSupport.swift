@@ -1,4 +1,5 @@
 import ChecklistClient
+import ChecklistIO
 import ChecklistSocket
 import ChecklistTesting
 import Foundation
@@ -84,11 +85,22 @@ func benchJSON(_ output: ProcessRunner.Result) throws -> [String: Any] {
 }
 
 extension RawConnection {
+    /// One read of raw bytes past the frame layer, once the socket is
+    /// readable (waiting up to the timeout): `.wouldBlock` means nothing
+    /// arrived in time.
+    func readRaw(into buffer: UnsafeMutableRawBufferPointer) throws -> SocketReadResult {
+        while true {
+            guard try waitForSocket(fd, .readable, deadline: .now.advanced(by: timeout)) != nil else { return .wouldBlock }
+            let result = try readSocket(fd, into: buffer)
+            if result != .wouldBlock { return result }
+        }
+    }
+
     /// True when the next read is a clean end of stream (FIN), false when
     /// bytes arrive first; a reset (ECONNRESET) throws.
     func readsCleanEndOfStream() throws -> Bool {
         var byte: UInt8 = 0
-        let result = try withUnsafeMutableBytes(of: &byte) { try readSocket(fd, into: $0) }
+        let result = try withUnsafeMutableBytes(of: &byte) { try readRaw(into: $0) }
         switch result {
         case .endOfFile: return true
         case .bytes: return false
@@ -103,7 +115,7 @@ extension RawConnection {
         while true {
             let result: SocketReadResult
             do {
-                result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+                result = try chunk.withUnsafeMutableBytes { try readRaw(into: $0) }
             } catch let error as SocketError where error.isDisconnect {
                 return true
             }
@@ -147,7 +159,7 @@ extension RawConnection {
                 buffer.removeFirst(consumed)
                 continue
             }
-            let result = try chunk.withUnsafeMutableBytes { try readSocket(fd, into: $0) }
+            let result = try chunk.withUnsafeMutableBytes { try readRaw(into: $0) }
             switch result {
             case .bytes(let n): buffer += chunk[..<n]
             case .endOfFile: throw TestFailure("the server closed after \(expected - firstID) answers")
