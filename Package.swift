@@ -21,7 +21,7 @@ import PackageDescription
 //   ChecklistIO              the readiness layer under every loop (server, client, bench): epoll on Linux, poll(2) anywhere
 //   ChecklistTLS             TLS contexts and sessions over memory buffers (OpenSSL), and TLSSocketStream, the one
 //                            path between a session and a socket under every TLS client
-//   ChecklistJWT             signed tokens (JWT): base64url, JOSE header, claims, JWK Sets, OpenSSL verification; no I/O but reading the key file
+//   ChecklistJWT             signed tokens (JWT): JOSE header, claims, JWK Sets, OpenSSL verification; no I/O but reading the key file
 //   ChecklistWebSocket       RFC 6455 codec: the HTTP request head, the upgrade handshake, frames; no I/O
 //   ChecklistEventLoop       event loops over ChecklistIO, connections (plaintext, TLS, WebSocket), timers, signals, TCP server; knows no protocol
 //   ChecklistServer          protocol sessions, live sync, access control, metrics, transfers; the web port (the page, /ws)
@@ -86,7 +86,7 @@ let package = Package(
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistIO",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistSocket"]),
-        .target(name: "ChecklistWebSocket", dependencies: ["COpenSSL"]),
+        .target(name: "ChecklistWebSocket", dependencies: ["COpenSSL", "ChecklistWire"]),
         .target(name: "ChecklistEventLoop",
                 dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS", "ChecklistWebSocket"]),
         .target(name: "ChecklistPostgres",
@@ -95,7 +95,7 @@ let package = Package(
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire",
                                "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"]),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL", "ChecklistSocket"]),
-        .target(name: "ChecklistJWT", dependencies: ["COpenSSL"]),
+        .target(name: "ChecklistJWT", dependencies: ["COpenSSL", "ChecklistWire"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT", "ChecklistWebSocket"]),
@@ -159,7 +159,7 @@ let package = Package(
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSnapshot", "ChecklistSocket", "ChecklistIO", "ChecklistClient", "ChecklistTesting", "ChecklistConformance", "ChecklistRandom",
                                "ChecklistTLS", "ChecklistPostgres", "ChecklistStorage", "ChecklistLog"]),
         .testTarget(name: "ChecklistWebSocketTests",
-                dependencies: ["ChecklistWebSocket"],
+                dependencies: ["ChecklistWebSocket", "ChecklistWire"],
                     resources: [.copy("../../Protocol/vectors/websocket")]),
         .testTarget(name: "ChecklistTLSTests",
                 dependencies: ["ChecklistTLS", "ChecklistTesting"]),

@@ -142,7 +142,7 @@ struct ThinClient {
         fd = try connectSocket(host: "127.0.0.1", port: port)
         self.webSocket = webSocket
         guard webSocket else { return }
-        let key = WebSocketAcceptKey.base64((0..<16).map { UInt8($0) })
+        let key = Base64.encode((0..<16).map { UInt8($0) })
         try send(Array(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: checklists.v1\r\n\r\n").utf8))
         while true {

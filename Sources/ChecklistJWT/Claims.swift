@@ -1,3 +1,4 @@
+import ChecklistWire
 import Foundation
 
 /// The claims of a token's payload (RFC 7519 section 4) that the verifier
@@ -16,7 +17,7 @@ struct Claims {
 
     /// The payload of the token's second part (base64url JSON), or `malformed`.
     static func decode(base64url part: ArraySlice<UInt8>, namespaceClaim: String) throws(JWTRefusal) -> Claims {
-        guard let json = Base64URL.decode(part) else { throw JWTRefusal(.malformed, "the payload is not base64url") }
+        guard let json = Base64.decodeURL(part) else { throw JWTRefusal(.malformed, "the payload is not base64url") }
         let decoder = JSONDecoder()
         decoder.userInfo[Self.namespaceClaimKey] = namespaceClaim
         do {

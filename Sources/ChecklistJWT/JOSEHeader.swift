@@ -1,3 +1,4 @@
+import ChecklistWire
 import Foundation
 
 /// The header of a signed token (RFC 7515 section 4): which algorithm
@@ -10,7 +11,7 @@ struct JOSEHeader: Decodable {
 
     /// The header of the token's first part (base64url JSON), or `malformed`.
     static func decode(base64url part: ArraySlice<UInt8>) throws(JWTRefusal) -> JOSEHeader {
-        guard let json = Base64URL.decode(part) else { throw JWTRefusal(.malformed, "the header is not base64url") }
+        guard let json = Base64.decodeURL(part) else { throw JWTRefusal(.malformed, "the header is not base64url") }
         let header: JOSEHeader
         do {
             header = try JSONDecoder().decode(JOSEHeader.self, from: Data(json))

@@ -1,4 +1,5 @@
 import COpenSSL
+import ChecklistWire
 
 /// One key of a JWK Set (RFC 7517 section 4, RFC 7518 section 6, RFC 8037
 /// section 2): its members as strings, turned into a `VerificationKey`.
@@ -49,7 +50,7 @@ struct JSONWebKey: Decodable {
 
     private func member(_ value: String?, _ member: String) throws(KeySetError) -> [UInt8] {
         guard let value else { throw KeySetError("key \(name): no \(member)") }
-        guard let bytes = Base64URL.decode(value), !bytes.isEmpty else {
+        guard let bytes = Base64.decodeURL(value), !bytes.isEmpty else {
             throw KeySetError("key \(name): \(member) is not base64url")
         }
         return bytes

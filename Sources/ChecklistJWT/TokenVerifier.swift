@@ -1,3 +1,4 @@
+import ChecklistWire
 import Synchronization
 
 /// Verifies signed tokens (JWT, RFC 7519, in JWS compact form, RFC 7515)
@@ -88,8 +89,8 @@ public final class TokenVerifier: Sendable {
         guard header.alg == key.algorithm.rawValue else {
             throw JWTRefusal(.algMismatch, "alg \(header.alg), but key '\(kid)' is \(key.algorithm.rawValue)")
         }
-        guard let signature = Base64URL.decode(parts[2]) else { throw JWTRefusal(.malformed, "the signature is not base64url") }
-        guard Base64URL.decode(parts[1]) != nil else { throw JWTRefusal(.malformed, "the payload is not base64url") }
+        guard let signature = Base64.decodeURL(parts[2]) else { throw JWTRefusal(.malformed, "the signature is not base64url") }
+        guard Base64.decodeURL(parts[1]) != nil else { throw JWTRefusal(.malformed, "the payload is not base64url") }
         // The signing input is the first two parts with the dot between them.
         let signed = bytes[..<parts[1].endIndex]
         guard key.verifies(signature, of: signed) else { throw JWTRefusal(.badSignature, "the signature does not verify with key '\(kid)'") }

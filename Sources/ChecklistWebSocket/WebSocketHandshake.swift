@@ -1,3 +1,5 @@
+import ChecklistWire
+
 /// The server's side of the opening handshake (RFC 6455 section 4.2):
 /// checks an upgrade request and makes the `101 Switching Protocols`
 /// answer, or says which status refuses it (Protocol/WEBSOCKET.md). Pure.
@@ -55,7 +57,7 @@ public enum WebSocketHandshake {
             throw refuse(426, "Sec-WebSocket-Version: 13 is required", "Sec-WebSocket-Version: 13\r\n")
         }
         guard head.fieldCount("sec-websocket-key") == 1, let key = head.field("sec-websocket-key"),
-              WebSocketAcceptKey.decodeBase64(key)?.count == 16 else {
+              Base64.decode(key)?.count == 16 else {
             throw refuse(400, "Sec-WebSocket-Key must be 16 bytes in base64")
         }
         guard origins.allows(origin: head.field("origin"), host: head.field("host")) else {

@@ -1,7 +1,8 @@
-/// Base64 with the standard alphabet and `=` padding (RFC 4648 section 4),
-/// for binary carried in text: the changes in a commit notice's payload,
-/// which PostgreSQL takes as text, and the web assets built into the
-/// server. Pure: no I/O.
+/// Base64 (RFC 4648): the standard alphabet with `=` padding (section 4)
+/// for binary carried in text (the changes in a commit notice's payload,
+/// which PostgreSQL takes as text; the web assets built into the server;
+/// WebSocket keys), and base64url without padding (section 5) for signed
+/// tokens and keys (RFC 7515 section 2). Pure: no I/O.
 package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
@@ -9,6 +10,16 @@ package enum Base64 {
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 255, count: 256)
         for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }()
+
+    /// The value of each base64url alphabet byte (`-` and `_` for `+` and `/`; 255: not in it).
+    private static let urlValues: [UInt8] = {
+        var table = values
+        table[Int(UInt8(ascii: "+"))] = 255
+        table[Int(UInt8(ascii: "/"))] = 255
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
         return table
     }()
 
@@ -62,4 +73,38 @@ package enum Base64 {
         }
         return out
     }
+
+    /// The bytes of the padded base64 string `text`, or nil.
+    package static func decode(_ text: String) -> [UInt8]? {
+        Array(text.utf8).withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// The bytes base64url `text` encodes (no padding), or nil unless it is
+    /// canonical: a byte outside the alphabet, padding, a length of 1
+    /// modulo 4 or non-zero trailing bits are refused, so every value has
+    /// exactly one encoding.
+    package static func decodeURL<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
+        guard text.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text {
+            let value = urlValues[Int(byte)]
+            guard value != 255 else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        // The bits left over must be zero (RFC 4648 section 3.5).
+        guard accumulator == 0 else { return nil }
+        return out
+    }
+
+    /// The bytes of the base64url string `text`, or nil.
+    package static func decodeURL(_ text: String) -> [UInt8]? { decodeURL(Array(text.utf8)) }
 }

@@ -1,4 +1,5 @@
 import ChecklistWebSocket
+import ChecklistWire
 import Testing
 
 @Suite struct WebSocketCodecTests {
@@ -9,12 +10,12 @@ import Testing
     @Test(arguments: [0, 1, 2, 3, 4, 16, 20])
     func base64RoundTrip(count: Int) {
         let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 * 37 + 5) }
-        #expect(WebSocketAcceptKey.decodeBase64(WebSocketAcceptKey.base64(bytes)) == bytes)
+        #expect(Base64.decode(Base64.encode(bytes)) == bytes)
     }
 
     @Test func base64RefusesGarbage() {
-        #expect(WebSocketAcceptKey.decodeBase64("abc") == nil)
-        #expect(WebSocketAcceptKey.decodeBase64("a!c=") == nil)
+        #expect(Base64.decode("abc") == nil)
+        #expect(Base64.decode("a!c=") == nil)
     }
 
     /// A 64-bit length both ways, payload streamed through reads of 4 KiB.
