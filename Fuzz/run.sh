@@ -51,7 +51,8 @@ link snapshot-reader Fuzz/SnapshotReader/*.swift "$MODULES/ChecklistModel.o" "$M
     "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o"
 link app-files Fuzz/AppFiles/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
     "$MODULES/ChecklistThreads.o" "$MODULES/ChecklistSnapshot.o" "$MODULES/ChecklistTransfer.o"
-link websocket Fuzz/WebSocket/main.swift "$MODULES/ChecklistWebSocket.o" -lssl -lcrypto
+link websocket Fuzz/WebSocket/main.swift "$MODULES/ChecklistModel.o" "$MODULES/ChecklistWire.o" \
+    "$MODULES/ChecklistWebSocket.o" -lssl -lcrypto
 
 # Seeds. Frames: every golden vector, prefixed with the byte that selects a
 # 4 MiB maxFrameBytes (65536 for the zlib bomb), plus one stream of all the

@@ -56,7 +56,9 @@ public enum Zlib {
         return try LibdeflateCodec.withInflated(input, limit: limit, body)
         #else
         let inflated = try ZlibLibraryCodec.decompress(input, limit: limit)
-        return try inflated.withUnsafeBytes { (raw) throws(ChecklistError) in try body(raw) }
+        // `withUnsafeBytes` only rethrows untyped; carry the typed error out in a Result.
+        let result = inflated.withUnsafeBytes { (raw) in Result { () throws(ChecklistError) in try body(raw) } }
+        return try result.get()
         #endif
     }
 
