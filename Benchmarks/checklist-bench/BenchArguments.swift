@@ -90,6 +90,7 @@ enum BenchCommand {
     static let top = CommandSpec(
         name: "checklist-bench", details: details,
         subcommands: [CodecScenario.spec, PagesScenario.spec, ScrollScenario.spec, LoadScenario.spec, SnapshotScenario.spec,
-                      RestartScenario.spec, HelloScenario.spec, RateScenario.spec, MemoryScenario.spec, FanoutScenario.spec, FailoverScenario.spec, CacheScenario.spec, WebSocketScenario.spec],
+                      RestartScenario.spec, HelloScenario.spec, RateScenario.spec, MemoryScenario.spec, FanoutScenario.spec, FailoverScenario.spec, CacheScenario.spec, WebSocketScenario.spec,
+                      PgbenchScenario.spec],
         subcommandNoun: "scenario")
 }

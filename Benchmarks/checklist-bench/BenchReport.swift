@@ -49,6 +49,15 @@ struct BenchReport {
         add(prefix.isEmpty ? "p999Ms" : "\(prefix)P999Ms", h.quantileMs(0.999))
     }
 
+    /// The number under `key`, if the report holds one.
+    func number(_ key: String) -> Double? {
+        switch fields.first(where: { $0.key == key })?.value {
+        case .int(let v)?: return Double(v)
+        case .double(let v)?: return v
+        default: return nil
+        }
+    }
+
     func print(json: Bool) {
         if json {
             Swift.print("{" + fields.map { "\"\($0.key)\": \($0.value.json)" }.joined(separator: ", ") + "}")

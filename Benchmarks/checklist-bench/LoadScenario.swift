@@ -109,6 +109,16 @@ enum LoadScenario {
     }
 
     static func run(_ args: BenchArguments) async throws {
+        let (report, examples) = try await measure(args)
+        report.print(json: args.flag("json"))
+        if !args.flag("json") {
+            for example in examples { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
+        }
+    }
+
+    /// Runs the load as `args` say and returns its report, with examples of
+    /// the errors it met (the `pgbench` scenario runs it between anchors).
+    static func measure(_ args: BenchArguments) async throws -> (BenchReport, examples: [String]) {
         let settings = try Settings(args)
         raiseFileDescriptorLimit()
         // A server of our own must admit every connection (and the set-up one).
@@ -128,10 +138,7 @@ enum LoadScenario {
             for list in lists { _ = try? await cleanup.deleteList(list) }
             await cleanup.close()
         }
-        report(settings, result, figures, target: target).print(json: args.flag("json"))
-        if !args.flag("json") {
-            for example in result.examples { FileHandle.standardError.write(Data("  e.g. \(example)\n".utf8)) }
-        }
+        return (report(settings, result, figures, target: target), result.examples)
     }
 
     /// Sets up the load lists with the client library and plans the run.

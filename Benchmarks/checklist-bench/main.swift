@@ -18,6 +18,7 @@ do {
     case "fanout": try await FanoutScenario.run(arguments)
     case "load": try await LoadScenario.run(arguments)
     case "failover": try await FailoverScenario.run(arguments)
+    case "pgbench": try await PgbenchScenario.run(arguments)
     case "snapshot": try await SnapshotScenario.run(arguments)
     default: fatalError("the parser accepted scenario \(parsed.subcommand?.name ?? "none") but nothing runs it")
     }

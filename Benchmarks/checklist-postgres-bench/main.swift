@@ -100,11 +100,7 @@ for threads in Set([1, SnapshotReader.defaultInflateThreads]).sorted() {
 
 if let cluster, options.pgbenchSeconds > 0 {
     let database = "pgbench_anchor"
-    _ = try cluster.createDatabase(database)
-    let initialise = try cluster.runClient("pgbench", ["-i", "-q", "-s", "10", database])
-    guard initialise.status == 0 else { fatalError("pgbench -i failed: \(initialise.stderr)") }
-    let run = try cluster.runClient("pgbench", ["-N", "-c", "50", "-j", "2", "-T", String(options.pgbenchSeconds), database],
-                                    timeout: .seconds(options.pgbenchSeconds + 120))
-    let tps = run.stdout.split(separator: "\n").first { $0.hasPrefix("tps") } ?? "no tps line: \(run.stdout) \(run.stderr)"
-    print("pgbench -N -c 50 -j 2 -T \(options.pgbenchSeconds) (scale 10, same cluster): \(tps)")
+    try cluster.pgbenchInitialise(database: database)
+    let tps = try cluster.pgbenchTPS(database: database, clients: 50, seconds: options.pgbenchSeconds)
+    print("pgbench -N -c 50 -j 2 -T \(options.pgbenchSeconds) (scale 10, same cluster): tps = \(String(format: "%.1f", tps))")
 }

@@ -168,7 +168,7 @@ public final class PostgresCluster: Sendable {
         return try ProcessRunner.run(executable: command.0, arguments: command.1, timeout: .seconds(120))
     }
 
-    private static func check(_ result: ProcessRunner.Result, _ what: String) throws {
+    static func check(_ result: ProcessRunner.Result, _ what: String) throws {
         guard result.status == 0 else {
             throw ChildProcessError("\(what) exited with \(result.exitStatus): \(result.stdout)\(result.stderr)")
         }
