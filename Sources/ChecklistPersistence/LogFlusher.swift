@@ -59,7 +59,7 @@ struct LogFlusher: Sendable {
     /// whether it had to sleep.
     private func waitForWork(lastSync: UInt64) -> Bool {
         let policy = options.policy
-        let highWater = options.maxBufferedBytes / 2
+        let writeBehind = options.writeBehind
         let deadline: UInt64? = policy == .everysec
             ? shared.lock.withLock { s in
                 (!s.hasPending && s.written == s.durable) ? nil : lastSync + options.everysecIntervalNanoseconds
@@ -69,7 +69,7 @@ struct LogFlusher: Sendable {
         shared.lock.withLock(waitingOn: .work, until: { s in
             // Sleeping without a deadline (.everysec with nothing
             // unsynced), the first append starts the clock.
-            let ready = s.flusherHasWork(policy: policy, highWater: highWater)
+            let ready = s.flusherHasWork(policy: policy, writeBehind: writeBehind)
                 || (deadline == nil && s.hasPending)
             s.flusherIdle = !ready
             s.flusherSleepsIndefinitely = !ready && deadline == nil

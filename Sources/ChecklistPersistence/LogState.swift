@@ -41,11 +41,11 @@ struct LogState {
     var hasPending: Bool { !pending.bytes.isEmpty || !deferred.isEmpty }
 
     /// Whether the flusher has something to do right now.
-    func flusherHasWork(policy: FsyncPolicy, highWater: Int) -> Bool {
+    func flusherHasWork(policy: FsyncPolicy, writeBehind: Int) -> Bool {
         if failure != nil || closing || syncRequested > durable { return true }
         switch policy {
         case .always, .no: return hasPending
-        case .everysec: return pending.count >= highWater
+        case .everysec: return pending.count >= writeBehind
         }
     }
 }

@@ -25,6 +25,12 @@ public final class WriteAheadLog: Sendable {
         /// Most encoded bytes buffered ahead of the flusher; `append` waits
         /// for the disk beyond it (backpressure, bounded memory).
         public var maxBufferedBytes: Int
+        /// Under `.everysec`, the flusher writes (without an fsync) once this
+        /// many bytes are buffered, at most half of `maxBufferedBytes`: the
+        /// buffers it swaps with the appenders stay small, warm in the cache
+        /// and kept, instead of growing to a second's worth of records and
+        /// being given back and touched anew every second.
+        public var writeBehindBytes: Int
         /// `.everysec`'s period, in nanoseconds.
         public var everysecIntervalNanoseconds: UInt64
         /// Called on the flusher thread, in LSN order, after every fsync that
@@ -38,18 +44,23 @@ public final class WriteAheadLog: Sendable {
         public var syncFile: @Sendable (Int32) -> Int32
 
         public init(policy: FsyncPolicy = .everysec, segmentBytes: Int = 64 << 20,
-                    maxBufferedBytes: Int = 16 << 20, everysecIntervalNanoseconds: UInt64 = 1_000_000_000,
+                    maxBufferedBytes: Int = 16 << 20, writeBehindBytes: Int = 256 << 10,
+                    everysecIntervalNanoseconds: UInt64 = 1_000_000_000,
                     onDurable: (@Sendable (LSN) -> Void)? = nil,
                     onFailure: (@Sendable (PersistenceError) -> Void)? = nil,
                     syncFile: @escaping @Sendable (Int32) -> Int32 = { fd in Glibc.fsync(fd) == 0 ? 0 : errno }) {
             self.policy = policy
             self.segmentBytes = segmentBytes
             self.maxBufferedBytes = maxBufferedBytes
+            self.writeBehindBytes = writeBehindBytes
             self.everysecIntervalNanoseconds = everysecIntervalNanoseconds
             self.onDurable = onDurable
             self.onFailure = onFailure
             self.syncFile = syncFile
         }
+
+        /// Buffered bytes that have the flusher write under `.everysec`.
+        var writeBehind: Int { max(1, min(writeBehindBytes, maxBufferedBytes / 2)) }
     }
 
     /// The directory holding the segments.
@@ -166,7 +177,7 @@ public final class WriteAheadLog: Sendable {
             let wake: Bool
             switch policy {
             case .always, .no: wake = s.flusherIdle
-            case .everysec: wake = s.flusherIdle && (s.flusherSleepsIndefinitely || s.pending.count >= limit / 2)
+            case .everysec: wake = s.flusherIdle && (s.flusherSleepsIndefinitely || s.pending.count >= options.writeBehind)
             }
             if wake { s.flusherIdle = false }
             return (lsn, wake)

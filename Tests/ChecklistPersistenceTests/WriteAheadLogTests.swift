@@ -249,6 +249,32 @@ import Testing
         try log.close()
     }
 
+    /// Under `.everysec`, once `writeBehindBytes` are buffered the flusher
+    /// writes them out long before the interval, without an fsync: the
+    /// buffers stay small, and durability still waits for the clock.
+    @Test func everysecWritesBehindWithoutFsyncBeforeItsInterval() throws {
+        let dir = TempDirectory("wal-write-behind")
+        defer { dir.remove() }
+        let fsyncs = Counter()
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(
+            policy: .everysec, writeBehindBytes: 1024, everysecIntervalNanoseconds: 3_600_000_000_000,
+            syncFile: { fd in
+                fsyncs.increment()
+                return Glibc.fsync(fd) == 0 ? 0 : errno
+            }))
+        let history = randomHistory(count: 400, store: FakeStore())
+        for change in history { try log.append(change) }
+        let segment = LogSegments.path(in: dir.path, firstLSN: 1)
+        // No event says "written" without an fsync: poll the file itself, bounded.
+        let deadline = Date().addingTimeInterval(10)
+        while readFile(segment).count <= LogRecordFormat.segmentHeaderBytes + 1024 && Date() < deadline { sched_yield() }
+        #expect(readFile(segment).count > LogRecordFormat.segmentHeaderBytes + 1024)
+        #expect(fsyncs.count == 1) // only the segment header: the hour has not passed
+        #expect(log.durableLSN == 0)
+        try log.close()
+        #expect(try recover(dir).changes == history)
+    }
+
     @Test func boundedBufferAppliesBackpressure() throws {
         let dir = TempDirectory("wal-bp")
         defer { dir.remove() }
