@@ -17,7 +17,7 @@ func snapshot(lists: [(SnapshotList, [Item])]) throws -> [UInt8] {
     let header = SnapshotHeader(createdAt: 1_714_554_000, source: "snapshot-seeds", listCount: UInt64(lists.count),
                                 itemCount: UInt64(lists.reduce(0) { $0 + $1.1.count }), startLSN: 42,
                                 nextListID: ListID(UInt64(lists.count) + 1))
-    let writer = try SnapshotWriter(header: header) { (chunk) throws(PersistenceError) in file.append(contentsOf: chunk) }
+    let writer = try SnapshotWriter(header: header) { (chunk) throws(SnapshotError) in file.append(contentsOf: chunk) }
     for (list, items) in lists {
         try writer.writeList(list)
         for item in items { try writer.writeItem(item) }

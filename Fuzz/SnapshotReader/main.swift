@@ -14,7 +14,7 @@ import Glibc
 //         harness gzips first, so mutations reach the record decoder
 //         instead of dying at the gzip checksum.
 // Small limits keep each run cheap; a snapshot must fail with a
-// PersistenceError or read to its verified trailer, never trap, hang or
+// SnapshotError or read to its verified trailer, never trap, hang or
 // grow without bound.
 
 /// With SNAPSHOT_FUZZ_WRITE_SEEDS=DIR, writes the seed corpus and exits.
@@ -41,7 +41,7 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let chunk = [1, 7, 512, 65536][Int(mode >> 1) % 4]
     var offset = 0
     do {
-        let reader = try SnapshotReader(name: "fuzz", limits: limits) { (buffer) throws(PersistenceError) -> Int in
+        let reader = try SnapshotReader(name: "fuzz", limits: limits) { (buffer) throws(SnapshotError) -> Int in
             let n = min(buffer.count, chunk, file.count - offset)
             guard n > 0 else { return 0 }
             file.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }

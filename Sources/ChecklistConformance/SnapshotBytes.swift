@@ -63,6 +63,6 @@ public struct SnapshotBytes: Sendable {
 
     /// `input` gzipped (RFC 1952), at the smallest size; empty if zlib fails.
     public static func gzip(_ input: [UInt8]) -> [UInt8] {
-        (try? input.withUnsafeBytes { (raw) throws(PersistenceError) in try Gzip.compress(raw, level: 9) }) ?? []
+        (try? input.withUnsafeBytes { (raw) throws(SnapshotError) in try Gzip.compress(raw, level: 9) }) ?? []
     }
 }

@@ -26,15 +26,15 @@ public final class DataDirectory: Sendable {
     /// `LOCKED` naming the holder's pid when another process has it.
     public init(path: String) throws(PersistenceError) {
         self.path = path
-        try POSIXFile.makeDirectories(path)
+        try DirectoryFiles.makeDirectories(path)
         let lockPath = path + "/LOCK"
-        let fd = try POSIXFile.open(lockPath, O_RDWR | O_CREAT)
+        let fd = try DirectoryFiles.open(lockPath, O_RDWR | O_CREAT)
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             var holder = [UInt8](repeating: 0, count: 32)
             let n = holder.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
             Glibc.close(fd)
-            guard code == EWOULDBLOCK else { throw POSIXFile.error("flock", lockPath, code) }
+            guard code == EWOULDBLOCK else { throw DirectoryFiles.error("flock", lockPath, code) }
             let pid = n > 0 ? String(decoding: holder[0..<n], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "?" : "?"
             throw PersistenceError(.locked, "data directory \(path) is in use by another process (pid \(pid)); stop it first", file: lockPath)
         }
@@ -61,7 +61,7 @@ public final class DataDirectory: Sendable {
 
     /// The snapshots in the directory, oldest (lowest start LSN) first.
     public func snapshots() throws(PersistenceError) -> [SnapshotFile] {
-        try POSIXFile.listDirectory(path).compactMap { name in
+        try DirectoryFiles.listDirectory(path).compactMap { name in
             parseHexName(name, prefix: "snapshot-", suffix: ".ckss.gz").map { SnapshotFile(path: path + "/" + name, startLSN: $0) }
         }.sorted { $0.startLSN < $1.startLSN }
     }
@@ -74,7 +74,9 @@ public final class DataDirectory: Sendable {
     /// `body` writes the lists and items; `endLSN` is read after it. When
     /// `log` is given, the snapshot is published only once the log is
     /// durable up to `endLSN`, so recovery never sees a snapshot holding
-    /// changes the log lost. A failure leaves no snapshot behind.
+    /// changes the log lost. A failure leaves no snapshot behind; the
+    /// writer's `SnapshotError`s come out as `PersistenceError(.snapshot)`,
+    /// `body`'s other errors as they are.
     @discardableResult
     public func writeSnapshot(header: SnapshotHeader, options: SnapshotWriter.Options = .init(),
                               log: WriteAheadLog? = nil, endLSN: () -> LSN,
@@ -82,16 +84,18 @@ public final class DataDirectory: Sendable {
         let final = snapshotPath(startLSN: header.startLSN)
         let temporary = final + ".tmp"
         do {
-            let writer = try SnapshotWriter(path: temporary, header: header, options: options)
-            try body(writer)
-            let end = endLSN()
-            let summary = try writer.finish(endLSN: end)
+            let (summary, end) = try PersistenceError.wrappingSnapshotErrors {
+                let writer = try SnapshotWriter(path: temporary, header: header, options: options)
+                try body(writer)
+                let end = endLSN()
+                return (try writer.finish(endLSN: end), end)
+            }
             try log?.waitDurable(end)
-            try POSIXFile.rename(temporary, final)
-            try POSIXFile.fsyncDirectory(path)
+            try DirectoryFiles.rename(temporary, final)
+            try DirectoryFiles.fsyncDirectory(path)
             return (SnapshotFile(path: final, startLSN: header.startLSN), summary)
         } catch {
-            try? POSIXFile.unlink(temporary)
+            try? DirectoryFiles.unlink(temporary)
             throw error
         }
     }
@@ -109,8 +113,8 @@ public final class DataDirectory: Sendable {
         let all = try snapshots()
         guard let oldestKept = all.suffix(keepSnapshots).first else { return (0, 0) }
         let doomed = all.dropLast(keepSnapshots)
-        for file in doomed { try POSIXFile.unlink(file.path) }
-        if !doomed.isEmpty { try POSIXFile.fsyncDirectory(path) }
+        for file in doomed { try DirectoryFiles.unlink(file.path) }
+        if !doomed.isEmpty { try DirectoryFiles.fsyncDirectory(path) }
         let segments: Int
         if let log {
             segments = try log.removeSegments(before: oldestKept.startLSN + 1)
@@ -122,8 +126,8 @@ public final class DataDirectory: Sendable {
 
     /// Deletes temporary files left by a crash during a snapshot write.
     func removeTemporaryFiles() throws(PersistenceError) {
-        for name in try POSIXFile.listDirectory(path) where name.hasPrefix("snapshot-") && name.hasSuffix(".tmp") {
-            try POSIXFile.unlink(path + "/" + name)
+        for name in try DirectoryFiles.listDirectory(path) where name.hasPrefix("snapshot-") && name.hasSuffix(".tmp") {
+            try DirectoryFiles.unlink(path + "/" + name)
         }
     }
 }

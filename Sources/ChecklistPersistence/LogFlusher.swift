@@ -156,26 +156,26 @@ struct LogFlusher: Sendable {
                                 scratch: inout WireWriter) throws(PersistenceError) {
         var from = 0
         for record in deferred {
-            try POSIXFile.writeAll(fd, batch.bytes, from..<record.offset, path: segmentPath)
+            try DirectoryFiles.writeAll(fd, batch.bytes, from..<record.offset, path: segmentPath)
             // Streamed in pieces: a 10M-item import never becomes one buffer.
             var failure: PersistenceError?
             let (fd, path) = (fd, segmentPath)
             LogRecordFormat.streamRecord(lsn: record.lsn, durable: record.durable, changes: record.changes,
                                          scratch: &scratch) { piece in
                 guard failure == nil else { return }
-                do throws(PersistenceError) { try POSIXFile.writeAll(fd, piece, path: path) } catch { failure = error }
+                do throws(PersistenceError) { try DirectoryFiles.writeAll(fd, piece, path: path) } catch { failure = error }
                 segmentBytes += piece.count
             }
             if let failure { throw failure }
             from = record.offset
         }
-        try POSIXFile.writeAll(fd, batch.bytes, from..<batch.count, path: segmentPath)
+        try DirectoryFiles.writeAll(fd, batch.bytes, from..<batch.count, path: segmentPath)
         segmentBytes += batch.count
     }
 
     private func sync() throws(PersistenceError) {
         let rc = options.syncFile(fd)
-        if rc != 0 { throw POSIXFile.error("fsync", segmentPath, rc) }
+        if rc != 0 { throw DirectoryFiles.error("fsync", segmentPath, rc) }
     }
 
     /// Fsyncs and closes the active segment (so that every segment but the

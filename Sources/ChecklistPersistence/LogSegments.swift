@@ -7,7 +7,7 @@ import Glibc
 public enum LogSegments {
     /// The first LSNs of the segment files in `directory`, ascending.
     public static func list(in directory: String) throws(PersistenceError) -> [LSN] {
-        try POSIXFile.listDirectory(directory).compactMap(LogRecordFormat.firstLSN(ofSegmentName:)).sorted()
+        try DirectoryFiles.listDirectory(directory).compactMap(LogRecordFormat.firstLSN(ofSegmentName:)).sorted()
     }
 
     /// The path of the segment starting at `firstLSN`.
@@ -23,8 +23,8 @@ public enum LogSegments {
         while count + 1 < segments.count && segments[count + 1] <= lsn { count += 1 }
         let doomed = Array(segments[..<count])
         guard !doomed.isEmpty else { return [] }
-        for first in doomed { try POSIXFile.unlink(path(in: directory, firstLSN: first)) }
-        try POSIXFile.fsyncDirectory(directory)
+        for first in doomed { try DirectoryFiles.unlink(path(in: directory, firstLSN: first)) }
+        try DirectoryFiles.fsyncDirectory(directory)
         return doomed
     }
 
@@ -35,19 +35,19 @@ public enum LogSegments {
     static func create(in directory: String, firstLSN: LSN,
                        syncFile: @Sendable (Int32) -> Int32) throws(PersistenceError) -> Int32 {
         let path = path(in: directory, firstLSN: firstLSN)
-        let fd = try POSIXFile.open(path, O_WRONLY | O_CREAT | O_APPEND)
+        let fd = try DirectoryFiles.open(path, O_WRONLY | O_CREAT | O_APPEND)
         do throws(PersistenceError) {
-            let size = try POSIXFile.fileSize(fd, path: path)
+            let size = try DirectoryFiles.fileSize(fd, path: path)
             guard size <= UInt64(LogRecordFormat.segmentHeaderBytes) else {
                 throw PersistenceError(.misuse, "segment already holds records: run Recovery before opening the log", file: path)
             }
-            if ftruncate(fd, 0) != 0 { throw POSIXFile.error("ftruncate", path) }
+            if ftruncate(fd, 0) != 0 { throw DirectoryFiles.error("ftruncate", path) }
             var w = WireWriter(capacity: LogRecordFormat.segmentHeaderBytes)
             LogRecordFormat.writeSegmentHeader(firstLSN: firstLSN, into: &w)
-            try POSIXFile.writeAll(fd, w.bytes, path: path)
+            try DirectoryFiles.writeAll(fd, w.bytes, path: path)
             let rc = syncFile(fd)
-            if rc != 0 { throw POSIXFile.error("fsync", path, rc) }
-            try POSIXFile.fsyncDirectory(directory)
+            if rc != 0 { throw DirectoryFiles.error("fsync", path, rc) }
+            try DirectoryFiles.fsyncDirectory(directory)
             return fd
         } catch {
             Glibc.close(fd)

@@ -40,9 +40,11 @@ public enum Recovery {
     /// - A torn tail of the last segment (a crash mid-write) is cut off, the
     ///   file truncated and fsynced, and reported in `tornTail`.
     /// - A damaged record anywhere else, a damaged snapshot, or a log that
-    ///   misses records throws (`CORRUPT_LOG`, `CORRUPT_SNAPSHOT`, ...,
-    ///   `LOG_GAP`) naming file and offset: nothing is loaded silently. The
-    ///   sink may then hold a partial state; discard it.
+    ///   misses records throws a `PersistenceError` (`CORRUPT_LOG`,
+    ///   `LOG_GAP`; a snapshot's `CORRUPT_SNAPSHOT`, ... as `.snapshot`)
+    ///   naming file and offset: nothing is loaded silently. The sink's and
+    ///   `replay`'s own errors come out as they are. The sink may then hold
+    ///   a partial state; discard it.
     public static func run(directory: DataDirectory, limits: SnapshotLimits = .default,
                            sink: some SnapshotRestoreSink,
                            replay: (Change) throws -> Void) throws -> RecoveryReport {
@@ -51,13 +53,15 @@ public enum Recovery {
         var began = monotonicNanoseconds()
         var startLSN: LSN = 0
         if let newest = try directory.snapshots().last {
-            let reader = try SnapshotReader(path: newest.path, limits: limits, rowBuilding: sink.rowBuilding)
-            guard reader.header.startLSN == newest.startLSN else {
-                throw PersistenceError(.corruptSnapshot, "header says start LSN \(reader.header.startLSN), the file name says \(newest.startLSN)",
-                                       file: newest.path, offset: 0)
+            let (reader, trailer, counting) = try PersistenceError.wrappingSnapshotErrors {
+                let reader = try SnapshotReader(path: newest.path, limits: limits, rowBuilding: sink.rowBuilding)
+                guard reader.header.startLSN == newest.startLSN else {
+                    throw SnapshotError(.corruptSnapshot, "header says start LSN \(reader.header.startLSN), the file name says \(newest.startLSN)",
+                                        file: newest.path, offset: 0)
+                }
+                let counting = CountingSink(inner: sink)
+                return (reader, try reader.readAll(into: counting), counting)
             }
-            let counting = CountingSink(inner: sink)
-            let trailer = try reader.readAll(into: counting)
             report.snapshot = newest
             report.snapshotHeader = reader.header
             report.snapshotTrailer = trailer
@@ -104,7 +108,7 @@ public enum Recovery {
                 throw PersistenceError(.corruptLog, "segment starts at LSN \(first), but the previous one ends at LSN \(lastSeen)", file: path, offset: 0)
             }
             // Mapped only while scanning: unmapped before any truncation.
-            let result = try MappedFile(path: path).withBytes { bytes in
+            let result = try MappedFile(path: path, failure: PersistenceError.self).withBytes { bytes in
                 try LogSegmentScanner.scan(bytes, file: path, nameLSN: first, isLast: isLast, skipThrough: startLSN) { lsn, change in
                     try replay(change)
                     // The changes of a group share their record's LSN.
@@ -121,10 +125,10 @@ public enum Recovery {
             if let torn = result.tornTail {
                 report.tornTail = torn
                 if torn.offset == 0 {
-                    try POSIXFile.unlink(path)
-                    try POSIXFile.fsyncDirectory(directory)
+                    try DirectoryFiles.unlink(path)
+                    try DirectoryFiles.fsyncDirectory(directory)
                 } else {
-                    try POSIXFile.truncate(path, to: torn.offset)
+                    try DirectoryFiles.truncate(path, to: torn.offset)
                 }
             }
         }

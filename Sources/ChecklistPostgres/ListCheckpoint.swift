@@ -19,26 +19,26 @@ public final class ListCheckpointBuilder {
 
     /// Starts the checkpoint of `list` (its revision is the checkpoint's).
     /// One compression thread: a checkpoint is written beside a serving node.
-    public init(list: SnapshotList, createdAt: Int64 = 0) throws(PersistenceError) {
+    public init(list: SnapshotList, createdAt: Int64 = 0) throws(SnapshotError) {
         self.list = list
         let sink = PartSink()
         self.sink = sink
         let header = SnapshotHeader(createdAt: createdAt, source: "checklistd checkpoint", listCount: 1,
                                     itemCount: list.itemCount, startLSN: 0, nextListID: ListID(list.id.rawValue + 1))
-        writer = try SnapshotWriter(header: header, options: .init(level: 1, compressionThreads: 1)) { chunk throws(PersistenceError) in
+        writer = try SnapshotWriter(header: header, options: .init(level: 1, compressionThreads: 1)) { chunk throws(SnapshotError) in
             sink.append(chunk)
         }
         try writer.writeList(list)
     }
 
     /// Appends the list's next item.
-    public func append(_ item: Item) throws(PersistenceError) {
+    public func append(_ item: Item) throws(SnapshotError) {
         try writer.writeItem(item)
         if !item.checked { uncheckedCount += 1 }
     }
 
     /// Ends the snapshot and returns its parts, in order.
-    public func finish() throws(PersistenceError) -> [[UInt8]] {
+    public func finish() throws(SnapshotError) -> [[UInt8]] {
         try writer.finish(endLSN: 0)
         return sink.finish()
     }

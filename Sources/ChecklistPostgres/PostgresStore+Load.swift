@@ -106,13 +106,13 @@ extension PostgresStore {
             do {
                 let reader = try SnapshotReader(path: staged.path, inflateThreads: inflateThreads)
                 return (try reader.readAll(into: sink), staged.count)
-            } catch var error as PersistenceError {
+            } catch var error as SnapshotError {
                 error.file = "checkpoint of list \(id)"  // as the streamed read names it, not the staging file
                 throw error
             }
         }
         let cursor = PartCursor(parts)
-        let reader = try SnapshotReader(name: "checkpoint of list \(id)") { buffer throws(PersistenceError) in cursor.read(into: buffer) }
+        let reader = try SnapshotReader(name: "checkpoint of list \(id)") { buffer throws(SnapshotError) in cursor.read(into: buffer) }
         return (try reader.readAll(into: sink), cursor.total)
     }
 

@@ -10,13 +10,13 @@ import Glibc
 /// gzip file (RFC 1952 section 2.2). At most `threads + 1` blocks are in
 /// flight, so memory stays bounded.
 final class BlockCompressor {
-    private let output: (UnsafeRawBufferPointer) throws(PersistenceError) -> Void
+    private let output: (UnsafeRawBufferPointer) throws(SnapshotError) -> Void
     private let single: GzipDeflater?
     private let pool: CompressionPool?
     private var emitted: UInt64 = 0
 
     init(level: Int32, threads: Int, blockBytes: Int,
-         output: @escaping (UnsafeRawBufferPointer) throws(PersistenceError) -> Void) throws(PersistenceError) {
+         output: @escaping (UnsafeRawBufferPointer) throws(SnapshotError) -> Void) throws(SnapshotError) {
         self.output = output
         if threads <= 1 {
             single = try GzipDeflater(level: level)
@@ -33,11 +33,11 @@ final class BlockCompressor {
     var compressedBytes: UInt64 { emitted }
 
     /// Compresses `block`; `last` ends the stream.
-    func compress(_ block: [UInt8], last: Bool) throws(PersistenceError) {
+    func compress(_ block: [UInt8], last: Bool) throws(SnapshotError) {
         if let single {
             let result = block.withUnsafeBytes { raw in
-                Result { () throws(PersistenceError) in
-                    try single.compress(raw, finish: last) { (chunk) throws(PersistenceError) in
+                Result { () throws(SnapshotError) in
+                    try single.compress(raw, finish: last) { (chunk) throws(SnapshotError) in
                         try output(chunk)
                         emitted += UInt64(chunk.count)
                     }
@@ -56,9 +56,9 @@ final class BlockCompressor {
         if last { try emit(pool.drain()) }
     }
 
-    private func emit(_ members: [[UInt8]]) throws(PersistenceError) {
+    private func emit(_ members: [[UInt8]]) throws(SnapshotError) {
         for member in members {
-            let result = member.withUnsafeBytes { raw in Result { () throws(PersistenceError) in try output(raw) } }
+            let result = member.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try output(raw) } }
             try result.get()
             emitted += UInt64(member.count)
         }
@@ -72,7 +72,7 @@ final class CompressionPool: Sendable {
         var results: [Int: [UInt8]] = [:]
         var submitted = 0
         var nextToEmit = 0
-        var failure: PersistenceError?
+        var failure: SnapshotError?
         var closing = false
     }
 
@@ -97,10 +97,10 @@ final class CompressionPool: Sendable {
     /// emitted, and returns the members that are ready, in order. Waits
     /// until there is room or a member to emit; the caller emits the members
     /// and, if the block was not accepted, calls again.
-    func submit(_ block: [UInt8]) throws(PersistenceError) -> (accepted: Bool, ready: [[UInt8]]) {
+    func submit(_ block: [UInt8]) throws(SnapshotError) -> (accepted: Bool, ready: [[UInt8]]) {
         let result = try lock.withLock(waitingOn: .progress, until: { s in
             s.submitted - s.nextToEmit < maxInFlight || s.results[s.nextToEmit] != nil || s.failure != nil
-        }) { (s, _) throws(PersistenceError) -> (Bool, [[UInt8]]) in
+        }) { (s, _) throws(SnapshotError) -> (Bool, [[UInt8]]) in
             if let failure = s.failure { throw failure }
             let ready = Self.takeReady(&s)
             guard s.submitted - s.nextToEmit < maxInFlight else { return (false, ready) }
@@ -123,10 +123,10 @@ final class CompressionPool: Sendable {
 
     /// Waits until every submitted block is compressed and returns the
     /// members not yet emitted, in order.
-    func drain() throws(PersistenceError) -> [[UInt8]] {
+    func drain() throws(SnapshotError) -> [[UInt8]] {
         try lock.withLock(waitingOn: .progress, until: { s in
             s.nextToEmit + s.results.count == s.submitted || s.failure != nil
-        }) { (s, _) throws(PersistenceError) in
+        }) { (s, _) throws(SnapshotError) in
             if let failure = s.failure { throw failure }
             return Self.takeReady(&s)
         }
@@ -149,8 +149,8 @@ final class CompressionPool: Sendable {
             member.reserveCapacity(job.block.count / 2 + 1024)
             deflater.reset()
             let result = job.block.withUnsafeBytes { raw in
-                Result { () throws(PersistenceError) in
-                    try deflater.compress(raw, finish: true) { (chunk) throws(PersistenceError) in member.append(contentsOf: chunk) }
+                Result { () throws(SnapshotError) in
+                    try deflater.compress(raw, finish: true) { (chunk) throws(SnapshotError) in member.append(contentsOf: chunk) }
                 }
             }
             lock.withLock { s in

@@ -12,14 +12,14 @@ final class GzipDeflater {
     private(set) var totalOut: UInt64 = 0
 
     /// `level` 0 (store) ... 9 (smallest); 1 is fastest.
-    init(level: Int32, chunkBytes: Int = 64 * 1024) throws(PersistenceError) {
+    init(level: Int32, chunkBytes: Int = 64 * 1024) throws(SnapshotError) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         out = .allocate(byteCount: chunkBytes, alignment: 16)
         guard czlib_deflateInit2(stream, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK else {
             out.deallocate()
             stream.deallocate()
-            throw PersistenceError(.io, "zlib deflateInit2 failed (level \(level))")
+            throw SnapshotError(.io, "zlib deflateInit2 failed (level \(level))")
         }
     }
 
@@ -34,7 +34,7 @@ final class GzipDeflater {
     /// `finish`, ends the gzip member (trailer with CRC-32 and size) and
     /// emits the rest; the deflater can then be `reset()` for a new member.
     func compress(_ input: UnsafeRawBufferPointer, finish: Bool,
-                  emit: (UnsafeRawBufferPointer) throws(PersistenceError) -> Void) throws(PersistenceError) {
+                  emit: (UnsafeRawBufferPointer) throws(SnapshotError) -> Void) throws(SnapshotError) {
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
         defer { stream.pointee.next_in = nil; stream.pointee.avail_in = 0 }
@@ -47,7 +47,7 @@ final class GzipDeflater {
             stream.pointee.next_out = nil
             stream.pointee.avail_out = 0
             guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else {
-                throw PersistenceError(.io, "zlib deflate failed (\(rc))")
+                throw SnapshotError(.io, "zlib deflate failed (\(rc))")
             }
             if produced > 0 {
                 totalOut += UInt64(produced)

@@ -29,14 +29,14 @@ final class GzipInflater {
     /// Bytes produced so far.
     private(set) var totalOut: UInt64 = 0
 
-    init(inputBytes: Int = 64 * 1024) throws(PersistenceError) {
+    init(inputBytes: Int = 64 * 1024) throws(SnapshotError) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         input = .allocate(byteCount: inputBytes, alignment: 16)
         guard czlib_inflateInit2(stream, 31) == Z_OK else {
             input.deallocate()
             stream.deallocate()
-            throw PersistenceError(.io, "zlib inflateInit2 failed")
+            throw SnapshotError(.io, "zlib inflateInit2 failed")
         }
     }
 
@@ -78,7 +78,7 @@ final class GzipInflater {
     /// Inflates into `output` (not empty). `fail` builds the error for a
     /// corrupt or truncated stream from a message.
     func inflate(into output: UnsafeMutableRawBufferPointer,
-                 fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> Step {
+                 fail: (SnapshotError.Code, String) -> SnapshotError) throws(SnapshotError) -> Step {
         while true {
             if inStart == inEnd {
                 guard inputEnded else { return .needInput }
@@ -114,7 +114,7 @@ final class GzipInflater {
             case Z_OK, Z_BUF_ERROR:
                 break
             case Z_MEM_ERROR:
-                throw PersistenceError(.io, "zlib inflate is out of memory")
+                throw SnapshotError(.io, "zlib inflate is out of memory")
             default:
                 throw fail(.corruptSnapshot, "not a valid gzip stream: \(message)")
             }

@@ -36,7 +36,7 @@ final class InflateStream: @unchecked Sendable {
         var capped = false
         /// zlib refused the input at `consumed`: the code and message of
         /// the error to report once `block` was handed out.
-        var failure: (code: PersistenceError.Code, message: String)?
+        var failure: (code: SnapshotError.Code, message: String)?
     }
 
     /// Inflates `input` as `GzipInflater` does the same bytes: across member

@@ -1,14 +1,22 @@
 import Glibc
 
+/// The error a failed `POSIXFile` call becomes: each module names its own,
+/// `POSIXFile<SnapshotError>` for snapshot files, `POSIXFile<PersistenceError>`
+/// for the log and the data directory.
+package protocol POSIXFileFailure: Error {
+    /// The `.io` error of a failed call: `message` names the call and `errno`.
+    static func failedCall(_ message: String, file: String, errno: Int32) -> Self
+}
+
 /// Thin wrappers over the POSIX file calls of the snapshot and log modules. Every failure
-/// becomes a `PersistenceError(.io)` naming the call, the file and `errno`.
-package enum POSIXFile {
-    package static func error(_ call: String, _ path: String, _ code: Int32 = errno) -> PersistenceError {
-        PersistenceError(.io, "\(call) failed: \(String(cString: strerror(code))) (errno \(code))", file: path, errno: code)
+/// becomes `Failure`'s `.io` error naming the call, the file and `errno`.
+package enum POSIXFile<Failure: POSIXFileFailure> {
+    package static func error(_ call: String, _ path: String, _ code: Int32 = errno) -> Failure {
+        Failure.failedCall("\(call) failed: \(String(cString: strerror(code))) (errno \(code))", file: path, errno: code)
     }
 
     /// Opens `path`, retrying on EINTR. `O_CLOEXEC` is always added.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(PersistenceError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Failure) -> Int32 {
         while true {
             let fd = path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) }
             if fd >= 0 { return fd }
@@ -17,7 +25,7 @@ package enum POSIXFile {
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR.
-    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(PersistenceError) {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -28,9 +36,9 @@ package enum POSIXFile {
     }
 
     /// Writes all of `bytes[range]`.
-    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>? = nil, path: String) throws(PersistenceError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>? = nil, path: String) throws(Failure) {
         let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(PersistenceError) in
+            Result { () throws(Failure) in
                 try writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[range ?? 0..<raw.count]), path: path)
             }
         }
@@ -38,7 +46,7 @@ package enum POSIXFile {
     }
 
     /// Reads up to `buffer.count` bytes; 0 at end of file.
-    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(PersistenceError) -> Int {
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -46,35 +54,35 @@ package enum POSIXFile {
         }
     }
 
-    package static func fsync(_ fd: Int32, path: String) throws(PersistenceError) {
+    package static func fsync(_ fd: Int32, path: String) throws(Failure) {
         if Glibc.fsync(fd) != 0 { throw error("fsync", path) }
     }
 
     /// Makes the directory's entries (created, renamed, removed files) durable.
-    package static func fsyncDirectory(_ path: String) throws(PersistenceError) {
+    package static func fsyncDirectory(_ path: String) throws(Failure) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { Glibc.close(fd) }
         try fsync(fd, path: path)
     }
 
-    package static func truncate(_ path: String, to length: UInt64) throws(PersistenceError) {
+    package static func truncate(_ path: String, to length: UInt64) throws(Failure) {
         let fd = try open(path, O_WRONLY)
         defer { Glibc.close(fd) }
         if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
         try fsync(fd, path: path)
     }
 
-    package static func unlink(_ path: String) throws(PersistenceError) {
+    package static func unlink(_ path: String) throws(Failure) {
         if path.withCString({ Glibc.unlink($0) }) != 0 && errno != ENOENT { throw error("unlink", path) }
     }
 
-    package static func rename(_ from: String, _ to: String) throws(PersistenceError) {
+    package static func rename(_ from: String, _ to: String) throws(Failure) {
         let rc = from.withCString { f in to.withCString { t in Glibc.rename(f, t) } }
         if rc != 0 { throw error("rename to \(to)", from) }
     }
 
     /// Creates `path` (and missing parents) as directories.
-    package static func makeDirectories(_ path: String) throws(PersistenceError) {
+    package static func makeDirectories(_ path: String) throws(Failure) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for part in path.split(separator: "/") {
             prefix += part
@@ -86,7 +94,7 @@ package enum POSIXFile {
     }
 
     /// The names in a directory, without `.` and `..`.
-    package static func listDirectory(_ path: String) throws(PersistenceError) -> [String] {
+    package static func listDirectory(_ path: String) throws(Failure) -> [String] {
         guard let dir = path.withCString({ opendir($0) }) else { throw error("opendir", path) }
         defer { closedir(dir) }
         var names: [String] = []
@@ -99,7 +107,7 @@ package enum POSIXFile {
         return names
     }
 
-    package static func fileSize(_ fd: Int32, path: String) throws(PersistenceError) -> UInt64 {
+    package static func fileSize(_ fd: Int32, path: String) throws(Failure) -> UInt64 {
         var st = stat()
         if fstat(fd, &st) != 0 { throw error("fstat", path) }
         return UInt64(st.st_size)
@@ -116,18 +124,19 @@ package final class MappedFile {
     private let base: UnsafeMutableRawPointer?
     package let count: Int
 
-    package init(path: String) throws(PersistenceError) {
+    /// Maps `path`; a failed call throws `Failure`'s `.io` error.
+    package init<Failure: POSIXFileFailure>(path: String, failure: Failure.Type) throws(Failure) {
         self.path = path
-        let fd = try POSIXFile.open(path, O_RDONLY)
+        let fd = try POSIXFile<Failure>.open(path, O_RDONLY)
         defer { Glibc.close(fd) }
-        let size = try POSIXFile.fileSize(fd, path: path)
+        let size = try POSIXFile<Failure>.fileSize(fd, path: path)
         count = Int(size)
         if count == 0 {
             base = nil
             return
         }
         let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
-        guard let p, p != MAP_FAILED else { throw POSIXFile.error("mmap", path) }
+        guard let p, p != MAP_FAILED else { throw POSIXFile<Failure>.error("mmap", path) }
         madvise(p, count, MADV_SEQUENTIAL)
         base = p
     }

@@ -12,7 +12,7 @@ protocol InflatedSource: AnyObject {
     var totalOut: UInt64 { get }
     /// Writes the next uncompressed bytes into `output` (not empty).
     func inflate(into output: UnsafeMutableRawBufferPointer,
-                 fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step
+                 fail: (SnapshotError.Code, String) -> SnapshotError) throws(SnapshotError) -> GzipInflater.Step
     /// How many of the first bytes handed out the source checksummed
     /// itself (CRC-32), so that the reader need not: 0 for a plain stream.
     var checksummedBytes: UInt64 { get }
@@ -91,9 +91,9 @@ final class ParallelGzipInflater: InflatedSource {
     /// `contentCRC(upTo:)` must still answer for (the reader's window).
     /// `decodeStretch`: run by the worker on each stretch it inflated
     /// cleanly; its result is offered by `takeDecodedStretch`.
-    init(path: String, threads: Int, maxLookBack: Int = 0, decodeStretch: StretchDecoder? = nil) throws(PersistenceError) {
+    init(path: String, threads: Int, maxLookBack: Int = 0, decodeStretch: StretchDecoder? = nil) throws(SnapshotError) {
         checksum = InflatedContentChecksum(maxLookBack: maxLookBack)
-        file = try MappedFile(path: path)
+        file = try MappedFile(path: path, failure: SnapshotError.self)
         let starts = file.withBytes { Self.memberStarts(in: $0) }
         if starts.count < 2 || starts.first != 0 || threads < 2 {
             stretches = []
@@ -118,7 +118,7 @@ final class ParallelGzipInflater: InflatedSource {
     var totalOut: UInt64 { parallelOut + (serial?.totalOut ?? 0) }
 
     func inflate(into output: UnsafeMutableRawBufferPointer,
-                 fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step {
+                 fail: (SnapshotError.Code, String) -> SnapshotError) throws(SnapshotError) -> GzipInflater.Step {
         while true {
             if let serial { return try inflateSerially(serial, into: output, fail: fail) }
             let n = cursor.copy(into: output)
@@ -144,7 +144,7 @@ final class ParallelGzipInflater: InflatedSource {
 
     /// Takes the next stretch from the pool, or (it did not inflate
     /// cleanly) starts the stream there and returns nil.
-    private func takeStretch() throws(PersistenceError) -> InflatedBlock? {
+    private func takeStretch() throws(SnapshotError) -> InflatedBlock? {
         guard let pool else { return nil }
         guard let block = pool.take(nextStretch) else {
             pool.close()
@@ -162,14 +162,14 @@ final class ParallelGzipInflater: InflatedSource {
 
     func contentCRC(upTo offset: UInt64) -> UInt32? { checksum.crc(upTo: offset) }
 
-    private func startSerial(at offset: Int) throws(PersistenceError) {
+    private func startSerial(at offset: Int) throws(SnapshotError) {
         serial = try GzipInflater()
         serialStart = offset
         serialNext = offset
     }
 
     private func inflateSerially(_ serial: GzipInflater, into output: UnsafeMutableRawBufferPointer,
-                                 fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step {
+                                 fail: (SnapshotError.Code, String) -> SnapshotError) throws(SnapshotError) -> GzipInflater.Step {
         while true {
             let step = try serial.inflate(into: output, fail: fail)
             guard step == .needInput else { return step }

@@ -68,7 +68,7 @@ public final class ParallelStreamInflater: InflatedSource {
     private var firstDecodeFrom: Int?
     /// The error met by the last piece taken, reported once its content
     /// was handed out.
-    private var failure: (code: PersistenceError.Code, message: String)?
+    private var failure: (code: SnapshotError.Code, message: String)?
     private var inputEnded = false
     private var sawInput = false
     private(set) var totalIn: UInt64 = 0
@@ -114,7 +114,7 @@ public final class ParallelStreamInflater: InflatedSource {
     func contentCRC(upTo offset: UInt64) -> UInt32? { checksum.crc(upTo: offset) }
 
     func inflate(into output: UnsafeMutableRawBufferPointer,
-                 fail: (PersistenceError.Code, String) -> PersistenceError) throws(PersistenceError) -> GzipInflater.Step {
+                 fail: (SnapshotError.Code, String) -> SnapshotError) throws(SnapshotError) -> GzipInflater.Step {
         while true {
             let n = cursor.copy(into: output)
             if n > 0 {
@@ -122,7 +122,7 @@ public final class ParallelStreamInflater: InflatedSource {
                 return .produced(n)
             }
             if let failure {
-                throw failure.code == .io ? PersistenceError(.io, failure.message) : fail(failure.code, failure.message)
+                throw failure.code == .io ? SnapshotError(.io, failure.message) : fail(failure.code, failure.message)
             }
             guard taken < pieces.count else {
                 guard inputEnded else { return .needInput }

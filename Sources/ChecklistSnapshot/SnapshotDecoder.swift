@@ -72,7 +72,7 @@ public final class SnapshotDecoder {
     private var trailer: SnapshotTrailer?
 
     /// A decoder for the snapshot called `name` in errors.
-    public init(name: String, limits: SnapshotLimits = .default) throws(PersistenceError) {
+    public init(name: String, limits: SnapshotLimits = .default) throws(SnapshotError) {
         self.name = name
         self.limits = limits
         let inflater = try GzipInflater()
@@ -106,7 +106,7 @@ public final class SnapshotDecoder {
 
     /// Lets `fill` read straight into the input buffer (returns bytes read,
     /// 0 at the end of the input).
-    public func fillInput(_ fill: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+    public func fillInput(_ fill: (UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int) throws(SnapshotError) {
         try inflater?.fillInput(fill)
     }
 
@@ -114,11 +114,11 @@ public final class SnapshotDecoder {
     public func endInput() { inflater?.endInput() }
 
     /// Hands one ITEM record to a caller of `next(lendingItems:)`.
-    typealias ItemHandler = (ImportedItems.View) throws(PersistenceError) -> Void
+    typealias ItemHandler = (ImportedItems.View) throws(SnapshotError) -> Void
 
     /// Hands the records of a stretch the source's workers decoded
     /// (`DecodedStretch`) to a caller of `next(lendingItems:takingStretches:)`.
-    typealias StretchHandler = (DecodedStretch) throws(PersistenceError) -> Void
+    typealias StretchHandler = (DecodedStretch) throws(SnapshotError) -> Void
 
     /// The list the last LIST record named: the one items belong to.
     private(set) var currentList: ListID?
@@ -140,7 +140,7 @@ public final class SnapshotDecoder {
     }
 
     /// Decodes the next record, or says what is needed.
-    public func next() throws(PersistenceError) -> Event {
+    public func next() throws(SnapshotError) -> Event {
         // Without a stretch handler `step` always has an event.
         try step(items: nil, stretches: nil)!
     }
@@ -149,7 +149,7 @@ public final class SnapshotDecoder {
     /// returning it, as a view into the decoder's window (valid during the
     /// call only): no `String` or `Item` is made per row. Returns the next
     /// event that is not an item. Errors thrown by `item` come out as they
-    /// are; the decoder's own are `PersistenceError`s.
+    /// are; the decoder's own are `SnapshotError`s.
     public func next(lendingItems item: (ImportedItems.View) throws -> Void) throws -> Event {
         // Without a stretch handler `step` always has an event.
         try next(lendingItems: item, takingStretches: nil)!
@@ -164,17 +164,17 @@ public final class SnapshotDecoder {
     func next(lendingItems item: (ImportedItems.View) throws -> Void,
               takingStretches stretch: ((DecodedStretch) throws -> Void)?) throws -> Event? {
         var failure: (any Error)?
-        let handler: (ImportedItems.View) throws(PersistenceError) -> Void = { view throws(PersistenceError) in
+        let handler: (ImportedItems.View) throws(SnapshotError) -> Void = { view throws(SnapshotError) in
             do { try item(view) } catch {
                 failure = error
-                throw PersistenceError(.misuse, "stopped by the item handler")
+                throw SnapshotError(.misuse, "stopped by the item handler")
             }
         }
-        let stretches: StretchHandler = { decoded throws(PersistenceError) in
+        let stretches: StretchHandler = { decoded throws(SnapshotError) in
             guard let stretch else { return }
             do { try stretch(decoded) } catch {
                 failure = error
-                throw PersistenceError(.misuse, "stopped by the stretch handler")
+                throw SnapshotError(.misuse, "stopped by the stretch handler")
             }
         }
         do {
@@ -189,7 +189,7 @@ public final class SnapshotDecoder {
         }
     }
 
-    private func step(items: ItemHandler?, stretches: StretchHandler?) throws(PersistenceError) -> Event? {
+    private func step(items: ItemHandler?, stretches: StretchHandler?) throws(SnapshotError) -> Event? {
         while true {
             if phase == .finished, let trailer { return .end(trailer) }
             if let event = try parse(items: items) { return event }
@@ -215,11 +215,11 @@ public final class SnapshotDecoder {
 
     /// Takes the decoded stretches that follow (the window is empty);
     /// whether it took any.
-    private func takeStretches(_ handler: StretchHandler) throws(PersistenceError) -> Bool {
+    private func takeStretches(_ handler: StretchHandler) throws(SnapshotError) -> Bool {
         compact()
         var took = false
         do {
-            while let n = try source.takeDecodedStretch({ (stretch) throws(PersistenceError) in
+            while let n = try source.takeDecodedStretch({ (stretch) throws(SnapshotError) in
                 guard admits(stretch, bytes: stretch.bytes) else { return false }
                 try handler(stretch)
                 for segment in stretch.segments {
@@ -236,10 +236,10 @@ public final class SnapshotDecoder {
                 windowOffset += UInt64(n)
                 took = true
             }
-        } catch let error as PersistenceError {
+        } catch let error as SnapshotError {
             throw error
         } catch {
-            throw PersistenceError(.misuse, "\(error)", file: name)
+            throw SnapshotError(.misuse, "\(error)", file: name)
         }
         return took
     }
@@ -267,12 +267,12 @@ public final class SnapshotDecoder {
         return true
     }
 
-    private func error(_ code: PersistenceError.Code, _ message: String, at offset: UInt64) -> PersistenceError {
-        PersistenceError(code, "\(message) (uncompressed offset \(offset), compressed offset \(source.totalIn))",
+    private func error(_ code: SnapshotError.Code, _ message: String, at offset: UInt64) -> SnapshotError {
+        SnapshotError(code, "\(message) (uncompressed offset \(offset), compressed offset \(source.totalIn))",
                          file: name, offset: offset)
     }
 
-    private func checkBounds() throws(PersistenceError) {
+    private func checkBounds() throws(SnapshotError) {
         let out = source.totalOut
         if out > limits.maxRawBytes {
             throw error(.decompressionLimit, "inflates past the limit of \(limits.maxRawBytes) bytes", at: out)
@@ -312,7 +312,7 @@ public final class SnapshotDecoder {
     }
 
     /// The CRC-32 of every byte before `start`.
-    private func contentCRC() throws(PersistenceError) -> UInt32 {
+    private func contentCRC() throws(SnapshotError) -> UInt32 {
         let consumed = windowOffset + UInt64(start)
         if consumed > crcOffset, consumed <= source.checksummedBytes {
             guard let crc = source.contentCRC(upTo: consumed) else {
@@ -326,7 +326,7 @@ public final class SnapshotDecoder {
 
     /// Decodes the next record that makes an event from the window, or
     /// returns nil when the window holds no complete record.
-    private func parse(items: ItemHandler?) throws(PersistenceError) -> Event? {
+    private func parse(items: ItemHandler?) throws(SnapshotError) -> Event? {
         while true {
             let available = end - start
             let recordOffset = windowOffset + UInt64(start)
@@ -372,9 +372,9 @@ public final class SnapshotDecoder {
     /// Decodes one record body and checks where it may occur. Returns nil for
     /// records that produce no event (skipped extensions, the trailer).
     private func decode(type: UInt8, body: UnsafeRawBufferPointer, at offset: UInt64,
-                        handler: ItemHandler?) throws(PersistenceError) -> Event? {
-        func bad(_ message: String) -> PersistenceError { error(.corruptSnapshot, message, at: offset) }
-        func read<T>(_ decode: (inout WireReader) throws(ChecklistError) -> T) throws(PersistenceError) -> T {
+                        handler: ItemHandler?) throws(SnapshotError) -> Event? {
+        func bad(_ message: String) -> SnapshotError { error(.corruptSnapshot, message, at: offset) }
+        func read<T>(_ decode: (inout WireReader) throws(ChecklistError) -> T) throws(SnapshotError) -> T {
             var r = WireReader(body)
             do { return try decode(&r) } catch {
                 throw bad("record type 0x\(String(type, radix: 16)) does not decode: \(error)")
@@ -399,7 +399,7 @@ public final class SnapshotDecoder {
                 // Not the common shape (or not valid): the full decoder
                 // makes the item, or the exact error.
                 let item = try read { r throws(ChecklistError) in try Item.decodeSnapshotRecord(from: &r) }
-                try item.withView { (view) throws(PersistenceError) in try handler(view) }
+                try item.withView { (view) throws(SnapshotError) in try handler(view) }
             }
             return nil
         case .list:

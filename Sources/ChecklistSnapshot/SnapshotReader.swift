@@ -15,7 +15,7 @@ public final class SnapshotReader {
     /// Set once `next()` returned nil: the verified trailer.
     public private(set) var trailer: SnapshotTrailer?
     private let decoder: SnapshotDecoder
-    private let input: (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int
+    private let input: (UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int
     private let file: FileInput?
 
     /// Opens the snapshot file at `path` and reads its header. A file of
@@ -28,10 +28,10 @@ public final class SnapshotReader {
     /// `restoreRows` a stretch at a time.
     public convenience init(path: String, limits: SnapshotLimits = .default,
                             inflateThreads: Int = SnapshotReader.defaultInflateThreads,
-                            rowBuilding: SnapshotRowBuilding? = nil) throws(PersistenceError) {
+                            rowBuilding: SnapshotRowBuilding? = nil) throws(SnapshotError) {
         let source = try ParallelGzipInflater(path: path, threads: inflateThreads, maxLookBack: SnapshotDecoder.windowBytes(limits),
                                               decodeStretch: rowBuilding?.decoder(limits: limits))
-        try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(PersistenceError) in 0 }
+        try self.init(decoder: SnapshotDecoder(name: path, limits: limits, source: source), file: nil) { _ throws(SnapshotError) in 0 }
     }
 
     /// Threads that inflate a snapshot file: one per core, at most 16.
@@ -40,17 +40,17 @@ public final class SnapshotReader {
     /// Reads a snapshot from `input`, which fills the buffer it is given and
     /// returns the byte count (0 at the end). `name` names it in errors.
     public convenience init(name: String, limits: SnapshotLimits = .default,
-                            input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+                            input: @escaping (UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int) throws(SnapshotError) {
         try self.init(name: name, limits: limits, file: nil, input: input)
     }
 
     private convenience init(name: String, limits: SnapshotLimits, file: FileInput?,
-                             input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+                             input: @escaping (UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int) throws(SnapshotError) {
         try self.init(decoder: SnapshotDecoder(name: name, limits: limits), file: file, input: input)
     }
 
     private init(decoder: SnapshotDecoder, file: FileInput?,
-                 input: @escaping (UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int) throws(PersistenceError) {
+                 input: @escaping (UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int) throws(SnapshotError) {
         self.file = file
         self.input = input
         self.decoder = decoder
@@ -62,14 +62,14 @@ public final class SnapshotReader {
             case .needInput:
                 try decoder.fillInput(input)
             default:
-                throw PersistenceError(.corruptSnapshot, "snapshot has no header", file: decoder.name, offset: 0)
+                throw SnapshotError(.corruptSnapshot, "snapshot has no header", file: decoder.name, offset: 0)
             }
         }
     }
 
     /// The next list, item or extension record this reader knows, or nil
     /// after the trailer was read and checked.
-    public func next() throws(PersistenceError) -> SnapshotRecord? {
+    public func next() throws(SnapshotError) -> SnapshotRecord? {
         while true {
             switch try decoder.next() {
             case .list(let list): return .list(list)
@@ -81,7 +81,7 @@ public final class SnapshotReader {
             case .needInput:
                 try decoder.fillInput(input)
             case .header:
-                throw PersistenceError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
+                throw SnapshotError(.corruptSnapshot, "a second header", file: decoder.name, offset: decoder.rawOffset)
             }
         }
     }
@@ -112,13 +112,13 @@ final class FileInput {
     let path: String
     private let fd: Int32
 
-    init(path: String) throws(PersistenceError) {
+    init(path: String) throws(SnapshotError) {
         self.path = path
-        fd = try POSIXFile.open(path, O_RDONLY)
+        fd = try POSIXFile<SnapshotError>.open(path, O_RDONLY)
     }
 
-    func read(_ buffer: UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int {
-        try POSIXFile.read(fd, into: buffer, path: path)
+    func read(_ buffer: UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int {
+        try POSIXFile<SnapshotError>.read(fd, into: buffer, path: path)
     }
 
     deinit { Glibc.close(fd) }

@@ -43,6 +43,6 @@ extension SnapshotRestoreSink {
     public func restoreEnd(_ trailer: SnapshotTrailer) throws {}
     public var rowBuilding: SnapshotRowBuilding? { nil }
     public func restoreRows(_ rows: any Sendable, in list: ListID) throws {
-        throw PersistenceError(.misuse, "rows built on a worker for a sink without row building")
+        throw SnapshotError(.misuse, "rows built on a worker for a sink without row building")
     }
 }

@@ -59,7 +59,7 @@ public final class SnapshotWriter {
     /// Starts a snapshot whose compressed bytes go to `output`, in chunks of
     /// at most 64 KiB, on the calling thread.
     public init(header: SnapshotHeader, options: Options = Options(),
-                output: @escaping (UnsafeRawBufferPointer) throws(PersistenceError) -> Void) throws(PersistenceError) {
+                output: @escaping (UnsafeRawBufferPointer) throws(SnapshotError) -> Void) throws(SnapshotError) {
         self.header = header
         self.options = options
         self.file = nil
@@ -71,7 +71,7 @@ public final class SnapshotWriter {
 
     /// Starts a snapshot written to a new file at `path` (replacing one that
     /// exists). `finish` fsyncs and closes it.
-    public init(path: String, header: SnapshotHeader, options: Options = Options()) throws(PersistenceError) {
+    public init(path: String, header: SnapshotHeader, options: Options = Options()) throws(SnapshotError) {
         let file = try FileOutput(path: path)
         self.header = header
         self.options = options
@@ -82,7 +82,7 @@ public final class SnapshotWriter {
         try start()
     }
 
-    private func start() throws(PersistenceError) {
+    private func start() throws(SnapshotError) {
         staging.bytes.append(contentsOf: SnapshotFormat.magic)
         staging.writeU8(UInt8(SnapshotFormat.version >> 8))
         staging.writeU8(UInt8(SnapshotFormat.version & 0xFF))
@@ -96,7 +96,7 @@ public final class SnapshotWriter {
     public var compressedBytes: UInt64 { compressor.compressedBytes }
 
     /// Writes a list; exactly `list.itemCount` items must follow.
-    public func writeList(_ list: SnapshotList) throws(PersistenceError) {
+    public func writeList(_ list: SnapshotList) throws(SnapshotError) {
         try check(itemsLeft == 0, "list \(lastList?.id.rawValue ?? 0) announced more items than were written")
         if let lastList { try check(list.id > lastList.id, "list \(list.id) written after list \(lastList.id): ids must ascend") }
         record(.list) { list.encode(into: &$0) }
@@ -107,7 +107,7 @@ public final class SnapshotWriter {
     }
 
     /// Writes the next item of the current list.
-    public func writeItem(_ item: Item) throws(PersistenceError) {
+    public func writeItem(_ item: Item) throws(SnapshotError) {
         try check(itemsLeft > 0, "item \(item.id) is more than the current list announced")
         record(.item) { item.encodeSnapshotRecord(into: &$0) }
         itemsLeft -= 1
@@ -120,7 +120,7 @@ public final class SnapshotWriter {
     /// straight from its storage. A `clientKey` sets **ItemFields** bit 4
     /// (Protocol/SNAPSHOT.md section 3.5).
     public func writeItem(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
-                          text: (inout WireWriter) -> Void) throws(PersistenceError) {
+                          text: (inout WireWriter) -> Void) throws(SnapshotError) {
         try check(itemsLeft > 0, "item \(id) is more than the current list announced")
         record(.item) { w in
             w.writeVarint(id.rawValue)
@@ -141,7 +141,7 @@ public final class SnapshotWriter {
     /// a row when its answers take more than `idempotencyRecordBytes`. A
     /// client without answers still gets a record (its floor). Not inside a
     /// list's items; the server writes them after the last list.
-    public func writeIdempotency(_ client: SnapshotIdempotency) throws(PersistenceError) {
+    public func writeIdempotency(_ client: SnapshotIdempotency) throws(SnapshotError) {
         try check(itemsLeft == 0, "idempotency record while list \(lastList?.id.rawValue ?? 0) misses \(itemsLeft) items")
         var head = WireWriter(capacity: 64)
         client.encodeHead(into: &head)
@@ -175,7 +175,7 @@ public final class SnapshotWriter {
     /// Writes the trailer, ends the gzip stream and, for a file, fsyncs and
     /// closes it. `endLSN` is the log's last LSN now (0 without a log).
     @discardableResult
-    public func finish(endLSN: LSN) throws(PersistenceError) -> Summary {
+    public func finish(endLSN: LSN) throws(SnapshotError) -> Summary {
         try check(itemsLeft == 0, "list \(lastList?.id.rawValue ?? 0) announced \(itemsLeft) more items than were written")
         crc = staging.bytes.withUnsafeBytes { CRC32.update(crc, $0) }
         let trailer = SnapshotTrailer(listCount: lists, itemCount: items, endLSN: endLSN,
@@ -189,9 +189,9 @@ public final class SnapshotWriter {
         return Summary(header: header, trailer: trailer, rawBytes: raw, compressedBytes: compressor.compressedBytes)
     }
 
-    private func check(_ ok: Bool, _ message: @autoclosure () -> String) throws(PersistenceError) {
-        if finished { throw PersistenceError(.misuse, "snapshot already finished") }
-        if !ok { throw PersistenceError(.misuse, message()) }
+    private func check(_ ok: Bool, _ message: @autoclosure () -> String) throws(SnapshotError) {
+        if finished { throw SnapshotError(.misuse, "snapshot already finished") }
+        if !ok { throw SnapshotError(.misuse, message()) }
     }
 
     /// Appends `type`, the body's varint length and the body. The length is
@@ -212,7 +212,7 @@ public final class SnapshotWriter {
         }
     }
 
-    private func flushIfFull() throws(PersistenceError) {
+    private func flushIfFull() throws(SnapshotError) {
         guard staging.count >= options.blockBytes else { return }
         crc = staging.bytes.withUnsafeBytes { CRC32.update(crc, $0) }
         contentBytes += UInt64(staging.count)
@@ -227,18 +227,18 @@ final class FileOutput {
     let path: String
     private var fd: Int32
 
-    init(path: String) throws(PersistenceError) {
+    init(path: String) throws(SnapshotError) {
         self.path = path
-        fd = try POSIXFile.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+        fd = try POSIXFile<SnapshotError>.open(path, O_WRONLY | O_CREAT | O_TRUNC)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws(PersistenceError) {
-        try POSIXFile.writeAll(fd, bytes, path: path)
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) {
+        try POSIXFile<SnapshotError>.writeAll(fd, bytes, path: path)
     }
 
-    func finish() throws(PersistenceError) {
+    func finish() throws(SnapshotError) {
         defer { Glibc.close(fd); fd = -1 }
-        try POSIXFile.fsync(fd, path: path)
+        try POSIXFile<SnapshotError>.fsync(fd, path: path)
     }
 
     deinit {

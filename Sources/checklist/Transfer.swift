@@ -138,7 +138,7 @@ struct Transfer {
     /// Snapshot and file errors as the CLI reports them (status 1).
     private static func describe(_ error: any Error) -> any Error {
         switch error {
-        case let e as PersistenceError: return LookupError(message: "\(e.code.name): \(e.message)")
+        case let e as SnapshotError: return LookupError(message: "\(e.code.name): \(e.message)")
         case let e as TransferError: return LookupError(message: "BAD_FILE: \(e.message)")
         default: return error
         }

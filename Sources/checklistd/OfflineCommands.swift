@@ -150,7 +150,7 @@ enum OfflineCommands {
             try SnapshotExport.write(cut, namespace: arguments.namespace, to: writer)
             summary = try writer.finish(endLSN: 0)
             guard rename(temporary, file) == 0 else {
-                throw PersistenceError(.io, "cannot rename \(temporary) to \(file): \(String(cString: strerror(errno)))")
+                throw SnapshotError(.io, "cannot rename \(temporary) to \(file): \(String(cString: strerror(errno)))")
             }
         } catch {
             unlink(temporary)

@@ -191,8 +191,12 @@ import Testing
             _ = try Recovery.run(directory: data, sink: FakeStore()) { _ in }
             Issue.record("recovery must fail")
         } catch let error as PersistenceError {
-            #expect(error.code == .truncatedSnapshot)
+            // The snapshot format's error, wrapped: its code and its message.
+            #expect(error.code == .snapshot)
+            #expect(error.snapshot?.code == .truncatedSnapshot)
             #expect(error.file == file.path)
+            #expect(error.description == error.snapshot?.description)
+            #expect(error.description.hasPrefix("TRUNCATED_SNAPSHOT: \(file.path) at offset "))
         }
         #expect(!dir.files().contains { $0.hasSuffix(".tmp") })
         data.close()

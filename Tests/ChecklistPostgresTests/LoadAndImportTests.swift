@@ -63,7 +63,7 @@ struct LoadAndImportTests {
         try store.commit([Fixture.create(4), Fixture.rename(4, from: 1, to: "Old")])
         var bytes: [UInt8] = []
         let writer = try SnapshotWriter(header: SnapshotHeader(createdAt: 0, source: "test", listCount: 2, itemCount: 3,
-                                                               startLSN: 0, nextListID: ListID(20))) { chunk throws(PersistenceError) in
+                                                               startLSN: 0, nextListID: ListID(20))) { chunk throws(SnapshotError) in
             bytes.append(contentsOf: chunk)
         }
         try writer.writeList(SnapshotList(namespace: .default, id: ListID(4), name: "Imported", icon: "Trips",
@@ -76,7 +76,7 @@ struct LoadAndImportTests {
         try writer.finish(endLSN: 0)
 
         var offset = 0
-        let reader = try SnapshotReader(name: "test snapshot") { buffer throws(PersistenceError) in
+        let reader = try SnapshotReader(name: "test snapshot") { buffer throws(SnapshotError) in
             let take = min(buffer.count, bytes.count - offset)
             bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + take])) }
             offset += take

@@ -293,7 +293,7 @@ package func run(_ tool: String, _ arguments: [String], input: [UInt8]? = nil) t
 }
 
 /// Reads the whole snapshot file at `path`; returns the error.
-package func readSnapshotError(atPath path: String, limits: SnapshotLimits = .default) -> PersistenceError? {
+package func readSnapshotError(atPath path: String, limits: SnapshotLimits = .default) -> SnapshotError? {
     do {
         let reader = try SnapshotReader(path: path, limits: limits)
         while try reader.next() != nil {}

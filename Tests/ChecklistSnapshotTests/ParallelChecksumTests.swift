@@ -28,12 +28,12 @@ import Testing
         return out
     }
 
-    static func read(_ bytes: [UInt8], threads: Int, limits: SnapshotLimits = .default) -> Result<(Int, SnapshotTrailer?), PersistenceError> {
+    static func read(_ bytes: [UInt8], threads: Int, limits: SnapshotLimits = .default) -> Result<(Int, SnapshotTrailer?), SnapshotError> {
         let directory = TempDirectory("parallel-crc")
         defer { directory.remove() }
         let path = directory.file("members.ckss.gz")
         writeFile(path, bytes)
-        return Result { () throws(PersistenceError) in
+        return Result { () throws(SnapshotError) in
             let reader = try SnapshotReader(path: path, limits: limits, inflateThreads: threads)
             var records = 0
             while try reader.next() != nil { records += 1 }
@@ -99,7 +99,7 @@ import Testing
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1000, alignment: 16)
         defer { buffer.deallocate() }
         reading: while true {
-            switch try source.inflate(into: buffer, fail: { code, message in PersistenceError(code, message) }) {
+            switch try source.inflate(into: buffer, fail: { code, message in SnapshotError(code, message) }) {
             case .produced(let n): out += buffer[0..<n]
             case .end: break reading
             case .needInput: Issue.record("a mapped file needs no input"); break reading

@@ -117,16 +117,16 @@ import Testing
     }
 
     /// What `sink` got from `path`, or the error's code.
-    static func read(_ path: String, threads: Int, building: Bool) -> Result<RecordingSink, PersistenceError> {
+    static func read(_ path: String, threads: Int, building: Bool) -> Result<RecordingSink, SnapshotError> {
         let sink = RecordingSink(building: building)
         do {
             let reader = try SnapshotReader(path: path, inflateThreads: threads, rowBuilding: sink.rowBuilding)
             _ = try reader.readAll(into: sink)
             return .success(sink)
-        } catch let error as PersistenceError {
+        } catch let error as SnapshotError {
             return .failure(error)
         } catch {
-            return .failure(PersistenceError(.misuse, "\(error)"))
+            return .failure(SnapshotError(.misuse, "\(error)"))
         }
     }
 

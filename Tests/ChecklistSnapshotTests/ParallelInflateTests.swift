@@ -19,8 +19,8 @@ import Testing
     }
 
     /// Every record and the trailer, or the error's code.
-    static func read(_ path: String, threads: Int) -> Result<([SnapshotRecord], SnapshotTrailer?), PersistenceError> {
-        Result { () throws(PersistenceError) in
+    static func read(_ path: String, threads: Int) -> Result<([SnapshotRecord], SnapshotTrailer?), SnapshotError> {
+        Result { () throws(SnapshotError) in
             let reader = try SnapshotReader(path: path, inflateThreads: threads)
             var records: [SnapshotRecord] = []
             while let record = try reader.next() { records.append(record) }

@@ -15,7 +15,7 @@ import Testing
     struct Decoded: Equatable {
         var events: [SnapshotDecoder.Event] = []
         var items = 0
-        var error: PersistenceError.Code?
+        var error: SnapshotError.Code?
         var failedAt: Int?
     }
 
@@ -63,7 +63,7 @@ import Testing
                         offset += bytes.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
                     }
                 }
-            } catch let error as PersistenceError {
+            } catch let error as SnapshotError {
                 out.error = error.code
                 out.failedAt = n
                 return out
@@ -73,7 +73,7 @@ import Testing
             decoder.endInput()
             input?.endInput()
             #expect(try drain())
-        } catch let error as PersistenceError {
+        } catch let error as SnapshotError {
             out.error = error.code
             out.failedAt = chunks.count
         }
@@ -205,7 +205,7 @@ func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     defer { buffer.deallocate() }
     while true {
-        switch try inflater.inflate(into: buffer, fail: { code, message in PersistenceError(code, message) }) {
+        switch try inflater.inflate(into: buffer, fail: { code, message in SnapshotError(code, message) }) {
         case .produced(let n): out += UnsafeRawBufferPointer(rebasing: buffer[0..<n])
         case .needInput:
             let taken = bytes.withUnsafeBytes { inflater.feed(UnsafeRawBufferPointer(rebasing: $0[offset...])) }

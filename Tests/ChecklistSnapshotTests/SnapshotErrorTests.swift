@@ -8,7 +8,7 @@ import Testing
 
 /// Compresses `raw` into one gzip member.
 func gzip(_ raw: [UInt8], level: Int32 = 6) throws -> [UInt8] {
-    try raw.withUnsafeBytes { (input) throws(PersistenceError) in try Gzip.compress(input, level: level) }
+    try raw.withUnsafeBytes { (input) throws(SnapshotError) in try Gzip.compress(input, level: level) }
 }
 
 /// Builds uncompressed snapshot content record by record.
@@ -60,7 +60,7 @@ struct RawSnapshot {
 }
 
 @Suite(.timeLimit(.minutes(10))) struct SnapshotErrorTests {
-    func readError(_ bytes: [UInt8], limits: SnapshotLimits = .default) -> PersistenceError? {
+    func readError(_ bytes: [UInt8], limits: SnapshotLimits = .default) -> SnapshotError? {
         let dir = TempDirectory("snap-err")
         defer { dir.remove() }
         let path = dir.file("snapshot-0000000000000000.ckss.gz")
@@ -84,7 +84,7 @@ struct RawSnapshot {
         let store = SnapshotSamples.store(items: 50)
         var bytes: [UInt8] = []
         let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store),
-                                        options: .init(blockBytes: 256, compressionThreads: threads)) { (chunk) throws(PersistenceError) in
+                                        options: .init(blockBytes: 256, compressionThreads: threads)) { (chunk) throws(SnapshotError) in
             bytes.append(contentsOf: chunk)
         }
         try store.write(to: writer)

@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct SnapshotIdempotencyTests {
     func write(_ store: FakeStore, keys: [SnapshotIdempotency], options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
-        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(SnapshotError) in
             out.append(contentsOf: chunk)
         }
         try store.write(to: writer)
@@ -22,7 +22,7 @@ import Testing
 
     func records(in bytes: [UInt8]) throws -> [SnapshotRecord] {
         var offset = 0
-        let reader = try SnapshotReader(name: "memory") { (buffer) throws(PersistenceError) -> Int in
+        let reader = try SnapshotReader(name: "memory") { (buffer) throws(SnapshotError) -> Int in
             let n = min(buffer.count, bytes.count - offset)
             bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
             offset += n
@@ -86,10 +86,10 @@ import Testing
     }
 
     @Test func aRecordInsideAListsItemsIsRefusedByTheWriter() throws {
-        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(PersistenceError) in }
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(SnapshotError) in }
         try writer.writeList(SnapshotList(namespace: .default, id: ListID(1), name: "L", icon: "", revision: 1,
                                           nextItemID: ItemID(2), itemCount: 1))
-        #expect(throws: PersistenceError.self) { try writer.writeIdempotency(SnapshotSamples.clients[0]) }
+        #expect(throws: SnapshotError.self) { try writer.writeIdempotency(SnapshotSamples.clients[0]) }
     }
 
     /// An older snapshot, without the record, loads as before: no keys.
@@ -161,7 +161,7 @@ import Testing
         let (name, build) = Self.hostile[index]
         let field = String(name.prefix { $0 != ":" })
         let (bytes, offset) = snapshot(withKeyRecord: body(build))
-        let error = #expect(throws: PersistenceError.self, "\(name)") { _ = try records(in: try gzip(bytes)) }
+        let error = #expect(throws: SnapshotError.self, "\(name)") { _ = try records(in: try gzip(bytes)) }
         #expect(error?.code == .corruptSnapshot, "\(name)")
         #expect(error?.offset == offset, "\(name)")
         #expect(error?.description.contains(field) == true, "\(name): \(String(describing: error))")

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct SnapshotRoundTripTests {
     func writeToMemory(_ store: FakeStore, options: SnapshotWriter.Options = .init()) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
-        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(PersistenceError) in
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: store), options: options) { (chunk) throws(SnapshotError) in
             precondition(chunk.count <= 64 * 1024 || options.compressionThreads > 1)
             out.append(contentsOf: chunk)
         }
@@ -18,7 +18,7 @@ import Testing
 
     func readFromMemory(_ bytes: [UInt8], limits: SnapshotLimits = .default) throws -> (FakeStore, SnapshotHeader, SnapshotTrailer) {
         var offset = 0
-        let reader = try SnapshotReader(name: "memory", limits: limits) { (buffer) throws(PersistenceError) -> Int in
+        let reader = try SnapshotReader(name: "memory", limits: limits) { (buffer) throws(SnapshotError) -> Int in
             let n = min(buffer.count, bytes.count - offset)
             bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
             offset += n
@@ -129,18 +129,18 @@ import Testing
     }
 
     @Test func writerRefusesMisuse() throws {
-        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(PersistenceError) in }
+        let writer = try SnapshotWriter(header: SnapshotSamples.header(for: FakeStore())) { (_) throws(SnapshotError) in }
         let list = SnapshotList(namespace: .default, id: ListID(5), name: "A", icon: "", revision: 1, nextItemID: ItemID(1), itemCount: 1)
-        #expect { try writer.writeItem(Item(id: ItemID(1), fields: ItemFields(text: "x"))) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+        #expect { try writer.writeItem(Item(id: ItemID(1), fields: ItemFields(text: "x"))) } throws: { ($0 as? SnapshotError)?.code == .misuse }
         try writer.writeList(list)
-        #expect { try writer.writeList(list) } throws: { ($0 as? PersistenceError)?.code == .misuse }
-        #expect { try writer.finish(endLSN: 0) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+        #expect { try writer.writeList(list) } throws: { ($0 as? SnapshotError)?.code == .misuse }
+        #expect { try writer.finish(endLSN: 0) } throws: { ($0 as? SnapshotError)?.code == .misuse }
         try writer.writeItem(Item(id: ItemID(1), fields: ItemFields(text: "x")))
         var lower = list
         lower.id = ListID(4)
         lower.itemCount = 0
-        #expect { try writer.writeList(lower) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+        #expect { try writer.writeList(lower) } throws: { ($0 as? SnapshotError)?.code == .misuse }
         try writer.finish(endLSN: 0)
-        #expect { try writer.finish(endLSN: 0) } throws: { ($0 as? PersistenceError)?.code == .misuse }
+        #expect { try writer.finish(endLSN: 0) } throws: { ($0 as? SnapshotError)?.code == .misuse }
     }
 }

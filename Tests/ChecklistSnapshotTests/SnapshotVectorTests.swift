@@ -120,7 +120,7 @@ import Testing
         var offset = 0
         while true {
             let step = try buffer.withUnsafeMutableBytes { buf in
-                try inflater.inflate(into: buf) { code, message in PersistenceError(code, message) }
+                try inflater.inflate(into: buf) { code, message in SnapshotError(code, message) }
             }
             switch step {
             case .produced(let n): out += buffer[..<n]
@@ -135,7 +135,7 @@ import Testing
     func encode(header: SnapshotHeader, lists: [ListJSON], idempotency: [IdempotencyJSON] = [],
                 endLSN: LSN) throws -> ([UInt8], SnapshotWriter.Summary) {
         var out: [UInt8] = []
-        let writer = try SnapshotWriter(header: header) { (chunk) throws(PersistenceError) in out.append(contentsOf: chunk) }
+        let writer = try SnapshotWriter(header: header) { (chunk) throws(SnapshotError) in out.append(contentsOf: chunk) }
         for list in lists {
             try writer.writeList(SnapshotList(namespace: Namespace(list.namespace), id: ListID(list.id), name: list.name, icon: list.icon,
                                               revision: list.revision, nextItemID: ItemID(list.nextItemID), itemCount: UInt64(list.items.count)))

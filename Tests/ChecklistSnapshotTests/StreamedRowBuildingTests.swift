@@ -14,7 +14,7 @@ import Testing
     /// What restoring a chunked stream gave.
     struct Restored {
         var sink: Sink
-        var error: PersistenceError.Code?
+        var error: SnapshotError.Code?
         /// The chunk that reported the error (`chunks`: the end of the input).
         var failedAt: Int?
         var input: ParallelStreamInflater?
@@ -53,7 +53,7 @@ import Testing
             out.input?.endInput()
             #expect(try decoder.restore(into: sink) != nil)
             out.failedAt = nil
-        } catch let error as PersistenceError {
+        } catch let error as SnapshotError {
             out.error = error.code
         }
         return out

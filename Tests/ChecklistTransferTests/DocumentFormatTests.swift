@@ -126,7 +126,7 @@ import Testing
         // Cut short: the end says so.
         let converter = try SnapshotToJSON(name: "test") { _ in }
         try converter.feed(Array(file.prefix(file.count / 2)))
-        #expect(throws: PersistenceError.self) { try converter.finish() }
+        #expect(throws: SnapshotError.self) { try converter.finish() }
     }
 }
 

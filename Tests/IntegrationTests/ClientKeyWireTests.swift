@@ -32,7 +32,7 @@ import Testing
             action = .next(sequence: chunk.sequence + 1)
         }
         var offset = 0
-        let reader = try SnapshotReader(name: "export") { (buffer: UnsafeMutableRawBufferPointer) throws(PersistenceError) -> Int in
+        let reader = try SnapshotReader(name: "export") { (buffer: UnsafeMutableRawBufferPointer) throws(SnapshotError) -> Int in
             let n = min(buffer.count, data.count - offset)
             data.withUnsafeBytes { all in buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) }
             offset += n

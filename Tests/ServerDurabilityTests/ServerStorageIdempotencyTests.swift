@@ -108,7 +108,7 @@ import Testing
             try SnapshotExport.write(cut, namespace: ns, to: writer)
             try writer.finish(endLSN: 0)
             var offset = 0
-            let reader = try SnapshotReader(name: "export") { (buffer) throws(PersistenceError) -> Int in
+            let reader = try SnapshotReader(name: "export") { (buffer) throws(SnapshotError) -> Int in
                 let n = min(buffer.count, bytes.count - offset)
                 bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
                 offset += n

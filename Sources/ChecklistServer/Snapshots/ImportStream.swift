@@ -96,7 +96,7 @@ final class ImportStream: SnapshotRestoreSink {
     private func drain() throws(ChecklistError) -> Bool {
         do {
             return try decoder.restore(into: self) != nil
-        } catch let error as PersistenceError {
+        } catch let error as SnapshotError {
             throw Self.wireError(error)
         } catch let error as ChecklistError {
             throw error
@@ -137,7 +137,7 @@ final class ImportStream: SnapshotRestoreSink {
     /// `LIMIT_EXCEEDED data`, everything else `BAD_FIELD data`; the message
     /// starts with the snapshot error's name (Protocol/SNAPSHOT.md section 4)
     /// and gives the offset.
-    static func wireError(_ error: PersistenceError) -> ChecklistError {
+    static func wireError(_ error: SnapshotError) -> ChecklistError {
         switch error.code {
         case .decompressionLimit, .recordTooLarge:
             return ChecklistError(.limitExceeded, error.description, field: "data")

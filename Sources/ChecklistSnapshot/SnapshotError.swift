@@ -1,29 +1,21 @@
-/// An error of the durability layer: the write-ahead log, snapshots, the data
-/// directory and recovery. It names the file and, where it applies, the byte
-/// offset the problem was found at, so an operator can act on the message
-/// alone.
-public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+/// An error of the snapshot file format (Protocol/SNAPSHOT.md): reading or
+/// writing a snapshot, its gzip stream and the files it lives in. It names
+/// the file (or stream) and, where it applies, the byte offset the problem
+/// was found at, so an operator can act on the message alone.
+///
+/// The write-ahead log and the data directory have their own error,
+/// `PersistenceError` (ChecklistPersistence), which wraps this one when a
+/// snapshot of the directory fails.
+public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong. A struct with static constants rather than an enum, so
-    /// that codes added later never break users.
+    /// that codes added later never break users. The raw values are those of
+    /// Protocol/SNAPSHOT.md section 4.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public var rawValue: UInt16
         public init(rawValue: UInt16) { self.rawValue = rawValue }
 
-        /// A system call failed (`errno` says why).
+        /// A system call or zlib failed (`errno`, where set, says why).
         public static let io = Code(rawValue: 1)
-        /// Another process holds the data directory's `LOCK`.
-        public static let locked = Code(rawValue: 2)
-        /// A log record in the middle of the log failed its CRC or could not
-        /// be decoded. Recovery stops: nothing is loaded silently.
-        public static let corruptLog = Code(rawValue: 3)
-        /// The log misses records it must have (a segment is missing, or the
-        /// log starts after the snapshot it continues).
-        public static let logGap = Code(rawValue: 4)
-        /// The log failed earlier (a write or fsync error); it takes no more
-        /// records. Restart the server after fixing the disk.
-        public static let logFailed = Code(rawValue: 5)
-        /// The log was closed.
-        public static let logClosed = Code(rawValue: 6)
         /// A snapshot's bytes are not a valid snapshot: bad magic, unknown
         /// record, a record out of order, a corrupt gzip stream.
         public static let corruptSnapshot = Code(rawValue: 7)
@@ -37,21 +29,13 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let unsupportedVersion = Code(rawValue: 11)
         /// A record is larger than the reader accepts.
         public static let recordTooLarge = Code(rawValue: 12)
-        /// The writer was used against its rules (e.g. fewer items than the
-        /// list announced). A bug in the caller.
+        /// The writer or decoder was used against its rules (e.g. fewer
+        /// items than the list announced). A bug in the caller.
         public static let misuse = Code(rawValue: 13)
-        /// A change replayed from the log does not fit the restored state
-        /// (see `ReplayRule`).
-        public static let replayMismatch = Code(rawValue: 14)
 
         public var name: String {
             switch self {
             case .io: return "IO"
-            case .locked: return "LOCKED"
-            case .corruptLog: return "CORRUPT_LOG"
-            case .logGap: return "LOG_GAP"
-            case .logFailed: return "LOG_FAILED"
-            case .logClosed: return "LOG_CLOSED"
             case .corruptSnapshot: return "CORRUPT_SNAPSHOT"
             case .truncatedSnapshot: return "TRUNCATED_SNAPSHOT"
             case .snapshotChecksum: return "SNAPSHOT_CHECKSUM"
@@ -59,8 +43,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
             case .unsupportedVersion: return "UNSUPPORTED_VERSION"
             case .recordTooLarge: return "RECORD_TOO_LARGE"
             case .misuse: return "MISUSE"
-            case .replayMismatch: return "REPLAY_MISMATCH"
-            default: return "PERSISTENCE_\(rawValue)"
+            default: return "SNAPSHOT_\(rawValue)"
             }
         }
 
@@ -71,10 +54,10 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     public var code: Code
     /// For humans; never parse it.
     public var message: String
-    /// The file the problem is in, if any.
+    /// The file (or stream name) the problem is in, if any.
     public var file: String?
-    /// Byte offset of the problem in `file`. For snapshots this is the offset
-    /// in the uncompressed record stream; `message` adds the compressed offset.
+    /// Byte offset of the problem in `file`: the offset in the uncompressed
+    /// record stream; `message` adds the compressed offset.
     public var offset: UInt64?
     /// The `errno` of a failed system call (`.io`).
     public var errno: Int32?
@@ -98,5 +81,11 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         }
         s += message
         return s
+    }
+}
+
+extension SnapshotError: POSIXFileFailure {
+    package static func failedCall(_ message: String, file: String, errno: Int32) -> SnapshotError {
+        SnapshotError(.io, message, file: file, errno: errno)
     }
 }
