@@ -11,8 +11,9 @@ import PackageDescription
 //                            fixed-Huffman FrameDeflater, inflated by libdeflate on Linux, zlib elsewhere); no I/O
 //   ChecklistStore           namespaces, lists, the one apply path; no sockets
 //   ChecklistLog             the server's structured, rate-limited log lines; no dependencies
-//   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32; the change record codec
-//   ChecklistPersistence     the server's write-ahead log, data directory and recovery
+//   ChecklistSnapshot        the snapshot file format: reader, writer, gzip, CRC32, SnapshotError; the change record codec
+//   ChecklistPersistence     the server's write-ahead log, data directory and recovery; PersistenceError (wraps a
+//                            snapshot of the directory's SnapshotError)
 //   ChecklistPostgres        PostgreSQL store over libpq: schema, commits, checkpoints, change feed
 //   ChecklistStorage         the server's storage (data directory or PostgreSQL) behind one seam: committer,
 //                            follower, list cache and loaders, upkeep, durability waiters; knows no sockets
