@@ -202,6 +202,44 @@ import Testing
         data.close()
     }
 
+    /// A snapshot whose header's start LSN is not its name's: the snapshot
+    /// format's CORRUPT_SNAPSHOT, wrapped in the directory's error.
+    @Test func snapshotUnderAnotherNameStopsRecovery() throws {
+        let dir = TempDirectory("renamed-snap")
+        defer { dir.remove() }
+        let data = try DataDirectory(path: dir.path)
+        defer { data.close() }
+        let store = SnapshotSamples.store(items: 10)
+        let (file, _) = try data.writeSnapshot(header: SnapshotSamples.header(for: store, startLSN: 0), endLSN: { 0 }) { try store.write(to: $0) }
+        let renamed = data.snapshotPath(startLSN: 7)
+        try FileManager.default.moveItem(atPath: file.path, toPath: renamed)
+        #expect {
+            _ = try Recovery.run(directory: data, sink: FakeStore()) { _ in }
+        } throws: { error in
+            let e = error as? PersistenceError
+            return e?.code == .snapshot && e?.snapshot?.code == .corruptSnapshot && e?.file == renamed
+                && e?.description == "CORRUPT_SNAPSHOT: \(renamed) at offset 0: header says start LSN 0, the file name says 7"
+        }
+    }
+
+    /// The writer refusing what `body` writes comes out as the directory's
+    /// error too, and leaves no file behind.
+    @Test func refusedSnapshotWriteIsWrapped() throws {
+        let dir = TempDirectory("refused-snap")
+        defer { dir.remove() }
+        let data = try DataDirectory(path: dir.path)
+        defer { data.close() }
+        #expect {
+            try data.writeSnapshot(header: SnapshotSamples.header(for: FakeStore()), endLSN: { 0 }) { writer in
+                try writer.writeItem(Item(id: ItemID(1), fields: ItemFields(text: "an item before its list")))
+            }
+        } throws: { error in
+            let e = error as? PersistenceError
+            return e?.code == .snapshot && e?.snapshot?.code == .misuse && e?.description.hasPrefix("MISUSE: ") == true
+        }
+        #expect(dir.files() == ["LOCK"])
+    }
+
     @Test func failedSnapshotLeavesNothing() throws {
         let dir = TempDirectory("fail-snap")
         defer { dir.remove() }
