@@ -4,7 +4,7 @@
 // pushes (request id 0) go to `onPush`.
 
 import { ProtocolError } from './wire.js';
-import { MessageType as T, Feature, StartKind, Filter, encodeBody } from './messages.js';
+import { MessageType as T, Feature, StartKind, Filter, StatsOption, encodeBody } from './messages.js';
 import { FrameParser, frameBytes, decodeFrame, deflate, DEFAULT_MAX_FRAME_BYTES, COMPRESS_MIN_BYTES, FLAG_COMPRESSED } from './frames.js';
 
 /** The connection ended (closed by either side, or the transport failed) before an answer came. */
@@ -259,6 +259,13 @@ export class Connection {
   /** CHANGES_SINCE: resolves to `{list, revision, changes}`. */
   async changesSince(list, revision, limit = 1000) { return (await this.request(T.CHANGES_SINCE, { list, revision, limit })).fields; }
 
-  async stats() { return (await this.request(T.STATS)).fields; }
+  /**
+   * STATS: the server's figures. With `usage`, also the connection's own namespace usage
+   * (`usageLists`, `usageItems`, `usageBytes`, and `quotaLists`, `quotaItems`, `quotaBytes` where set);
+   * a server that predates it leaves them out.
+   */
+  async stats({ usage = false } = {}) {
+    return (await this.request(T.STATS, usage ? { options: StatsOption.USAGE } : {})).fields;
+  }
 }
 

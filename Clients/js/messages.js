@@ -25,6 +25,8 @@ export const SubscribeStatus = Object.freeze({ LIVE: 0, RESYNC: 1, FETCH: 2, NOT
 /** GET_PAGE filters and start kinds (section 6.7). */
 export const Filter = Object.freeze({ ALL: 0, CHECKED: 1, UNCHECKED: 2 });
 export const StartKind = Object.freeze({ OFFSET: 0, ANCHOR: 1, KEY: 2 });
+/** STATS `options` bits: USAGE asks for the connection's namespace usage (STATS_REPORT presence bit 5). */
+export const StatsOption = Object.freeze({ USAGE: 1 });
 /** PATCH opcodes (section 6.8). */
 export const Opcode = Object.freeze({
   INSERT: 1, SET_TEXT: 2, SET_CHECKED: 3, TOGGLE: 4, SET_DUE: 5, SET_REMIND: 6,
@@ -188,6 +190,8 @@ const STATS_SYNC = ['syncSubscribers', 'syncChangesPublished', 'syncPushesDelive
   'syncRetainedChanges', 'syncRetainedBytes'];
 const STATS_TLS = ['tlsHandshakes', 'tlsNotTLS', 'tlsHandshakeFailures', 'tlsHandshakesTruncated',
   'tlsHandshakeTimeouts', 'tlsRecordErrors', 'tlsOnPlainPort'];
+const STATS_USAGE = ['usageLists', 'usageItems', 'usageBytes'];
+const STATS_QUOTAS = ['quotaLists', 'quotaItems', 'quotaBytes'];
 const STATS_WEB = ['webUpgrades', 'webHandshakesRefused', 'webOriginsRefused', 'webClosedProtocolError',
   'webClosedUnsupportedData', 'webClosedInvalidPayload', 'webClosedMessageTooBig', 'webPingTimeouts'];
 
@@ -363,7 +367,12 @@ define(responses, T.IMPORT_OK, 'IMPORT_OK', (w, f) => {
   pairs: readArray(r, 'count', 2, () => ({ from: r.varint('from'), to: r.varint('to') })),
 }));
 
-define(requests, T.STATS, 'STATS', () => {}, () => ({}));
+// `options` is optional: absent or 0, the body is empty (as before options existed).
+define(requests, T.STATS, 'STATS', (w, f) => { if (f.options) w.u8(f.options); }, (r) => {
+  if (r.remaining === 0) return {};
+  const options = r.u8('options');
+  return options ? { options } : {};
+});
 define(responses, T.STATS_REPORT, 'STATS_REPORT', (w, f) => {
   for (const k of STATS_HEAD) w.varint(f[k]);
   writeArray(w, f.requests, (t) => { w.u8(t.type).varint(t.requests).varint(t.errors); });
@@ -371,24 +380,35 @@ define(responses, T.STATS_REPORT, 'STATS_REPORT', (w, f) => {
   for (const k of STATS_LATENCY) w.varint(f[k]);
   const log = f.logLastLSN !== undefined, snap = f.snapshotLSN !== undefined;
   const sync = f.syncSubscribers !== undefined, tls = f.tlsHandshakes !== undefined, web = f.webUpgrades !== undefined;
-  w.u8((log ? 1 : 0) | (snap ? 2 : 0) | (sync ? 4 : 0) | (tls ? 8 : 0) | (web ? 16 : 0));
+  const usage = f.usageLists !== undefined;
+  w.u8((log ? 1 : 0) | (snap ? 2 : 0) | (sync ? 4 : 0) | (tls ? 8 : 0) | (web ? 16 : 0) | (usage ? 32 : 0));
   if (log) w.varint(f.logLastLSN).varint(f.logDurableLSN).varint(f.logSegments).bool(f.logFailed);
   if (snap) w.varint(f.snapshotLSN).zigzag(f.snapshotTime).varint(f.snapshotBytes);
   if (sync) for (const k of STATS_SYNC) w.varint(f[k]);
   if (tls) for (const k of STATS_TLS) w.varint(f[k]);
   if (web) for (const k of STATS_WEB) w.varint(f[k]);
+  if (usage) {
+    for (const k of STATS_USAGE) w.varint(f[k]);
+    w.u8(STATS_QUOTAS.reduce((bits, k, i) => bits | (f[k] !== undefined ? 1 << i : 0), 0));
+    for (const k of STATS_QUOTAS) if (f[k] !== undefined) w.varint(f[k]);
+  }
 }, (r) => {
   const f = {};
   for (const k of STATS_HEAD) f[k] = r.varint(k);
   f.requests = readArray(r, 'typeCount', 3, () => ({ type: r.u8('type'), requests: r.varint('requests'), errors: r.varint('errors') }));
   f.errors = readArray(r, 'codeCount', 2, () => ({ code: r.varint('code'), count: r.varint('count') }));
   for (const k of STATS_LATENCY) f[k] = r.varint(k);
-  const p = r.presence(0x1f);
+  const p = r.presence(0x3f);
   if (p & 1) { f.logLastLSN = r.varint('logLastLSN'); f.logDurableLSN = r.varint('logDurableLSN'); f.logSegments = r.varint('logSegments'); f.logFailed = r.bool('logFailed'); }
   if (p & 2) { f.snapshotLSN = r.varint('snapshotLSN'); f.snapshotTime = r.zigzag('snapshotTime'); f.snapshotBytes = r.varint('snapshotBytes'); }
   if (p & 4) for (const k of STATS_SYNC) f[k] = r.varint(k);
   if (p & 8) for (const k of STATS_TLS) f[k] = r.varint(k);
   if (p & 16) for (const k of STATS_WEB) f[k] = r.varint(k);
+  if (p & 32) {
+    for (const k of STATS_USAGE) f[k] = r.varint(k);
+    const q = r.presence(0x07, 'quotaPresence');
+    STATS_QUOTAS.forEach((k, i) => { if (q & (1 << i)) f[k] = r.varint(k); });
+  }
   return f;
 });
 

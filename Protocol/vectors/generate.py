@@ -331,10 +331,10 @@ class Reader:
         except UnicodeDecodeError:
             raise bad(field)
 
-    def presence(self, known):
-        p = self.u8("presence")
+    def presence(self, known, field="presence"):
+        p = self.u8(field)
         if p & ~known:
-            raise bad("presence")
+            raise bad(field)
         return p
 
     def count(self, field, element_min_bytes):
@@ -1202,6 +1202,26 @@ STATS_WEB = ["webUpgrades", "webHandshakesRefused", "webOriginsRefused", "webClo
              "webClosedUnsupportedData", "webClosedInvalidPayload", "webClosedMessageTooBig", "webPingTimeouts"]
 
 
+# The namespace usage fields after presence bit 5, then the quotas, each after
+# its own bit of `quotaPresence`.
+STATS_USAGE = ["usageLists", "usageItems", "usageBytes"]
+STATS_QUOTAS = ["quotaLists", "quotaItems", "quotaBytes"]
+STATS_USAGE_OPTION = 1          # STATS `options` bit 0
+
+
+def enc_stats(f):
+    """An empty body when `options` is absent or 0 (as before options existed)."""
+    options = f.get("options", 0)
+    return u8(options) if options else b""
+
+
+def dec_stats(r):
+    if r.remaining() == 0:
+        return {}
+    options = r.u8("options")
+    return {"options": options} if options else {}
+
+
 def enc_stats_report(f):
     out = b"".join(varint(f[k]) for k in STATS_HEAD)
     out += varint(len(f["requests"]))
@@ -1212,9 +1232,9 @@ def enc_stats_report(f):
         out += varint(e["code"]) + varint(e["count"])
     out += b"".join(varint(f[k]) for k in STATS_MIDDLE)
     has_log, has_snapshot, has_sync = "logLastLSN" in f, "snapshotLSN" in f, "syncSubscribers" in f
-    has_tls, has_web = "tlsHandshakes" in f, "webUpgrades" in f
+    has_tls, has_web, has_usage = "tlsHandshakes" in f, "webUpgrades" in f, "usageLists" in f
     out += u8((1 if has_log else 0) | (2 if has_snapshot else 0) | (4 if has_sync else 0) | (8 if has_tls else 0)
-              | (16 if has_web else 0))
+              | (16 if has_web else 0) | (32 if has_usage else 0))
     if has_log:
         out += (varint(f["logLastLSN"]) + varint(f["logDurableLSN"]) + varint(f["logSegments"]) +
                 boolean(f["logFailed"]))
@@ -1226,6 +1246,11 @@ def enc_stats_report(f):
         out += b"".join(varint(f[k]) for k in STATS_TLS)
     if has_web:
         out += b"".join(varint(f[k]) for k in STATS_WEB)
+    if has_usage:
+        out += b"".join(varint(f[k]) for k in STATS_USAGE)
+        quotas = [k for k in STATS_QUOTAS if k in f]
+        out += u8(sum(1 << i for i, k in enumerate(STATS_QUOTAS) if k in f))
+        out += b"".join(varint(f[k]) for k in quotas)
     return out
 
 
@@ -1238,7 +1263,7 @@ def dec_stats_report(r):
     f["errors"] = [{"code": r.varint("code"), "count": r.varint("count")} for _ in range(n)]
     for k in STATS_MIDDLE:
         f[k] = r.varint(k)
-    p = r.presence(0b11111)
+    p = r.presence(0b111111)
     if p & 1:
         for k in ["logLastLSN", "logDurableLSN", "logSegments"]:
             f[k] = r.varint(k)
@@ -1256,11 +1281,18 @@ def dec_stats_report(r):
     if p & 16:
         for k in STATS_WEB:
             f[k] = r.varint(k)
+    if p & 32:
+        for k in STATS_USAGE:
+            f[k] = r.varint(k)
+        q = r.presence(0b111, "quotaPresence")
+        for i, k in enumerate(STATS_QUOTAS):
+            if q & (1 << i):
+                f[k] = r.varint(k)
     return f
 
 
-ENCODERS.update({"STATS": lambda f: b"", "STATS_REPORT": enc_stats_report})
-DECODERS.update({"STATS": lambda r: {}, "STATS_REPORT": dec_stats_report})
+ENCODERS.update({"STATS": enc_stats, "STATS_REPORT": enc_stats_report})
+DECODERS.update({"STATS": dec_stats, "STATS_REPORT": dec_stats_report})
 
 
 def build_stats():
@@ -1316,10 +1348,28 @@ def build_stats():
     valid("stats-report-websocket", "STATS_REPORT of a server with a web port and nothing else optional (presence "
           "0x10): 310 WebSocket upgrades, 4 refused as malformed and 2 for their Origin; connections closed with "
           "1002 (3), 1003 (1), 1009 (1) and 1001 after an unanswered ping (7).", "STATS_REPORT", 44, web)
-    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 5, which v1 does "
+    malformed("malformed-stats-report-presence", "STATS_REPORT with presence bit 6, which v1 does "
               "not define.", "response",
-              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x20"),
+              frame(0xD0, 0, 9, enc_stats_report(idle)[:-1] + b"\x40"),
               "BAD_FIELD", "presence", "STATS_REPORT")
+    valid("stats-usage", "STATS with options bit 0 USAGE: the report is to carry the usage and quotas of the "
+          "connection's namespace.", "STATS", 45, {"options": STATS_USAGE_OPTION})
+    accepted("stats-options-zero", "STATS whose body holds `options` 0: the same as an empty body, which is what "
+             "encoders write (`canonicalHex`).", "STATS", 46, {}, b"\x00")
+    usage = dict(idle)
+    usage.update({"usageLists": 3, "usageItems": 1200, "usageBytes": 20480,
+                  "quotaLists": 10, "quotaBytes": 1048576})
+    valid("stats-report-usage", "STATS_REPORT answering STATS with option USAGE on a server without durability "
+          "(presence 0x20): the namespace holds 3 lists, 1200 items and 20480 bytes; quotas of 10 lists and "
+          "1048576 bytes, none on items (quotaPresence 0x05).", "STATS_REPORT", 45, usage)
+    unbounded = dict(idle)
+    unbounded.update({"usageLists": 0, "usageItems": 0, "usageBytes": 0})
+    valid("stats-report-usage-no-quotas", "STATS_REPORT with the usage of an empty namespace on a server "
+          "without quotas (presence 0x20, quotaPresence 0x00).", "STATS_REPORT", 47, unbounded)
+    malformed("malformed-stats-report-quota-presence", "STATS_REPORT with usage whose quotaPresence has bit 3, "
+              "which v1 does not define.", "response",
+              frame(0xD0, 0, 9, enc_stats_report(unbounded)[:-1] + b"\x08"),
+              "BAD_FIELD", "quotaPresence", "STATS_REPORT")
 
 
 # ---------------------------------------------------------------------------

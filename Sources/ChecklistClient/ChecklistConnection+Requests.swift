@@ -95,9 +95,11 @@ extension ChecklistConnection {
 
     /// The server's operational figures (STATS): connections, requests and
     /// errors by type and code, bytes, latency percentiles, store sizes and
-    /// the status of its log and snapshot.
-    public func stats() async throws -> StatsReport {
-        let answer = try await call(.stats(Stats()))
+    /// the status of its log and snapshot. With `options` `.usage`, also the
+    /// connection's namespace usage and quotas (`StatsReport.usage`; nil
+    /// when the server predates it).
+    public func stats(options: Stats.Options = []) async throws -> StatsReport {
+        let answer = try await call(.stats(Stats(options: options)))
         guard case .statsReport(let report) = answer else { throw unexpected(answer, "STATS_REPORT") }
         return report
     }

@@ -38,7 +38,8 @@ enum Command: Sendable {
     case add(ListRef, ItemFields, at: UInt64?)
     case change(ListRef, ItemID, ItemChange)
     case ping
-    case stats
+    /// The server's figures; with `usage`, also the namespace's usage and quotas.
+    case stats(usage: Bool)
     /// Lists to watch (none: every list), from a revision (one list only), stopping after `count` changes.
     case watch([ListRef], from: Revision?, count: Int?)
     /// Saves lists (none: every list) to a file.
@@ -107,7 +108,7 @@ extension Command {
     private static func serverCommand(_ a: CommandArguments) throws(UsageError) -> Command? {
         switch a.name {
         case "ping": return .ping
-        case "stats": return .stats
+        case "stats": return .stats(usage: a.parsed.flag("--usage"))
         case "watch":
             let from = try a.option("--from", "a revision", Values.unsigned)
             if from != nil && a.count != 1 { throw a.fail("--from needs exactly one LIST") }

@@ -57,9 +57,9 @@ struct Runner {
             if json { return JSON.pong(milliseconds: ms).rendered() }
             return "pong from \(connection.serverName) (protocol \(connection.version)) in \(ms) ms"
 
-        case .stats:
-            let report = try await connection.stats()
-            return json ? JSON.stats(report).rendered() : TextOutput.stats(report, server: connection.serverName)
+        case .stats(let usage):
+            let report = try await connection.stats(options: usage ? .usage : [])
+            return json ? JSON.stats(report, askedUsage: usage).rendered() : TextOutput.stats(report, server: connection.serverName, askedUsage: usage)
 
         case .watch:
             throw LookupError(message: "BAD_STATE: watch runs on its own (main.swift), not through Runner")

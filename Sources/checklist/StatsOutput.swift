@@ -2,7 +2,7 @@ import ChecklistClient
 
 /// `checklist stats`: the STATS_REPORT as a JSON document or a short report.
 extension JSON {
-    static func stats(_ r: StatsReport) -> JSON {
+    static func stats(_ r: StatsReport, askedUsage: Bool = false) -> JSON {
         .object([
             ("uptimeSeconds", .uint(r.uptimeSeconds)),
             ("connections", .object([
@@ -43,12 +43,20 @@ extension JSON {
                          ("pushesDelivered", .uint($0.pushesDelivered)), ("subscribersDropped", .uint($0.subscribersDropped)),
                          ("retainedChanges", .uint($0.retainedChanges)), ("retainedBytes", .uint($0.retainedBytes))])
             } ?? .null),
-        ])
+        ] + (askedUsage ? [("usage", r.usage.map(usage) ?? .null)] : []))
+    }
+
+    /// `checklist stats --usage`: the namespace's counts and quotas (nil: none set).
+    private static func usage(_ u: StatsReport.UsageStatus) -> JSON {
+        func quota(_ q: UInt64?) -> JSON { q.map { .uint($0) } ?? .null }
+        return .object([("lists", .uint(u.lists)), ("items", .uint(u.items)), ("bytes", .uint(u.bytes)),
+                        ("quotas", .object([("lists", quota(u.quotaLists)), ("items", quota(u.quotaItems)),
+                                            ("bytes", quota(u.quotaBytes))]))])
     }
 }
 
 extension TextOutput {
-    static func stats(_ r: StatsReport, server: String) -> String {
+    static func stats(_ r: StatsReport, server: String, askedUsage: Bool = false) -> String {
         var lines = [
             "\(server), up \(duration(r.uptimeSeconds))",
             "connections  \(r.connectionsOpen) open, \(r.connectionsTotal) since start, \(r.connectionsRejected) rejected, "
@@ -76,6 +84,9 @@ extension TextOutput {
                          + "\(sync.pushesDelivered) pushes, \(sync.subscribersDropped) dropped; "
                          + "\(sync.retainedChanges) changes (\(sync.retainedBytes) bytes) retained")
         }
+        if askedUsage {
+            lines.append(r.usage.map(usage) ?? "namespace    not reported by this server")
+        }
         if !r.requests.isEmpty {
             lines.append("")
             lines.append(table(header: ["TYPE", "REQUESTS", "ERRORS"], rightAligned: [1, 2],
@@ -87,6 +98,16 @@ extension TextOutput {
                                rows: r.errors.map { [$0.code.name, String($0.code.rawValue), String($0.count)] }))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `namespace    3 lists of 10, 1200 items, 20480 bytes of 1048576`: each
+    /// count with its quota when one is set.
+    private static func usage(_ u: StatsReport.UsageStatus) -> String {
+        func figure(_ count: UInt64, _ unit: String, _ quota: UInt64?) -> String {
+            "\(count) \(unit)" + (quota.map { " of \($0)" } ?? "")
+        }
+        return "namespace    " + [figure(u.lists, "lists", u.quotaLists), figure(u.items, "items", u.quotaItems),
+                                  figure(u.bytes, "bytes", u.quotaBytes)].joined(separator: ", ")
     }
 
     /// `2026-01-05 10:00:00 UTC`.

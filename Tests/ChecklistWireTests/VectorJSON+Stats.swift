@@ -3,7 +3,7 @@ import ChecklistWire
 
 /// STATS_REPORT in the vectors' `fields` shape: flat keys named as in the
 /// SPEC.md section 6.10 table, `requests` and `errors` arrays, and the log
-/// snapshot, live-sync and TLS keys present exactly when their presence bit is set.
+/// snapshot, live-sync, TLS, web and usage keys present exactly when their presence bit is set.
 extension VectorJSON {
     static var statsHead: [(String, WritableKeyPath<StatsReport, UInt64>)] { [
         ("uptimeSeconds", \.uptimeSeconds), ("connectionsOpen", \.connectionsOpen),
@@ -67,6 +67,14 @@ extension VectorJSON {
         if let web = m.webSocket {
             for (key, path) in statsWeb { o[key] = .number(web[keyPath: path]) }
         }
+        if let usage = m.usage {
+            o["usageLists"] = .number(usage.lists)
+            o["usageItems"] = .number(usage.items)
+            o["usageBytes"] = .number(usage.bytes)
+            if let quota = usage.quotaLists { o["quotaLists"] = .number(quota) }
+            if let quota = usage.quotaItems { o["quotaItems"] = .number(quota) }
+            if let quota = usage.quotaBytes { o["quotaBytes"] = .number(quota) }
+        }
         return .object(o)
     }
 
@@ -103,6 +111,12 @@ extension VectorJSON {
             var web = StatsReport.WebSocketStatus()
             for (key, path) in statsWeb { web[keyPath: path] = try f.uint(key) }
             m.webSocket = web
+        }
+        if f["usageLists"] != nil {
+            m.usage = StatsReport.UsageStatus(lists: try f.uint("usageLists"), items: try f.uint("usageItems"),
+                                              bytes: try f.uint("usageBytes"), quotaLists: try f.optionalUInt("quotaLists"),
+                                              quotaItems: try f.optionalUInt("quotaItems"),
+                                              quotaBytes: try f.optionalUInt("quotaBytes"))
         }
         return m
     }

@@ -195,8 +195,8 @@ enum VectorJSON {
             if let base = m.baseRevision { o["baseRevision"] = .number(base) }
             if let key = m.idempotencyKey { o["client"] = .number(key.client); o["sequence"] = .number(key.sequence) }
             return ("PATCH", .object(o))
-        case .stats:
-            return ("STATS", .object([:]))
+        case .stats(let m):
+            return ("STATS", .object(m.options.isEmpty ? [:] : ["options": .number(UInt64(m.options.rawValue))]))
         case .subscribe, .unsubscribe, .changesSince:
             return liveSyncJSON(request)!
         case .export, .import:
@@ -333,7 +333,8 @@ enum VectorJSON {
             let key = try f.optionalUInt("client").map { IdempotencyKey(client: $0, sequence: try f.uint("sequence")) }
             return .patch(Patch(list: ListID(try f.uint("list")), baseRevision: try f.optionalUInt("baseRevision"),
                                 idempotencyKey: key, ops: try f.array("ops").map(operation)))
-        case "STATS": return .stats(Stats())
+        case "STATS":
+            return .stats(Stats(options: Stats.Options(rawValue: UInt8(try f.optionalUInt("options") ?? 0))))
         case "SUBSCRIBE", "UNSUBSCRIBE", "CHANGES_SINCE":
             return try liveSyncRequest(message: message, fields: f)!
         case "EXPORT", "IMPORT":

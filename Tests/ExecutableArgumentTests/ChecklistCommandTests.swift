@@ -47,7 +47,8 @@ struct ChecklistCommandTests {
     }
 
     @Test func serverCommands() throws {
-        guard case .ping = try command("ping"), case .stats = try command("stats") else { Issue.record("ping/stats"); return }
+        guard case .ping = try command("ping"), case .stats(usage: false) = try command("stats") else { Issue.record("ping/stats"); return }
+        guard case .stats(usage: true) = try command("stats --usage") else { Issue.record("stats --usage"); return }
         guard case .watch(let lists, from: 9, count: 3) = try command("watch 2 --from 9 --count 3"), lists.count == 1
         else { Issue.record("watch"); return }
         guard case .watch(let all, from: nil, count: nil) = try command("watch"), all.isEmpty else { Issue.record("watch all"); return }

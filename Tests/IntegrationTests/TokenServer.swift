@@ -25,11 +25,12 @@ final class TokenServer: Sendable {
         self.tokensDirectory = tokensDirectory
     }
 
-    static func start(tokens: String = defaultTokens, _ arguments: [String] = []) throws -> TokenServer {
+    static func start(tokens: String = defaultTokens, _ arguments: [String] = [],
+                      store: TestStore = .dataDirectory) throws -> TokenServer {
         let directory = try TemporaryDirectory(prefix: "checklistd-tokens")
         let path = directory.appending("tokens")
         try Self.write(tokens, to: path)
-        return TokenServer(server: try TestServer.start(["--tokens", path] + arguments), tokensDirectory: directory)
+        return TokenServer(server: try TestServer.start(["--tokens", path] + arguments, store: store), tokensDirectory: directory)
     }
 
     static func write(_ text: String, to path: String) throws {

@@ -96,6 +96,20 @@ test('a keyed PATCH sent again on another connection is applied once and answere
   b.c.close();
 });
 
+test('STATS with usage reports the namespace\'s counts, which follow a create and a patch; without it, none', { skip }, async () => {
+  const { c } = await open();
+  assert.equal((await c.stats()).usageLists, undefined);
+  const before = await c.stats({ usage: true });
+  const list = await c.createList('Usage', 'Folder');  // 11 bytes
+  await c.patch(list.id, [{ op: 'INSERT', where: 2, tempRef: 1, text: 'Milk', checked: false, remind: false }]);
+  const after = await c.stats({ usage: true });
+  assert.equal(Number(after.usageLists) - Number(before.usageLists), 1);
+  assert.equal(Number(after.usageItems) - Number(before.usageItems), 1);
+  assert.equal(Number(after.usageBytes) - Number(before.usageBytes), 15);
+  assert.equal(after.quotaLists, undefined);  // this server sets no quota
+  c.close();
+});
+
 test('a subscriber gets the CHANGE push; CHANGES_SINCE returns the same change; errors carry their code', { skip }, async () => {
   const a = await open();
   const b = await open();

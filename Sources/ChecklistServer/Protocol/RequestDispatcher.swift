@@ -115,8 +115,10 @@ final class RequestDispatcher: Sendable {
                 }
                 return answer(.success(result), list: m.list, key: m.idempotencyKey, namespace: namespace,
                               requestID: requestID, into: &answers)
-            case .stats:
-                answers.append(metrics.report(), requestID: requestID)
+            case .stats(let m):
+                var report = metrics.report()
+                if m.options.contains(.usage) { report.usage = usageStatus(of: namespace) }
+                answers.append(report, requestID: requestID)
             case .subscribe, .unsubscribe, .changesSince:
                 throw ChecklistError(.internalError, "\(request.type.name) is answered by the connection's live-sync session")
             case .export, .import:

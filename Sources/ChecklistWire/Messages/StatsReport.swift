@@ -10,6 +10,7 @@ public struct StatsReport: WireMessage {
     static let hasSync: UInt8 = 1 << 2
     static let hasTLS: UInt8 = 1 << 3
     static let hasWebSocket: UInt8 = 1 << 4
+    static let hasUsage: UInt8 = 1 << 5
 
     /// Requests of one message type, and how many of them were answered with ERROR.
     public struct TypeCount: Hashable, Sendable {
@@ -127,6 +128,9 @@ public struct StatsReport: WireMessage {
     public var tls: TLSStatus?
     /// The web port (absent when the server has none).
     public var webSocket: WebSocketStatus?
+    /// The asking connection's namespace usage (only in answer to
+    /// `Stats.Options.usage`).
+    public var usage: UsageStatus?
 
     public init() {}
 
@@ -163,7 +167,7 @@ public struct StatsReport: WireMessage {
         s.latency.maxMicros = try r.readVarint("latencyMaxMicros")
         s.lists = try r.readVarint("lists")
         s.items = try r.readVarint("items")
-        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync | hasTLS | hasWebSocket)
+        let presence = try r.readPresence(known: hasLog | hasSnapshot | hasSync | hasTLS | hasWebSocket | hasUsage)
         if presence & hasLog != 0 {
             s.log = LogStatus(lastLSN: try r.readVarint("logLastLSN"), durableLSN: try r.readVarint("logDurableLSN"),
                               segments: try r.readVarint("logSegments"), failed: try r.readBool("logFailed"))
@@ -182,6 +186,7 @@ public struct StatsReport: WireMessage {
         }
         if presence & hasTLS != 0 { s.tls = try TLSStatus.decode(from: &r) }
         if presence & hasWebSocket != 0 { s.webSocket = try WebSocketStatus.decode(from: &r) }
+        if presence & hasUsage != 0 { s.usage = try UsageStatus.decode(from: &r) }
         return s
     }
 
@@ -206,7 +211,8 @@ public struct StatsReport: WireMessage {
             w.writeVarint(v)
         }
         w.writeU8((log != nil ? Self.hasLog : 0) | (snapshot != nil ? Self.hasSnapshot : 0) | (sync != nil ? Self.hasSync : 0)
-                  | (tls != nil ? Self.hasTLS : 0) | (webSocket != nil ? Self.hasWebSocket : 0))
+                  | (tls != nil ? Self.hasTLS : 0) | (webSocket != nil ? Self.hasWebSocket : 0)
+                  | (usage != nil ? Self.hasUsage : 0))
         if let log {
             w.writeVarint(log.lastLSN)
             w.writeVarint(log.durableLSN)
@@ -226,5 +232,6 @@ public struct StatsReport: WireMessage {
         }
         for v in tls?.fields ?? [] { w.writeVarint(v) }
         for v in webSocket?.fields ?? [] { w.writeVarint(v) }
+        usage?.encode(into: &w)
     }
 }
