@@ -11,13 +11,34 @@ struct CommitColumns {
         var itemCounts: [Int64?] = [], uncheckedCounts: [Int64?] = [], revisions: [Int64?] = [], nextItemIDs: [Int64?] = []
         /// The bytes of the change bodies each list's commits add (`lists.change_bytes`).
         var changeBytes: [Int64?] = []
+        /// `lists.row_bytes` (nil: keep the stored value).
+        var rowBytes: [Int64?] = []
         var count: Int { ids.count }
+    }
+
+    /// What the quota check (`Statements.checkQuotas`) compares, one entry
+    /// per list the batch creates, changes or deletes.
+    struct QuotaColumns {
+        var ids: [Int64?] = [], namespaces: [String?] = []
+        /// The items the list is left with; nil when deleted.
+        var itemCounts: [Int64?] = []
+        /// Its name's and icon's UTF-8 bytes after the batch.
+        var labelBytes: [Int64?] = []
+        /// Its item texts' and client keys' bytes after the batch (nil: not known).
+        var rowBytes: [Int64?] = []
+
+        /// The distinct namespaces, in the order first met.
+        var touchedNamespaces: [String] {
+            var seen = Set<String>()
+            return namespaces.compactMap { $0 }.filter { seen.insert($0).inserted }
+        }
     }
 
     var updated = ListColumns()
     var created = ListColumns()
     var deleted = ListColumns()
     var createdNamespaces: [String?] = []
+    var quota = QuotaColumns()
     var highestCreated: Int64 = 0
     var changeLists: [Int64?] = [], changeRevisions: [Int64?] = [], changeNamespaces: [String?] = []
     var changeKinds: [Int64?] = [], changeBodies: [[UInt8]?] = []
@@ -57,6 +78,7 @@ struct CommitColumns {
                 }
             }
             try addTransition(start: commits[start], end: commits[end], changeBytes: Int64(bytes))
+            try addQuotaEntry(start: commits[start], end: commits[end])
         }
     }
 
@@ -65,13 +87,13 @@ struct CommitColumns {
         let id = try PostgresValue.exactInt64(start.list.rawValue, "list id")
         switch (start.priorRevision, end.after) {
         case (0, let after?):
-            try Self.append(after, base: 0, namespace: namespace, changeBytes: changeBytes, to: &created)
+            try Self.append(after, base: 0, namespace: namespace, changeBytes: changeBytes, rowBytes: end.rowBytes, to: &created)
             createdNamespaces.append(namespace)
             highestCreated = max(highestCreated, id)
         case (0, nil):
             break // created and deleted in one batch: only the deletion is kept
         case (let base, let after?):
-            try Self.append(after, base: base, namespace: namespace, changeBytes: changeBytes, to: &updated)
+            try Self.append(after, base: base, namespace: namespace, changeBytes: changeBytes, rowBytes: end.rowBytes, to: &updated)
         case (let base, nil):
             deleted.ids.append(id)
             deleted.bases.append(try PostgresValue.exactInt64(base, "revision"))
@@ -79,8 +101,33 @@ struct CommitColumns {
         }
     }
 
+    /// The list's entry for the quota check: nothing for a list created
+    /// and deleted in the batch.
+    private mutating func addQuotaEntry(start: ListCommit, end: ListCommit) throws(PostgresError) {
+        guard start.priorRevision != 0 || end.after != nil else { return }
+        quota.ids.append(try PostgresValue.exactInt64(start.list.rawValue, "list id"))
+        quota.namespaces.append(try StoredText.namespace(start.namespace))
+        if let after = end.after {
+            quota.itemCounts.append(try PostgresValue.exactInt64(after.summary.itemCount, "item count"))
+            quota.labelBytes.append(Int64(after.summary.name.utf8.count + after.summary.icon.utf8.count))
+            quota.rowBytes.append(end.rowBytes.map(Int64.init))
+        } else {
+            quota.itemCounts.append(nil)
+            quota.labelBytes.append(nil)
+            quota.rowBytes.append(nil)
+        }
+    }
+
+    /// The parameters of `Statements.checkQuotas` for `quotas`.
+    func quotaParameters(_ quotas: NamespaceQuotas) -> [PostgresValue] {
+        func bound(_ value: Int?) -> PostgresValue { value.map { .int64(Int64($0)) } ?? .null }
+        return [.textArray(quota.touchedNamespaces), bound(quotas.lists), bound(quotas.items), bound(quotas.bytes),
+                .int64Array(quota.ids), .textArray(quota.namespaces), .int64Array(quota.itemCounts),
+                .int64Array(quota.labelBytes), .int64Array(quota.rowBytes)]
+    }
+
     private static func append(_ list: ExportedList, base: Revision, namespace: String, changeBytes: Int64,
-                               to columns: inout ListColumns) throws(PostgresError) {
+                               rowBytes: Int?, to columns: inout ListColumns) throws(PostgresError) {
         let name = StoredText.columns(list.summary.name)
         let icon = StoredText.columns(list.summary.icon)
         columns.ids.append(try PostgresValue.exactInt64(list.summary.id.rawValue, "list id"))
@@ -95,6 +142,7 @@ struct CommitColumns {
         columns.revisions.append(try PostgresValue.exactInt64(list.summary.revision, "revision"))
         columns.nextItemIDs.append(try PostgresValue.exactInt64(list.nextItemID.rawValue, "next item id"))
         columns.changeBytes.append(changeBytes)
+        columns.rowBytes.append(rowBytes.map(Int64.init))
     }
 
     /// Adds `change` to the changes written; returns its body's size.
@@ -133,7 +181,7 @@ struct CommitColumns {
         return [.int64Array(c.ids), .int64Array(c.bases), .textArray(c.namespaces), .textArray(c.names),
                 .textArray(c.icons), .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
                 .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs),
-                .int64Array(c.changeBytes)]
+                .int64Array(c.changeBytes), .int64Array(c.rowBytes)]
     }
 
     /// The parameters of `Statements.insertLists`.
@@ -142,7 +190,7 @@ struct CommitColumns {
         return [.int64Array(c.ids), .textArray(c.namespaces), .textArray(c.names), .textArray(c.icons),
                 .byteaArray(c.nameBytes), .byteaArray(c.iconBytes), .int64Array(c.itemCounts),
                 .int64Array(c.uncheckedCounts), .int64Array(c.revisions), .int64Array(c.nextItemIDs),
-                .int64Array(c.changeBytes)]
+                .int64Array(c.changeBytes), .int64Array(c.rowBytes)]
     }
 }
 

@@ -18,15 +18,20 @@ public struct ListCommit: Hashable, Sendable {
     /// The idempotency answer a keyed PATCH gave, remembered in the same
     /// transaction as its change (exactly-once across a node's loss).
     public var answer: RememberedAnswer?
+    /// With `after`: the UTF-8 bytes of the list's item texts and client
+    /// keys it leaves (`lists.row_bytes`, what a quota counts); nil when
+    /// not known (its rows are not in memory), keeping the stored value.
+    public var rowBytes: Int?
 
     public init(namespace: Namespace, list: ListID, priorRevision: Revision, changes: [Change],
-                after: ExportedList?, answer: RememberedAnswer? = nil) {
+                after: ExportedList?, answer: RememberedAnswer? = nil, rowBytes: Int? = nil) {
         self.namespace = namespace
         self.list = list
         self.priorRevision = priorRevision
         self.changes = changes
         self.after = after
         self.answer = answer
+        self.rowBytes = rowBytes
     }
 
     /// The revision the commit leaves the list at.

@@ -31,6 +31,10 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let corruptData = Code(name: "CORRUPT_DATA")
         /// The layer was called against its contract.
         public static let misuse = Code(name: "MISUSE")
+        /// A commit would leave a namespace past a quota it grows towards,
+        /// counted in the database: nothing of the batch was written.
+        /// `quota` says which namespace and which quota.
+        public static let quotaExceeded = Code(name: "QUOTA_EXCEEDED")
         public var description: String { name }
     }
 
@@ -41,6 +45,18 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     /// For `STALE_REVISION`: the lists whose check failed, so a committer
     /// can answer those and retry the rest of its batch.
     public var lists: [ListID]
+    /// For `QUOTA_EXCEEDED`: the namespace past its quota, and the
+    /// `QUOTA_EXCEEDED` its requests are answered with (field `lists`,
+    /// `items` or `bytes`).
+    public var quota: (namespace: Namespace, refusal: ChecklistError)? {
+        get { quotaNamespace.flatMap { ns in quotaRefusal.map { (ns, $0) } } }
+        set {
+            quotaNamespace = newValue?.namespace
+            quotaRefusal = newValue?.refusal
+        }
+    }
+    private var quotaNamespace: Namespace?
+    private var quotaRefusal: ChecklistError?
 
     public init(_ code: Code, _ message: String, sqlState: String? = nil, lists: [ListID] = []) {
         self.code = code

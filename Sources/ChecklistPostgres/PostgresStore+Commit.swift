@@ -1,4 +1,5 @@
 import ChecklistModel
+import ChecklistStore
 
 /// The bodies of the changes a commit wrote (the `changes.body` column,
 /// `Change.encode`), per list in revision order: what a node that
@@ -35,16 +36,22 @@ extension PostgresStore {
     ///   created list's id is taken; `CONNECTION_LOST` / `STATEMENT_FAILED`
     ///   from PostgreSQL. Nothing is written in either case.
     /// - Returns: the stored bodies of the changes written (`StoredBodies`).
+    ///
+    /// With `quotas` that bound something, the namespaces the batch changes
+    /// are locked and their counts in the database checked first, in the
+    /// same transaction (`Statements.checkQuotas`): a batch that would leave
+    /// one past a quota it grows towards throws `QUOTA_EXCEEDED` naming it
+    /// (`PostgresError.quota`), and nothing is written.
     @discardableResult
-    public func commit(_ commits: [ListCommit]) throws -> StoredBodies {
-        try commit(commits, betweenFlights: nil)
+    public func commit(_ commits: [ListCommit], quotas: NamespaceQuotas? = nil) throws -> StoredBodies {
+        try commit(commits, betweenFlights: nil, quotas: quotas)
     }
 
     /// As `commit(_:)`; with `betweenFlights`, BEGIN is a flight of its
     /// own and `betweenFlights` runs before the writes and COMMIT are sent
     /// (tests break the connection there).
     @discardableResult
-    func commit(_ commits: [ListCommit], betweenFlights: (() throws -> Void)?) throws -> StoredBodies {
+    func commit(_ commits: [ListCommit], betweenFlights: (() throws -> Void)?, quotas: NamespaceQuotas? = nil) throws -> StoredBodies {
         guard !commits.isEmpty else { return [:] }
         let columns = try CommitColumns(commits)
         var flight = PostgresPipeline()
@@ -59,7 +66,7 @@ extension PostgresStore {
             }
             flight = PostgresPipeline()
         }
-        try write(columns, after: flight)
+        try write(columns, after: flight, quotas: quotas)
         return columns.bodiesByList
     }
 
@@ -80,11 +87,13 @@ extension PostgresStore {
     /// `whileWriting` runs once the writes and COMMIT are sent, before
     /// their answers are read (it must not use the connection).
     ///
+    /// `quotas`: as `commit(_:quotas:)`, checked after `prepare`.
+    ///
     /// - Throws: what `prepare` throws (the transaction is rolled back), or
     ///   as `commit(_:)`.
     /// - Returns: as `commit(_:)`.
     @discardableResult
-    public func commit(locking bases: [(list: ListID, base: Revision)],
+    public func commit(locking bases: [(list: ListID, base: Revision)], quotas: NamespaceQuotas? = nil,
                        prepare: (_ locked: LockedLists) throws -> [ListCommit],
                        whileWriting: () -> Void = {}) throws -> StoredBodies {
         var flight = PostgresPipeline()
@@ -120,7 +129,7 @@ extension PostgresStore {
             throw error
         }
         guard begun || !commits.isEmpty else { return [:] }
-        try write(columns, after: flight, whileInFlight: whileWriting)
+        try write(columns, after: flight, quotas: quotas, whileInFlight: whileWriting)
         return columns.bodiesByList
     }
 
@@ -155,9 +164,19 @@ extension PostgresStore {
     /// runs once they are sent). A revision check
     /// that fails, or any other error, aborts the rest: the transaction is
     /// rolled back and it throws.
-    private func write(_ columns: CommitColumns, after start: PostgresPipeline, whileInFlight: () -> Void = {}) throws {
+    private func write(_ columns: CommitColumns, after start: PostgresPipeline, quotas: NamespaceQuotas? = nil,
+                       whileInFlight: () -> Void = {}) throws {
         var flight = start
         var checks: [(statement: Int, lists: CommitColumns.ListColumns, creates: Bool)] = []
+        var quotaCheck: Int?
+        if let quotas, quotas.isBounded, !columns.quota.ids.isEmpty {
+            // The namespaces' rows exist (a first list's too) before they are locked.
+            let namespaces = PostgresValue.textArray(columns.quota.touchedNamespaces)
+            flight.append(Statements.addNamespaces, [namespaces])
+            flight.append(Statements.lockNamespaces, [namespaces])
+            quotaCheck = flight.count
+            flight.append(Statements.checkQuotas, columns.quotaParameters(quotas))
+        }
         if columns.created.count > 0 {
             flight.append(Statements.addNamespaces, [.textArray(columns.createdNamespaces)])
             checks.append((flight.count, columns.created, true))
@@ -194,6 +213,9 @@ extension PostgresStore {
             if failure.error.sqlState == Statements.revisionCheckFailed,
                let check = checks.first(where: { $0.statement == failure.index }) {
                 throw try refusal(check.lists, creates: check.creates)
+            }
+            if failure.index == quotaCheck, failure.error.sqlState == Statements.quotaCheckFailed {
+                throw Self.quotaRefusal(failure.error, namespaces: columns.quota.touchedNamespaces)
             }
             throw failure.error
         }

@@ -18,7 +18,7 @@ public struct SchemaStep: Sendable {
 extension SchemaStep {
     /// The steps this binary knows, oldest first. Never edit a released
     /// step: add the next one.
-    public static let all: [SchemaStep] = [version1, version2]
+    public static let all: [SchemaStep] = [version1, version2, version3]
 
     /// The schema version this binary creates and expects.
     public static var latestVersion: Int { all.last?.version ?? 0 }
@@ -92,5 +92,21 @@ extension SchemaStep {
         ALTER TABLE lists ADD COLUMN change_bytes bigint NOT NULL DEFAULT 0;
         UPDATE lists AS l SET change_bytes = (SELECT coalesce(sum(octet_length(c.body)), 0) FROM changes c
                                               WHERE c.list_id = l.id AND c.revision > l.checkpoint_revision);
+        """)
+
+    /// Version 3: quotas checked against the database's counts
+    /// (docs/OPERATING.md, "Quotas"). `lists.row_bytes`: the UTF-8 bytes
+    /// of the list's item texts and client keys (NULL for rows written
+    /// before, counted as 0 until the list is written again), and
+    /// `checklist_quota_exceeded`, which a commit's quota check calls to
+    /// fail its transaction with SQLSTATE CKQ01 (`Statements.checkQuotas`).
+    static let version3 = SchemaStep(version: 3, description: "lists.row_bytes and checklist_quota_exceeded: quotas on the database's counts", sql: """
+        ALTER TABLE lists ADD COLUMN row_bytes bigint;
+        CREATE FUNCTION checklist_quota_exceeded(namespace_index integer, field text, held bigint, quota bigint)
+            RETURNS integer LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'QUOTA % % % %', namespace_index, field, held, quota USING ERRCODE = 'CKQ01';
+        END
+        $$;
         """)
 }

@@ -56,11 +56,12 @@ enum Statements {
         WITH passed AS (
             UPDATE lists AS l SET name = v.name, icon = v.icon, name_bytes = v.name_bytes, icon_bytes = v.icon_bytes,
                    item_count = v.item_count, unchecked_count = v.unchecked_count, revision = v.revision,
-                   next_item_id = v.next_item_id, change_bytes = l.change_bytes + v.change_bytes, updated_at = now()
+                   next_item_id = v.next_item_id, change_bytes = l.change_bytes + v.change_bytes,
+                   row_bytes = coalesce(v.row_bytes, l.row_bytes), updated_at = now()
             FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                        $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[])
+                        $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::int8[])
                  AS v(id, base, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count, revision,
-                      next_item_id, change_bytes)
+                      next_item_id, change_bytes, row_bytes)
             WHERE l.id = v.id AND l.revision = v.base AND l.namespace = v.namespace
             RETURNING l.id)
         SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
@@ -71,9 +72,9 @@ enum Statements {
     static let insertLists = PostgresStatement(name: "ckl_insert_lists_checked", sql: """
         WITH passed AS (
             INSERT INTO lists (id, namespace, name, icon, name_bytes, icon_bytes, item_count, unchecked_count,
-                               revision, next_item_id, change_bytes)
+                               revision, next_item_id, change_bytes, row_bytes)
             SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[],
-                                 $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::int8[])
+                                 $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[])
             ON CONFLICT (id) DO NOTHING
             RETURNING id)
         SELECT 1 / (count(*) = cardinality($1::int8[]))::int FROM passed
@@ -262,7 +263,7 @@ enum Statements {
             name_bytes = EXCLUDED.name_bytes, icon_bytes = EXCLUDED.icon_bytes, item_count = EXCLUDED.item_count,
             unchecked_count = EXCLUDED.unchecked_count, revision = EXCLUDED.revision,
             next_item_id = EXCLUDED.next_item_id, checkpoint_revision = EXCLUDED.revision, change_bytes = 0,
-            updated_at = now()
+            row_bytes = NULL, updated_at = now()
         """)
 
     // MARK: Several nodes

@@ -1,3 +1,4 @@
+import ChecklistModel
 import Synchronization
 
 /// Where each commit position stands (durable, failed or pending: `CommitState`)
@@ -25,7 +26,17 @@ public final class CommitStates: Sendable {
         /// Positions that failed, as closed ranges in increasing order
         /// (failures are rare: kept for the process's life).
         var failed: [ClosedRange<UInt64>] = []
+        /// Commits refused for good, with the error their answers get
+        /// (`refuse`), and whether `failed` reported them yet: from then on
+        /// failed, and never made durable by a later commit.
+        var refused: [UInt64: (error: ChecklistError, failed: Bool)] = [:]
+        /// `refused`'s positions in the order refused, to forget the oldest.
+        var refusedOrder: [UInt64] = []
     }
+
+    /// Refusals kept for their answers; older ones are forgotten (their
+    /// connections took them long ago, or closed).
+    static let keptRefusals = 4096
 
     private let state = Mutex(State())
     private let durablePosition = Atomic<UInt64>(0)
@@ -47,7 +58,9 @@ public final class CommitStates: Sendable {
         // is recorded before the durable position passes it.
         let durableNow = durablePosition.load(ordering: .acquiring)
         if anyFailed.load(ordering: .acquiring),
-           state.withLock({ s in s.failed.contains { $0.contains(position) } }) { return .failed }
+           state.withLock({ s in s.refused[position]?.failed == true || s.failed.contains { $0.contains(position) } }) {
+            return .failed
+        }
         return position <= durableNow ? .durable : .pending
     }
 
@@ -86,10 +99,32 @@ public final class CommitStates: Sendable {
         durable(position)
     }
 
+    /// The commit at `position` is refused with `error` (a quota the
+    /// database's counts showed passed) and will never be durable: once
+    /// `failed` reports it (when the storage has undone it), it stays
+    /// failed and its answer is replaced by `error` (`refusal(in:)`).
+    public func refuse(_ position: UInt64, _ error: ChecklistError) {
+        state.withLock { s in
+            if s.refused.updateValue((error, false), forKey: position) == nil { s.refusedOrder.append(position) }
+            if s.refusedOrder.count > Self.keptRefusals { s.refused[s.refusedOrder.removeFirst()] = nil }
+        }
+    }
+
+    /// The error a commit refused in `positions` is answered with; nil when none was refused there.
+    public func refusal(in positions: ClosedRange<UInt64>) -> ChecklistError? {
+        guard anyFailed.load(ordering: .acquiring) else { return nil }
+        return state.withLock { s in
+            s.refused.filter { positions.contains($0.key) && $0.value.failed }.min { $0.key < $1.key }?.value.error
+        }
+    }
+
     /// The commits at `positions` will never be durable. Call it before the
     /// durable position passes them.
     public func failed(_ positions: ClosedRange<UInt64>) {
-        state.withLock { $0.failed.append(positions) }
+        state.withLock { s in
+            s.failed.append(positions)
+            for position in s.refused.keys where positions.contains(position) { s.refused[position]?.failed = true }
+        }
         anyFailed.store(true, ordering: .releasing)
         wakeSettled(failed: positions)
     }
@@ -102,7 +137,7 @@ public final class CommitStates: Sendable {
         let ready = state.withLock { s -> [Wake] in
             let ids = s.waiting.filter { entry in
                 entry.value.position <= durableNow || failed.map { entry.value.position >= $0.lowerBound } == true
-                    || s.failed.contains { $0.contains(entry.value.position) }
+                    || s.failed.contains { $0.contains(entry.value.position) } || s.refused[entry.value.position]?.failed == true
             }.map(\.key)
             return ids.compactMap { s.waiting.removeValue(forKey: $0)?.wake }
         }

@@ -71,7 +71,7 @@ struct CrossNodeRebase {
         let retried = batch.retried
         var committed = committer.view.all
         CommittedView.move(&committed, by: unpublished)  // as publishing them will
-        batch = PostgresBatch(batch.queued, after: batch.after, committed: committed)
+        batch = PostgresBatch(batch.queued, after: batch.after, rowBytes: batch.rowBytes, committed: committed)
         batch.retried = retried
         guard refused.isEmpty else {
             throw PostgresError(.staleRevision, "lists committed by another node that cannot be rebased", lists: refused)
@@ -112,6 +112,7 @@ struct CrossNodeRebase {
             record(commit, list: list)
         }
         if let row = rebased.exportedAtSplit { batch.after[list] = row } else { batch.after[list] = nil }
+        batch.rowBytes[list] = nil  // not known at the split: the stored value is kept
         committer.withLog { $0.debug("postgres_rebased", ["list": list.rawValue, "base": base, "foreign": foreign.count,
                                                           "patches": rebased.patches.count]) }
         return true

@@ -60,15 +60,20 @@ struct PostgresBatch: Sendable {
     var retried = false
     /// Each touched list's row after the whole batch (nil: deleted).
     var after: [ListID: ExportedList]
+    /// Each touched list's item text and client key bytes after the whole
+    /// batch (`ListCommit.rowBytes`; absent: not known).
+    var rowBytes: [ListID: Int]
 
     /// - Parameters:
     ///   - queued: the commits, in commit order (never empty).
     ///   - after: each touched list's row after the whole batch (nil: deleted).
+    ///   - rowBytes: each touched list's row bytes after the batch, where known.
     ///   - committed: the revision each list has in the database (absent: none).
-    init(_ queued: [QueuedCommit], after: [ListID: ExportedList], committed: [ListID: Revision]) {
+    init(_ queued: [QueuedCommit], after: [ListID: ExportedList], rowBytes: [ListID: Int] = [:], committed: [ListID: Revision]) {
         positions = queued[0].position...queued[queued.count - 1].position
         self.queued = queued
         self.after = after
+        self.rowBytes = rowBytes
         changeCount = queued.reduce(0) { total, commit in
             commit.changes.reduce(total) { sum, change in
                 if case .listImported(let list) = change.kind { return sum + max(1, list.items.count) }
@@ -102,7 +107,10 @@ struct PostgresBatch: Sendable {
             for list in order { add(list, byList[list] ?? []) }
         }
         // Only each list's last commit in the batch carries the row it leaves.
-        for (list, index) in lastIndex { commits[index].after = after[list] }
+        for (list, index) in lastIndex {
+            commits[index].after = after[list]
+            commits[index].rowBytes = rowBytes[list]
+        }
         self.commits = commits
     }
 
@@ -118,6 +126,26 @@ struct PostgresBatch: Sendable {
             if first.revision != commit.priorRevision + 1 { lists.insert(commit.list) }
         }
         return lists
+    }
+
+    /// Whether `commit` may make its namespace hold more (lists, items or
+    /// bytes): anything but deletions, and patches that only delete, check,
+    /// move or set dates and prices. What a namespace's quota refusal
+    /// found in the database refuses (`PostgresCommitter`).
+    static func mayGrow(_ commit: QueuedCommit) -> Bool {
+        commit.changes.contains { change in
+            switch change.kind {
+            case .listDeleted: return false
+            case .patched(let ops):
+                return ops.contains { op in
+                    switch op {
+                    case .insert, .setText, .setKey: return true
+                    default: return false
+                    }
+                }
+            default: return true
+            }
+        }
     }
 
     /// The lists the batch touches, with their namespaces.

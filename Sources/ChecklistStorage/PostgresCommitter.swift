@@ -115,15 +115,20 @@ final class PostgresCommitter: Sendable {
 
     /// Takes everything queued, with the rows it leaves, in one instant of the store.
     fileprivate func takeBatch() -> PostgresBatch? {
-        store.withExportedLists { exported -> PostgresBatch? in
+        store.withExportedListsAndRowBytes { exported -> PostgresBatch? in
             let taken = queue.withLock { state -> [QueuedCommit] in
                 defer { state.commits.removeAll(keepingCapacity: true) }
                 return state.commits
             }
             guard !taken.isEmpty else { return nil }
             var after: [ListID: ExportedList] = [:]
-            for (ns, id) in PostgresBatch.touched(taken) { after[id] = exported(ns, id) }
-            return PostgresBatch(taken, after: after, committed: view.all)
+            var rowBytes: [ListID: Int] = [:]
+            for (ns, id) in PostgresBatch.touched(taken) {
+                guard let found = exported(ns, id) else { continue }
+                after[id] = found.list
+                rowBytes[id] = found.rowBytes
+            }
+            return PostgresBatch(taken, after: after, rowBytes: rowBytes, committed: view.all)
         }
     }
 
@@ -281,7 +286,10 @@ private struct CommitLoop {
             let unfit = batch.unfit
             guard unfit.isEmpty else { return try drop(unfit, from: &batch, committer) }
             let database = database!
-            if calm >= Self.calmBeforeOptimism && !batch.retried {
+            // With quotas, always through the lock and the rebase: the quota
+            // check then counts rows already at the batch's bases.
+            let quotas = committer.store.quotas
+            if calm >= Self.calmBeforeOptimism && !batch.retried && !quotas.isBounded {
                 do {
                     let bodies = try database.commit(batch.commits)
                     committed(batch, bodies: bodies, committer)
@@ -300,7 +308,7 @@ private struct CommitLoop {
             var foreign: [Change] = []
             do {
                 defer { committer.publish(&foreign) }
-                bodies = try database.commit(locking: CrossNodeRebase.lockable(attempt), prepare: { locked in
+                bodies = try database.commit(locking: CrossNodeRebase.lockable(attempt), quotas: quotas, prepare: { locked in
                     let stale = CrossNodeRebase.stale(attempt, locked: locked.revisions)
                     guard !stale.isEmpty else { return attempt.commits }
                     sawStale = true
@@ -321,6 +329,8 @@ private struct CommitLoop {
             return true
         } catch let error as PostgresError where error.code == .staleRevision || error.sqlState == "23505" {
             return settleStale(&batch, error, committer)
+        } catch let error as PostgresError where error.code == .quotaExceeded && error.quota != nil {
+            return settleQuota(&batch, error, committer)
         } catch {
             fail(through: batch.positions.upperBound, committer)
             batch.retried = true
@@ -393,6 +403,29 @@ private struct CommitLoop {
         }
     }
 
+    /// The database's counts leave a namespace past a quota (another node
+    /// filled it meanwhile): the batch's commits of that namespace that may
+    /// grow it are refused with `QUOTA_EXCEEDED` (their answers say so),
+    /// their lists reloaded from the database (nothing of them stays
+    /// applied), and the rest of the batch committed.
+    private mutating func settleQuota(_ batch: inout PostgresBatch, _ error: PostgresError, _ committer: PostgresCommitter) -> Bool {
+        guard let (namespace, refusal) = error.quota else { return false }
+        let inNamespace = batch.queued.filter { $0.changes.contains { $0.namespace == namespace } }
+        let growing = inNamespace.filter(PostgresBatch.mayGrow)
+        let refused = growing.isEmpty ? inNamespace : growing
+        for commit in refused { committer.durability.refuse(commit.position, refusal) }
+        let lists = Set(refused.flatMap { $0.changes.map(\.list) })
+        committer.withLog { $0.info("quota_exceeded", ["namespace": namespace.rawValue, "field": refusal.field ?? "",
+                                                      "commits": refused.count, "positions": "\(batch.positions)"]) }
+        do {
+            return try drop(lists, from: &batch, committer)
+        } catch {
+            fail(through: batch.positions.upperBound, committer)
+            if database?.connection.isUsable != true { database = nil }
+            return false
+        }
+    }
+
     /// Whether every commit of `batch` is in the database as it is: an
     /// earlier attempt committed and only its answer was lost. (The same
     /// revisions alone prove nothing: another node may have reached them.)
@@ -416,7 +449,10 @@ private struct CommitLoop {
         }
         var dropped = batch.queued.filter { $0.changes.contains { affected.contains($0.list) } }
         let kept = batch.queued.filter { !$0.changes.contains { affected.contains($0.list) } }
-        for commit in dropped { committer.durability.failed(commit.position...commit.position) }
+        // Failed once their lists are reloaded: a client told so reads
+        // the lists without them (a refused commit's answer says it was
+        // not applied). Should a reload fail, the caller fails the batch.
+        let fromBatch = dropped
         let catchUp = committer.storeForCatchUp
         for list in affected.sorted(by: { $0.rawValue < $1.rawValue }) {
             try catchUp.reload(list, database: database!, force: true) {
@@ -425,6 +461,7 @@ private struct CommitLoop {
                 dropped += purged
             }
         }
+        for commit in fromBatch { committer.durability.failed(commit.position...commit.position) }
         committer.onCommitted(affected.map { ($0, committer.view.revision(of: $0)) }, 0)
         for commit in dropped { committer.uncommittedKeys.forget(commit.changes) }
         for commit in dropped {
@@ -440,7 +477,7 @@ private struct CommitLoop {
             }
         }
         guard !kept.isEmpty else { return true }
-        batch = PostgresBatch(kept, after: batch.after, committed: committer.view.all)
+        batch = PostgresBatch(kept, after: batch.after, rowBytes: batch.rowBytes, committed: committer.view.all)
         return commit(&batch, committer)
     }
 

@@ -189,6 +189,10 @@ public final class PostgresStorage: ServerStorage {
 
     public func cancelNotification(waiter: UInt64) { waiters.cancel(waiter: waiter) }
 
+    public func refusal(in positions: ClosedRange<UInt64>) -> ChecklistError? {
+        waiters.refusal(in: positions)
+    }
+
     public func rebasedAnswer(in positions: ClosedRange<UInt64>, list: ListID, revision: Revision) -> RebasedAnswer? {
         rebasedAnswers.take(in: positions, list: list, revision: revision)
     }

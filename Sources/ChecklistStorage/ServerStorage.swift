@@ -136,6 +136,12 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// those changes are durable: false when they were rewritten meanwhile
     /// (rebased onto another node's commits, the list reloaded). Never blocks.
     func committedAsRead(_ read: UncommittedRead) -> Bool
+
+    /// The error a commit in `positions` was refused with for good (a
+    /// quota the database's counts showed passed, `CommitStates.refuse`):
+    /// a held answer whose commit failed is replaced by it instead of
+    /// `ERROR UNAVAILABLE`. Nil when none was. Never blocks.
+    func refusal(in positions: ClosedRange<UInt64>) -> ChecklistError?
 }
 
 extension ServerStorage {
@@ -161,6 +167,8 @@ extension ServerStorage {
 
     /// Always: only a storage shared by several nodes rewrites a list's changes in flight.
     public func committedAsRead(_ read: UncommittedRead) -> Bool { true }
+
+    public func refusal(in positions: ClosedRange<UInt64>) -> ChecklistError? { nil }
 }
 
 /// Where one commit stands (`ServerStorage.commitState(of:)`).

@@ -43,7 +43,14 @@ struct ListState: Sendable {
     /// (`--quota-bytes`). For a list whose rows are not in memory, those
     /// counted when they were dropped (none when they never were loaded).
     var storedBytes: Int {
-        name.utf8.count + icon.utf8.count + (unloaded.map { $0.storedBytes ?? 0 } ?? rows.textBytes + keys.keyBytes)
+        name.utf8.count + icon.utf8.count + (rowBytes ?? 0)
+    }
+
+    /// The UTF-8 bytes of its item texts and client keys; nil for a list
+    /// whose rows are not in memory and were never counted here.
+    var rowBytes: Int? {
+        guard let unloaded else { return rows.textBytes + keys.keyBytes }
+        return unloaded.storedBytes
     }
 
     /// Throws `UNAVAILABLE` for a list whose rows are not in memory: a

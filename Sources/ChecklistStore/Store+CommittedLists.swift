@@ -16,3 +16,14 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// As `withExportedLists`, each list with the UTF-8 bytes of its item
+    /// texts and client keys (what `--quota-bytes` counts beside its name
+    /// and icon): nil when its rows are not in memory and were never counted.
+    public func withExportedListsAndRowBytes<R>(_ body: (_ exported: (Namespace, ListID) -> (list: ExportedList, rowBytes: Int?)?) -> R) -> R {
+        locked { state in
+            body { ns, id in try? state.withList(id, in: ns) { ($0.exported, $0.rowBytes) } }
+        }
+    }
+}

@@ -62,11 +62,29 @@ struct SchemaMigrationTests {
             VALUES (1, 1, 'default', 1, '\\x0102'), (1, 2, 'default', 1, '\\x010203'), (1, 3, 'default', 1, '\\x01020304'),
                    (2, 1, 'default', 1, '\\x01');
             """)
-        let report = try SchemaMigration.migrate(connection)
+        let report = try SchemaMigration.migrate(connection, steps: Array(SchemaStep.all.prefix(2)))
         #expect(report.applied == [2])
         let rows = try connection.execute("SELECT id, change_bytes FROM lists ORDER BY id")
         // List 1: revisions 2 and 3 are after its checkpoint (3 + 4 bytes); list 2 has none.
         #expect(try (0..<rows.rowCount).map { try rows.int64($0, 1) } == [7, 0])
+    }
+
+    /// A database of version 2 gets `lists.row_bytes` (NULL: not known,
+    /// counted as 0 by a quota) and the quota check's function.
+    @Test func version3AddsRowBytesAndTheQuotaFunction() throws {
+        let connection = try PostgresConnection(conninfo: try TestCluster.freshDatabase())
+        try SchemaMigration.migrate(connection, steps: Array(SchemaStep.all.prefix(2)))
+        try connection.executeScript("""
+            INSERT INTO namespaces (name) VALUES ('default');
+            INSERT INTO lists (id, namespace, name, icon, item_count, unchecked_count, revision, next_item_id)
+            VALUES (1, 'default', 'a', 'a', 2, 0, 3, 3);
+            """)
+        #expect(try SchemaMigration.migrate(connection).applied == [3])
+        #expect(try connection.execute("SELECT row_bytes IS NULL FROM lists").bool(0, 0))
+        let error = #expect(throws: PostgresError.self) {
+            try connection.execute("SELECT checklist_quota_exceeded(1, 'items', 6, 5)")
+        }
+        #expect(error?.sqlState == "CKQ01" && error?.message.contains("QUOTA 1 items 6 5") == true)
     }
 
     /// Two starters wait on the advisory lock a third connection holds,

@@ -128,7 +128,9 @@ struct AnswerHolder {
         guard let storage else { return Released() }
         var released = Released()
         held.release(storage.commitState(of:), replace: { answer in
-            let why = answer.read == nil ? Self.outcomeUnknown : Self.readUndecided
+            // A commit refused for good (a quota, counted in the database) says so; others' outcome is unknown.
+            let own = answer.from <= answer.lsn ? answer.from...answer.lsn : answer.lsn...answer.lsn
+            let why = answer.read != nil ? Self.readUndecided : storage.refusal(in: own) ?? Self.outcomeUnknown
             let error = Self.unavailable(requestID: answer.requestID, why)
             released.addedBytes += error.count - (answer.end - answer.start)
             released.refused.append((answer.request, why.code))
