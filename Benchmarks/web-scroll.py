@@ -8,8 +8,11 @@ A requestAnimationFrame loop moves the list's scroll position by
 rows-per-second x row height x frame time each frame, for the given time,
 and records every frame's duration; a MutationObserver counts row elements
 rebound to another row index (`data-index`) and filled with an item
-(`data-item-id` set). Reports frame time p50/p99/max, frames over 16.7 ms,
-rows bound and filled per second, row elements and DOM nodes (at the end),
+(`data-item-id` set), and each frame counts the row elements shown without
+an item (placeholders, "Loading..."). Reports frame time p50/p99/max, frames
+over 16.7 ms, rows bound and filled per second, placeholder rows (in all and
+as a share of the rows shown over the frames, and the frames showing any),
+row elements and DOM nodes (at the end),
 the JS heap (performance.memory), the visible rows still "Loading..." when
 the scrolling stops, and how long until they are filled. Starts its own checklistd (port 0) and seeds the
 list with `checklist import` of a generated snapshot (Tests/Browser/seed_snapshot.py).
@@ -39,12 +42,26 @@ const observer = new MutationObserver((records) => {
   }
 });
 observer.observe(c, { subtree: true, attributes: true, attributeFilter: ['data-index', 'data-item-id'] });
+// Placeholders: row elements of the pool (not hidden) showing no item (no
+// data-item-id, i.e. "Loading..."), counted each frame as the previous frame
+// painted them. A live collection, read without layout.
+const rows = c.getElementsByClassName('row');
+let placeholders = 0, shownRows = 0, framesWithPlaceholders = 0;
 const frames = [];
 let start = null, last = null, position = c.scrollTop;
 function step(now) {
   if (start === null) { start = now; last = now; requestAnimationFrame(step); return; }
   const dt = now - last;
   frames.push(dt);
+  let empty = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (r.hidden) continue;
+    shownRows++;
+    if (!r.hasAttribute('data-item-id')) empty++;
+  }
+  placeholders += empty;
+  if (empty > 0) framesWithPlaceholders++;
   last = now;
   position += rowsPerSecond * rowHeight * dt / 1000;
   c.scrollTop = position;
@@ -58,6 +75,7 @@ function step(now) {
     if (loadingRows() > 0 && performance.now() - stopped < 10000) { requestAnimationFrame(settle); return; }
     const visible = [...c.querySelectorAll('.row:not([hidden])')];
     done({ frames, elapsedMs: now - start, rebound, filled, rowHeight, loadingAtStop,
+      placeholders, shownRows, framesWithPlaceholders,
       settleMs: performance.now() - stopped,
       rowElements: c.querySelectorAll('.row').length,
       domNodes: document.getElementsByTagName('*').length,
@@ -101,6 +119,9 @@ def main():
             "framesWithin16_7msPercent": round(100 * (len(frames) - over) / len(frames), 2),
             "rowsBoundPerSecond": round(r["rebound"] / (r["elapsedMs"] / 1000)),
             "rowsFilledPerSecond": round(r["filled"] / (r["elapsedMs"] / 1000)),
+            "placeholderRowsShown": r["placeholders"], "rowsShown": r["shownRows"],
+            "placeholderRowsPercent": round(100 * r["placeholders"] / max(1, r["shownRows"]), 2),
+            "framesWithPlaceholders": r["framesWithPlaceholders"],
             "rowsScrolled": r["firstIndex"], "rowElements": r["rowElements"], "domNodes": r["domNodes"],
             "jsHeapBytes": r["heapBytes"], "visibleRowsLoadingAtStop": r["loadingAtStop"],
             "msUntilFilledAfterStop": round(r["settleMs"]), "visibleRowsLoadingAfter": r["loading"],
