@@ -179,6 +179,7 @@ export class ListView {
       this.pool.push(row);
     }
     while (this.pool.length > wanted) this.pool.pop().remove();
+    this.poolElement.style.height = `${wanted * ROW_HEIGHT}px`;
   }
 
   #spacerHeight() { return Math.min(this.total * ROW_HEIGHT, MAX_SPACER_PX); }
