@@ -95,16 +95,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
 
     /// `CODE: file at offset N: message`; for a `.snapshot` error the code
     /// is the snapshot error's (`TRUNCATED_SNAPSHOT: ...`).
-    public var description: String {
-        var s = "\(snapshot?.code.name ?? code.name): "
-        if let file {
-            s += file
-            if let offset { s += " at offset \(offset)" }
-            s += ": "
-        }
-        s += message
-        return s
-    }
+    public var description: String { described(as: snapshot?.code.name ?? code.name) }
 
     /// Runs `body`, a step of a data-directory operation that reads or
     /// writes a snapshot, and turns the `SnapshotError` it throws into a

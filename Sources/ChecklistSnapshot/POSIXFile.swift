@@ -6,6 +6,26 @@ import Glibc
 package protocol POSIXFileFailure: Error {
     /// The `.io` error of a failed call: `message` names the call and `errno`.
     static func failedCall(_ message: String, file: String, errno: Int32) -> Self
+    /// For humans; never parse it.
+    var message: String { get }
+    /// The file the problem is in, if any.
+    var file: String? { get }
+    /// Byte offset of the problem in `file`.
+    var offset: UInt64? { get }
+}
+
+extension POSIXFileFailure {
+    /// The errors' one text: `CODE: file at offset N: message`.
+    package func described(as codeName: String) -> String {
+        var s = "\(codeName): "
+        if let file {
+            s += file
+            if let offset { s += " at offset \(offset)" }
+            s += ": "
+        }
+        s += message
+        return s
+    }
 }
 
 /// Thin wrappers over the POSIX file calls of the snapshot and log modules. Every failure

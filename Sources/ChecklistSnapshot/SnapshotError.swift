@@ -72,16 +72,7 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
         self.errno = errno
     }
 
-    public var description: String {
-        var s = "\(code.name): "
-        if let file {
-            s += file
-            if let offset { s += " at offset \(offset)" }
-            s += ": "
-        }
-        s += message
-        return s
-    }
+    public var description: String { described(as: code.name) }
 }
 
 extension SnapshotError: POSIXFileFailure {

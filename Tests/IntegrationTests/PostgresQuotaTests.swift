@@ -17,18 +17,6 @@ struct PostgresQuotaTests {
         texts.map { .insert(tempRef: nil, position: .end, fields: ItemFields(text: $0)) }
     }
 
-    /// The error code and field of `body`'s failure; (nil, nil) when it passed.
-    func outcome(_ body: () async throws -> Void) async -> (ChecklistError.Code?, String?) {
-        do {
-            try await body()
-            return (nil, nil)
-        } catch let error as ClientError {
-            return (error.wireCode, error.serverError?.field)
-        } catch {
-            return (nil, "\(error)")
-        }
-    }
-
     @Test func itemsAtTheEdgeThroughTwoNodesAndAfterARestart() async throws {
         let nodes = try PostgresNodesTests.nodes(2, Self.arguments)
         let database = try #require(nodes[0].postgres)
@@ -40,8 +28,8 @@ struct PostgresQuotaTests {
         _ = try await a.patch(x, ops: insert("x1", "x2"))
         _ = try await b.patch(y, ops: insert("y1"))  // 3: one under
         _ = try await a.patch(x, ops: insert("x3"))  // 4: at
-        #expect(await outcome { _ = try await b.patch(y, ops: insert("over-b")) } == (.quotaExceeded, "items"))
-        #expect(await outcome { _ = try await a.patch(x, ops: insert("over-a1", "over-a2")) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await b.patch(y, ops: insert("over-b")) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await a.patch(x, ops: insert("over-a1", "over-a2")) } == (.quotaExceeded, "items"))
 
         // Rounds of a race for the last item: one node or the other gets
         // it, never both, whichever node's view of the other lags.
@@ -49,8 +37,8 @@ struct PostgresQuotaTests {
         for round in 0..<3 {
             let first = try #require(try await PostgresNodesTests.texts(x, a).first)
             _ = try await a.patch(x, ops: [.delete(.id(first.id))])  // 3
-            async let viaA = outcome { _ = try await a.patch(x, ops: insert("race-a\(round)")) }
-            async let viaB = outcome { _ = try await b.patch(y, ops: insert("race-b\(round)")) }
+            async let viaA = wireRefusal { _ = try await a.patch(x, ops: insert("race-a\(round)")) }
+            async let viaB = wireRefusal { _ = try await b.patch(y, ops: insert("race-b\(round)")) }
             let (ra, rb) = await (viaA, viaB)
             #expect([ra, rb].filter { $0 == (nil, nil) }.count == 1, "round \(round): \(ra) \(rb)")
             #expect([ra, rb].filter { $0 == (.quotaExceeded, "items") }.count == 1, "round \(round): \(ra) \(rb)")
@@ -72,7 +60,7 @@ struct PostgresQuotaTests {
         #expect(held.count == 4)
         let texts = Set(held.map(\.text))
         #expect(winners.allSatisfy(texts.contains) && !texts.contains { $0.hasPrefix("over") })
-        #expect(await outcome { _ = try await c.patch(y, ops: insert("over-c")) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await c.patch(y, ops: insert("over-c")) } == (.quotaExceeded, "items"))
         // Deletions always pass, and make room for one more.
         if let first = inX.first {
             _ = try await c.patch(x, ops: [.delete(.id(first.id))])
@@ -80,7 +68,7 @@ struct PostgresQuotaTests {
             _ = try await c.patch(y, ops: [.delete(.id(inY[0].id))])
         }
         _ = try await c.patch(y, ops: insert("after-restart"))
-        #expect(await outcome { _ = try await c.patch(x, ops: insert("over-c2")) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await c.patch(x, ops: insert("over-c2")) } == (.quotaExceeded, "items"))
         await c.close()
     }
 }

@@ -7,17 +7,6 @@ import Testing
 /// refusal applies nothing, and the counts hold across a restart (they are
 /// the store's, recovered from the log).
 @Suite(.timeLimit(.minutes(10))) struct QuotaTests {
-    func code(_ body: () async throws -> Void) async -> (ChecklistError.Code?, String?) {
-        do {
-            try await body()
-            return (nil, nil)
-        } catch let error as ClientError {
-            return (error.wireCode, error.serverError?.field)
-        } catch {
-            return (nil, "\(error)")
-        }
-    }
-
     func insert(_ text: String) -> PatchOperation { .insert(tempRef: nil, position: .end, fields: ItemFields(text: text)) }
 
     @Test func itemsAndListsAtTheEdgeAcrossARestart() async throws {
@@ -27,17 +16,17 @@ import Testing
         defer { directory.remove() }
         var client = try await first.connect()
         let list = try await client.createList(name: "Camping").id
-        #expect(await code { _ = try await client.createList(name: "Second") } == (.quotaExceeded, "lists"))
+        #expect(await wireRefusal { _ = try await client.createList(name: "Second") } == (.quotaExceeded, "lists"))
         _ = try await client.patch(list, ops: [insert("Tent"), insert("Stove")])  // one under
         _ = try await client.patch(list, ops: [insert("Gas")])  // at
-        #expect(await code { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
         await client.close()
         _ = first.process.stop()
 
         let second = try TestServer.start(arguments, directory: directory)
         defer { _ = second.process.stop() }
         client = try await second.connect()
-        #expect(await code { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
+        #expect(await wireRefusal { _ = try await client.patch(list, ops: [insert("Lamp")]) } == (.quotaExceeded, "items"))
         let page = try await client.page(list, limit: 10, filter: .all)
         #expect(page.items.map(\.text) == ["Tent", "Stove", "Gas"] && page.revision == 3)
         // Deletions always work, and make room.
@@ -60,7 +49,7 @@ import Testing
         let list = try await client.createList(name: "Trip").id  // 11 bytes with the library's icon "No Icon"
         _ = try await client.patch(list, ops: [quota.insert("Tent"), quota.insert("Gas")])  // 18
         _ = try await client.patch(list, ops: [quota.insert("Mat")])  // 21: one under
-        #expect(await quota.code { _ = try await client.patch(list, ops: [quota.insert("ab"), quota.insert("c")]) } == (.quotaExceeded, "bytes"))
+        #expect(await wireRefusal { _ = try await client.patch(list, ops: [quota.insert("ab"), quota.insert("c")]) } == (.quotaExceeded, "bytes"))
         _ = try await client.patch(list, ops: [quota.insert("a")])  // 22: at
         await client.close()
         _ = first.process.stop()
@@ -68,7 +57,7 @@ import Testing
         let second = try TestServer.start(arguments, directory: directory)
         defer { _ = second.process.stop() }
         client = try await second.connect()
-        #expect(await quota.code { _ = try await client.patch(list, ops: [quota.insert("x")]) } == (.quotaExceeded, "bytes"))
+        #expect(await wireRefusal { _ = try await client.patch(list, ops: [quota.insert("x")]) } == (.quotaExceeded, "bytes"))
         let page = try await client.page(list, limit: 10, filter: .all)
         #expect(page.items.map(\.text) == ["Tent", "Gas", "Mat", "a"])
         _ = try await client.patch(list, ops: [.delete(.id(page.items[0].id))])  // deletions always work: 18
