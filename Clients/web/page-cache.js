@@ -131,17 +131,24 @@ export class PageCache {
     const ahead = this.#ahead();
     // The rows in view, then ahead, then behind.
     for (let b = firstBlock; b <= lastBlock; b++) if (!this.#want(b)) return;
+    const end = this.first + this.rows;
     if (this.direction > 0) {
-      const to = this.first + this.rows + ahead;
-      for (let b = lastBlock + 1; b * B < to; b++) if (!this.#want(b)) return;
-      const from = this.first - this.marginRows;
-      for (let b = firstBlock - 1; b >= 0 && (b + 1) * B > from; b--) if (!this.#want(b)) return;
-    } else {
-      const from = this.first - ahead;
-      for (let b = firstBlock - 1; b >= 0 && (b + 1) * B > from; b--) if (!this.#want(b)) return;
-      const to = this.first + this.rows + this.marginRows;
-      for (let b = lastBlock + 1; b * B < to; b++) if (!this.#want(b)) return;
+      if (this.#wantAfter(lastBlock, end + ahead)) this.#wantBefore(firstBlock, this.first - this.marginRows);
+    } else if (this.#wantBefore(firstBlock, this.first - ahead)) {
+      this.#wantAfter(lastBlock, end + this.marginRows);
     }
+  }
+
+  /** Wants the blocks after `lastBlock` up to row `to`, nearest first; false when no more reads may start now. */
+  #wantAfter(lastBlock, to) {
+    for (let b = lastBlock + 1; b * this.blockRows < to; b++) if (!this.#want(b)) return false;
+    return true;
+  }
+
+  /** Wants the blocks before `firstBlock` down to row `from`, nearest first; false when no more reads may start now. */
+  #wantBefore(firstBlock, from) {
+    for (let b = firstBlock - 1; b >= 0 && (b + 1) * this.blockRows > from; b--) if (!this.#want(b)) return false;
+    return true;
   }
 
   /** Reads block `b` if it is missing or stale; false when no more reads may start now. */
