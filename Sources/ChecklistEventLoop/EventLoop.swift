@@ -6,6 +6,16 @@ import ChecklistSocket
 import ChecklistThreads
 import Synchronization
 
+/// Work a loop does once at the end of a turn, before it flushes its
+/// connections' output (`EventLoop.atTurnEnd`): what the turn's events
+/// gathered, done once for all of them (the server applies the PATCHes of
+/// every connection read in the turn under one hold of the store's lock).
+/// Called on the loop thread only.
+package protocol LoopTurnObserver: AnyObject {
+    /// The turn's events are dispatched; do the gathered work now.
+    func loopTurnEnds()
+}
+
 /// Something registered with a loop's readiness set. Called on the loop thread only.
 package protocol Selectable: AnyObject {
     /// The descriptor became ready; `events` is an `EpollMask` mask.
@@ -32,9 +42,11 @@ package protocol Selectable: AnyObject {
 ///   lives in `LoopState`, reached through `loopState` (asserted in debug).
 ///
 /// One iteration: wait for events (the timeout is the next timer deadline),
-/// dispatch them, run queued tasks, run due timers, then flush the output of
-/// every connection that was written to. Flushing once at the end of the batch
-/// lets a pipelined burst go out in a few large `send`s.
+/// dispatch them, end the turn (`atTurnEnd`), run queued tasks, run due
+/// timers, end the turn again for what those asked, then flush the output
+/// of every connection that was written to (and end the turn and flush
+/// again while the flush itself asks for more). Flushing once at the end of
+/// the batch lets a pipelined burst go out in a few large `send`s.
 public final class EventLoop: Sendable, CustomStringConvertible {
     /// Position of this loop in its group (0 for a standalone loop).
     public let index: Int
@@ -194,6 +206,15 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         loopState.dirty.append(connection)
     }
 
+    /// Has `observer.loopTurnEnds()` called once the events being
+    /// dispatched are all handled, before the output is flushed: in the
+    /// same iteration, whatever calls this (an event, a task, a timer, a
+    /// flush). Ask once per turn: each call is one more call of the
+    /// observer. Loop thread only.
+    package func atTurnEnd(_ observer: any LoopTurnObserver) {
+        loopState.turnEnd.append(observer)
+    }
+
     private static func token(_ fd: Int32, _ generation: UInt32) -> UInt64 {
         UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
     }
@@ -219,6 +240,9 @@ public final class EventLoop: Sendable, CustomStringConvertible {
                     dispatch(event, state)
                 }
                 if !timed { state.takeTime() }
+                // Before the tasks: the turn's commits publish pushes to
+                // them, as commits made in the events themselves would.
+                endTurn(state)
             } catch {
                 // A server loop cannot go on without its wait; as before,
                 // an unexpected failure of it (not EINTR) stops the process.
@@ -226,12 +250,12 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             }
             stopping = runQueuedTasks(state)
             runDueTimers(state)
-            flushConnections(state)
+            endTurnAndFlush(state)
         }
         // Stop taking tasks, run what was queued, then close what is left.
         queue.withLock { $0.accepting = false }
         _ = runQueuedTasks(state)
-        flushConnections(state)
+        endTurnAndFlush(state)
         for registration in state.registrations.compactMap({ $0 }) {
             registration.handler.loopWillClose()
         }
@@ -260,6 +284,28 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         batch.removeAll(keepingCapacity: true)
         state.spareTasks = batch
         return stop
+    }
+
+    /// Calls the observers asked for this turn (`atTurnEnd`), and those
+    /// they ask for in turn.
+    private func endTurn(_ state: LoopState) {
+        while !state.turnEnd.isEmpty {
+            var observers = state.spareObservers
+            swap(&observers, &state.turnEnd)
+            for observer in observers { observer.loopTurnEnds() }
+            observers.removeAll(keepingCapacity: true)
+            state.spareObservers = observers
+        }
+    }
+
+    /// Ends the turn and flushes, until a flush (which can call handlers:
+    /// back-pressure released) leaves no turn-end work: nothing a handler
+    /// gathered waits past this iteration, whose wait may be long.
+    private func endTurnAndFlush(_ state: LoopState) {
+        repeat {
+            endTurn(state)
+            flushConnections(state)
+        } while !state.turnEnd.isEmpty
     }
 
     private func flushConnections(_ state: LoopState) {
@@ -300,6 +346,10 @@ package final class LoopState {
     package var dirty: [SocketConnection] = []
     /// Reused task array, so draining the queue allocates nothing once warm.
     package var spareTasks: [@Sendable () -> Void] = []
+    /// Observers to call at the end of this turn (`EventLoop.atTurnEnd`).
+    var turnEnd: [any LoopTurnObserver] = []
+    /// Reused observer array, as `spareTasks`.
+    var spareObservers: [any LoopTurnObserver] = []
     /// When this loop's clock starts: `sinceOrigin` counts from it.
     package let origin: ContinuousClock.Instant = .now
     /// The time taken after the last wait returned.

@@ -126,10 +126,14 @@ public final class ChecklistServer: Sendable {
                                                     webSocket: configuration.webSocket))
             }
             let origins = WebSocketHandshake.OriginPolicy(allowed: configuration.webAllowedOrigins)
+            // One group commit per loop, when PATCHes are batched at all.
+            let commitGroups = dispatcher.batchesPatches ? group.loops.map { loop in
+                LoopBound(handingOver: PatchCommitGroup(loop: loop, store: store), to: loop)
+            } : nil
             @Sendable func protocolHandler(_ connection: SocketConnection) -> any SocketConnectionHandler {
                 ProtocolHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
                                 accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
-                                storage: storage)
+                                storage: storage, commitGroup: commitGroups?[connection.eventLoop.index])
             }
             tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
                 if let settings = connection.webPortSettings {

@@ -16,6 +16,18 @@ public struct PatchRequest: Sendable {
     }
 }
 
+/// The PATCHes of one connection's batch, with the namespace they are
+/// applied in (`Store.patch(batches:into:)`).
+public struct PatchBatch: Sendable {
+    public var namespace: Namespace
+    public var requests: [PatchRequest]
+
+    public init(namespace: Namespace, requests: [PatchRequest]) {
+        self.namespace = namespace
+        self.requests = requests
+    }
+}
+
 extension Store {
     /// Applies the patches of `batch` in order under one hold of the lock,
     /// each exactly as `patch(in:list:baseRevision:ops:idempotencyKey:)`
@@ -32,28 +44,56 @@ extension Store {
         results.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return }
         locked { state in
-            // Refused while the storage cannot take changes, as one at a time.
-            if let refusal = state.refusal {
-                for _ in batch { results.append(.failure(refusal)) }
-                return
-            }
             var changes = state.takeBatchChanges()
-            for request in batch {
-                let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
-                                              key: request.idempotencyKey)
-                do throws(ChecklistError) {
-                    let commit = try state.apply(mutation, in: ns, limits: limits)
-                    guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
-                    if !commit.isRepeat { changes.append(commit.change) }
-                    results.append(.success(PatchResult(revision: commit.change.revision, ids: commit.assignments,
-                                                        applied: applied, summary: commit.summary,
-                                                        isRepeat: commit.isRepeat)))
-                } catch {
-                    results.append(.failure(error))
-                }
+            apply(batch, in: ns, to: &state, changes: &changes, results: &results)
+            if !changes.isEmpty { onCommitEach(changes) }
+            state.returnBatchChanges(changes)
+        }
+    }
+
+    /// Applies several batches, each of its own namespace, one after the
+    /// other under one hold of the lock, each patch exactly as
+    /// `patch(in:batch:into:)` applies it: the PATCHes that several
+    /// connections sent in one turn of an event loop, committed together.
+    /// Their commits go to the commit callback together, in order, once.
+    ///
+    /// `results` is emptied (its capacity kept) and gets one result per
+    /// patch, batch after batch, in order.
+    public func patch(batches: [PatchBatch], into results: inout [Result<PatchResult, ChecklistError>]) {
+        results.removeAll(keepingCapacity: true)
+        guard !batches.isEmpty else { return }
+        locked { state in
+            var changes = state.takeBatchChanges()
+            for batch in batches {
+                apply(batch.requests, in: batch.namespace, to: &state, changes: &changes, results: &results)
             }
             if !changes.isEmpty { onCommitEach(changes) }
             state.returnBatchChanges(changes)
+        }
+    }
+
+    /// Applies `batch` in order under the lock the caller holds, gathering
+    /// the commits in `changes` and a result per patch in `results`.
+    private func apply(_ batch: [PatchRequest], in ns: Namespace, to state: inout StoreState, changes: inout [Change],
+                       results: inout [Result<PatchResult, ChecklistError>]) {
+        // Refused while the storage cannot take changes, as one at a time.
+        if let refusal = state.refusal {
+            for _ in batch { results.append(.failure(refusal)) }
+            return
+        }
+        for request in batch {
+            let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
+                                          key: request.idempotencyKey)
+            do throws(ChecklistError) {
+                let commit = try state.apply(mutation, in: ns, limits: limits)
+                guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
+                if !commit.isRepeat { changes.append(commit.change) }
+                results.append(.success(PatchResult(revision: commit.change.revision, ids: commit.assignments,
+                                                    applied: applied, summary: commit.summary,
+                                                    isRepeat: commit.isRepeat)))
+            } catch {
+                results.append(.failure(error))
+            }
         }
     }
 }

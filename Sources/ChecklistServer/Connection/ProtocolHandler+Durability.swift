@@ -47,6 +47,7 @@ extension ProtocolHandler: PushGate {
     /// answered first (the connection's close waits for it); a parked one
     /// is dropped unanswered.
     func connectionShuttingDown(_ connection: SocketConnection) {
+        settleGroupCommit(connection)
         carryOut(session.state.shuttingDown(holdingAnswers: durability.isHolding), connection)
     }
 

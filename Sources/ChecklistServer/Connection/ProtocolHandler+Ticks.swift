@@ -5,6 +5,7 @@ import ChecklistModel
 extension ProtocolHandler {
     /// Called about once a second while the connection is open.
     func connectionTick(_ connection: SocketConnection, now: ContinuousClock.Instant) {
+        settleGroupCommit(connection)
         // An answer is owed: neither idle nor to be cut off before it is sent
         // (a revoked token is acted on at the first tick after it).
         guard session.state.tick() == .checkIdle else { return }

@@ -1,6 +1,7 @@
 import ChecklistStorage
 import ChecklistEventLoop
 import ChecklistModel
+import ChecklistStore
 import ChecklistWire
 
 /// Connects one socket to its protocol session: bytes in, frames out. Each
@@ -41,10 +42,24 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// flusher): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
     private var reachableFromOtherThreads: LoopBound<ProtocolHandler>?
+    /// The loop's group commit, which the PATCHes a read ends with join
+    /// (nil: each read applies its own, as when the storage takes no batches).
+    private let commitGroup: LoopBound<PatchCommitGroup>?
+    /// The read whose staged PATCHes wait for the group commit, if any.
+    private var groupCommit: GroupCommitWait?
+
+    /// A read's PATCHes staged for the loop's group commit: when the first
+    /// came in, and how many answers the read owes once they are answered.
+    private struct GroupCommitWait {
+        var began: ContinuousClock.Instant
+        var answered: Int
+    }
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
-         policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil) {
+         policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil,
+         commitGroup: LoopBound<PatchCommitGroup>? = nil) {
         durability = AnswerHolder(storage: storage)
+        self.commitGroup = commitGroup
         transfers = ConnectionTransfers(workers: dispatcher.snapshots.workers)
         // No answer buffer until there is an answer: an idle connection costs none.
         session = ProtocolSession(dispatcher: dispatcher, limits: limits, accessControl: accessControl)
@@ -119,6 +134,8 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// when `maxInFlight` requests are in flight. Held-back input is offered
     /// again by the connection once its output drains.
     func connectionReadable(_ connection: SocketConnection, _ input: UnsafeRawBufferPointer) -> Int {
+        // Input again before the turn's end: what waits is answered first.
+        settleGroupCommit(connection)
         // Not while an answer is owed from off the loop, a transfer's or a
         // parked request's (the connection offers no input then;
         // `finishTransfer`, `finishListLoad` have it offered again).
@@ -164,8 +181,17 @@ final class ProtocolHandler: SocketConnectionHandler {
                 }
             }
         }
-        applyStagedPatches(connection, &pass)
-        sendAnswers(count: pass.answered, connection)
+        if let began = pass.stagedSince, !pass.closeAfterAnswers, let commitGroup {
+            // The read ends with PATCHes: they join the loop's other
+            // connections' at the turn's end (`finishGroupCommit`), and the
+            // read's answers go then, in order.
+            pass.stagedSince = nil
+            groupCommit = GroupCommitWait(began: began, answered: pass.answered)
+            commitGroup.value.enlist(self, connection)
+        } else {
+            applyStagedPatches(connection, &pass)
+            sendAnswers(count: pass.answered, connection)
+        }
         if pass.closeAfterAnswers {
             pass.consumed = input.count
             if session.state.serverCloses() == .close { connection.close() }
@@ -204,21 +230,55 @@ final class ProtocolHandler: SocketConnectionHandler {
         }
     }
 
-    /// Applies the PATCHes staged in this read as one batch and notes each
-    /// answer as `handle` does one request's: what it waits for in the log
-    /// (the batch's commits are appended together, so an answer that waits
-    /// waits for the batch's last position), and its count and time in
-    /// STATS (each request took as long as its batch).
+    /// Applies the PATCHes staged in this read as one batch.
     private func applyStagedPatches(_ connection: SocketConnection, _ pass: inout ReadPass) {
         guard let began = pass.stagedSince else { return }
         pass.stagedSince = nil
-        let logBefore = durability.logPosition
+        answerStagedPatches(nil, began: began, logBefore: durability.logPosition, connection)
+    }
+
+    /// Whether this connection's staged PATCHes wait for the loop's group commit.
+    var awaitsGroupCommit: Bool { groupCommit != nil }
+
+    /// The group commit is done: answers the PATCHes it applied for this
+    /// connection (`results`, in order), then sends the read's answers.
+    /// `logBefore` is the log's position before the group's commits.
+    func finishGroupCommit(_ results: ArraySlice<Result<PatchResult, ChecklistError>>, logBefore: UInt64?,
+                           _ connection: SocketConnection) {
+        guard let wait = groupCommit.take() else { return }
+        answerStagedPatches(results, began: wait.began, logBefore: logBefore, connection)
+        sendAnswers(count: wait.answered, connection)
+    }
+
+    /// Something must happen on this connection before the turn's end
+    /// (more input, a close, the shutdown, a tick): the PATCHes waiting for
+    /// the group commit are applied alone, now, and answered, so that what
+    /// follows comes after them. The group then skips this connection.
+    func settleGroupCommit(_ connection: SocketConnection) {
+        guard let wait = groupCommit.take() else { return }
+        answerStagedPatches(nil, began: wait.began, logBefore: durability.logPosition, connection)
+        sendAnswers(count: wait.answered, connection)
+    }
+
+    /// Answers the staged PATCHes, with `results` from a group commit or,
+    /// when nil, applied now as one batch, and notes each answer as
+    /// `handle` does one request's: what it waits for in the log (a batch's
+    /// commits are appended together, so an answer that waits waits for
+    /// the batch's last position), and its count and time in STATS (each
+    /// request took as long as its batch).
+    private func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>?,
+                                     began: ContinuousClock.Instant, logBefore: UInt64?, _ connection: SocketConnection) {
         var took: Duration?
-        session.applyStagedPatches { outcome in
+        func note(_ outcome: RequestOutcome) {
             durability.noteAnswer(outcome, to: .patch, logBefore: logBefore)
             let elapsed = took ?? ContinuousClock.now - began
             took = elapsed
             record(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: elapsed, connection)
+        }
+        if let results {
+            session.answerStagedPatches(results, note)
+        } else {
+            session.applyStagedPatches(note)
         }
     }
 
@@ -257,7 +317,16 @@ final class ProtocolHandler: SocketConnectionHandler {
                                          "pendingBytes": connection.pendingOutputBytes])
     }
 
+    /// The peer sent all it will: what it sent is answered, then the
+    /// connection closes (after its output).
+    func connectionInputClosed(_ connection: SocketConnection) {
+        settleGroupCommit(connection)
+        connection.close()
+    }
+
     func connectionClosed(_ connection: SocketConnection) {
+        // Read PATCHes are applied, as any request read (their answers go nowhere).
+        settleGroupCommit(connection)
         transfers.closed.set()
         session.connectionClosed()
         transfers.awaited = nil

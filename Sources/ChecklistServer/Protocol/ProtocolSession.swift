@@ -151,16 +151,38 @@ struct ProtocolSession {
     mutating func applyStagedPatches(_ each: (RequestOutcome) -> Void) {
         guard !staged.isEmpty else { return }
         dispatcher.store.patch(in: namespace, batch: staged.requests, into: &staged.results)
-        var next = 0
+        answerStagedPatches(staged.results[...], each)
+    }
+
+    /// The staged PATCHes that go to the store, in this connection's
+    /// namespace, for a commit of several connections' batches together
+    /// (`Store.patch(batches:into:)`); nil when none does (none is staged,
+    /// or each was refused before the store).
+    var stagedBatch: PatchBatch? {
+        staged.requests.isEmpty ? nil : PatchBatch(namespace: namespace, requests: staged.requests)
+    }
+
+    /// How many staged PATCHes go to the store (`stagedBatch`'s count).
+    var stagedRequestCount: Int { staged.requests.count }
+
+    /// Answers the staged PATCHes in order with what the store made of
+    /// `stagedBatch` (`results`, one per request in it, or none when there
+    /// was no batch), as `applyStagedPatches` does, and forgets them.
+    mutating func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>,
+                                      _ each: (RequestOutcome) -> Void) {
+        precondition(results.count == staged.requests.count, "one result per staged request")
+        var next = results.startIndex
+        var request = 0
         for entry in staged.entries {
             let start = answers.count
             if let refusal = entry.refusal {
                 answers.fail(refusal, requestID: entry.requestID)
             } else {
-                let request = staged.requests[next]
-                waits = dispatcher.answer(staged.results[next], list: request.list, key: request.idempotencyKey,
+                let staged = staged.requests[request]
+                waits = dispatcher.answer(results[next], list: staged.list, key: staged.idempotencyKey,
                                           namespace: namespace, requestID: entry.requestID, into: &answers)
                 next += 1
+                request += 1
             }
             each(outcome(since: start, parked: nil))
         }

@@ -22,7 +22,9 @@ struct StagedPatches {
     private(set) var entries: [Entry] = []
     /// The patches for the store, in order (the entries without a refusal).
     private(set) var requests: [PatchRequest] = []
-    /// What the store made of each of `requests` (`Store.patch(in:batch:into:)`).
+    /// What the store made of each of `requests` (`Store.patch(in:batch:into:)`,
+    /// which empties it first: `removeAll` leaves it, so that answering
+    /// from a slice of it never copies it).
     var results: [Result<PatchResult, ChecklistError>] = []
 
     var isEmpty: Bool { entries.isEmpty }
@@ -44,6 +46,5 @@ struct StagedPatches {
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         requests.removeAll(keepingCapacity: true)
-        results.removeAll(keepingCapacity: true)
     }
 }
