@@ -47,7 +47,7 @@ extension Store {
             var changes = state.takeBatchChanges()
             apply(batch, in: ns, to: &state, changes: &changes, results: &results)
             if !changes.isEmpty { onCommitEach(changes) }
-            state.returnBatchChanges(changes)
+            state.returnBatchChanges(&changes)
         }
     }
 
@@ -68,7 +68,7 @@ extension Store {
                 apply(batch.requests, in: batch.namespace, to: &state, changes: &changes, results: &results)
             }
             if !changes.isEmpty { onCommitEach(changes) }
-            state.returnBatchChanges(changes)
+            state.returnBatchChanges(&changes)
         }
     }
 
@@ -108,10 +108,11 @@ extension StoreState {
     }
 
     /// Gives the array back, emptied, for the next batch (a consumer that
-    /// kept it makes the next batch copy, nothing more).
-    mutating func returnBatchChanges(_ changes: consuming [Change]) {
-        var changes = changes
+    /// kept it makes the next batch copy, nothing more). `inout`, so that
+    /// the caller's is the only reference while it is emptied: a copy left
+    /// behind would make emptying it allocate a new buffer of its capacity.
+    mutating func returnBatchChanges(_ changes: inout [Change]) {
         changes.removeAll(keepingCapacity: true)
-        batchChanges = changes
+        swap(&changes, &batchChanges)
     }
 }
