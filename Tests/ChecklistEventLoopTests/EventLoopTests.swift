@@ -46,6 +46,34 @@ struct EventLoopTests {
         #expect(done.wait(seconds: 10))
     }
 
+    /// Turn-end work (`atTurnEnd`) runs after the work that asked for it,
+    /// and work it asks for in turn runs in the same iteration: the loop,
+    /// with nothing else to wake it, would otherwise wait for ever.
+    @Test func turnEndObserversRunAfterTheTurnAndBeforeTheWait() throws {
+        final class Observer: LoopTurnObserver, Sendable {
+            let loop: EventLoop
+            let seen = Mutex<[String]>([])
+            let again = Atomic<Bool>(true)
+            let done = Latch(count: 1)
+            init(loop: EventLoop) { self.loop = loop }
+            func loopTurnEnds() {
+                seen.withLock { $0.append("end") }
+                if again.exchange(false, ordering: .relaxed) { loop.atTurnEnd(self) } else { done.countDown() }
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        group.start()
+        defer { group.shutdownAndJoin() }
+        let observer = Observer(loop: group.loops[0])
+        group.loops[0].execute {
+            observer.seen.withLock { $0.append("a") }
+            observer.loop.atTurnEnd(observer)
+            observer.seen.withLock { $0.append("b") }
+        }
+        #expect(observer.done.wait(seconds: 10))
+        #expect(observer.seen.withLock { $0 } == ["a", "b", "end", "end"])
+    }
+
     @Test func timersFireAndCanBeCancelled() throws {
         let group = try EventLoopGroup(threads: 1)
         group.start()

@@ -74,4 +74,49 @@ import Testing
         #expect(results.allSatisfy { $0 == .failure(refusal) })
         #expect(try store.summary(in: .default, list: list).revision == 1)
     }
+
+    /// `patch(batches:into:)`, several connections' batches of several
+    /// namespaces: each batch as `patch(in:batch:into:)` would apply it
+    /// after the batches before it, the results in order, every commit in
+    /// one `onCommitEach` call.
+    @Test func batchesOfSeveralNamespacesAreTheBatchesOneAfterTheOther() throws {
+        let groupCalls = Calls(), aloneCalls = Calls()
+        func store(_ calls: Calls) -> Store {
+            Store(onCommitGroup: { changes in calls.groups.withLock { $0.append(changes) } },
+                  onCommitEach: { changes in calls.eaches.withLock { $0.append(changes) } })
+        }
+        let grouped = store(groupCalls), alone = store(aloneCalls)
+        let other = Namespace("other")
+        var lists: [Namespace: ListID] = [:]
+        for ns in [Namespace.default, other] {
+            lists[ns] = try grouped.createList(in: ns, name: "L", icon: "").id
+            #expect(try alone.createList(in: ns, name: "L", icon: "").id == lists[ns])
+        }
+        let batches = [PatchBatch(namespace: .default, requests: Self.requests(list: lists[.default]!)),
+                       PatchBatch(namespace: other, requests: Self.requests(list: lists[other]!)),
+                       // Another connection of the first namespace: its retry is answered as a repeat.
+                       PatchBatch(namespace: .default, requests: Array(Self.requests(list: lists[.default]!).prefix(1)))]
+        var results: [Result<PatchResult, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
+        grouped.patch(batches: batches, into: &results)
+        var one: [Result<PatchResult, ChecklistError>] = []
+        for batch in batches {
+            var some: [Result<PatchResult, ChecklistError>] = []
+            alone.patch(in: batch.namespace, batch: batch.requests, into: &some)
+            one += some
+        }
+        #expect(results == one)
+        #expect(results.count == 2 * Self.requests(list: lists[.default]!).count + 1)
+        #expect((try? results.last?.get())?.isRepeat == true)
+        for ns in [Namespace.default, other] {
+            let page = { (store: Store) in
+                try store.page(in: ns, list: lists[ns]!, start: .offset(0), limit: 50, filter: .all)
+            }
+            #expect(try page(grouped) == page(alone))
+        }
+        // One call for the three batches, with the changes of the three calls alone.
+        let each = groupCalls.eaches.withLock { $0 }
+        #expect(each.count == 1)
+        #expect(each.first == aloneCalls.eaches.withLock { $0 }.flatMap { $0 })
+        #expect(each.first?.count == results.filter { (try? $0.get()).map { !$0.isRepeat } ?? false }.count)
+    }
 }
