@@ -104,6 +104,70 @@ import Testing
         }
     }
 
+    /// Long runs of one list's changes (the feed remembers where the list
+    /// appended to last is), lists deleted and new ones started in
+    /// between, and enough changes that the publish-order queue is
+    /// compacted several times: what is retained stays the reference's.
+    @Test(arguments: [(4, 3_000), (50, 20_000)])
+    func longRunsOfOneListMatchTheReference(retainPerList: Int, maxBytes: Int) {
+        var rng = SplitMix64(seed: UInt64(retainPerList * 104_729 + maxBytes))
+        var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: retainPerList, maxBytes: maxBytes))
+        var reference = Reference(retainPerList: retainPerList, maxBytes: maxBytes)
+        var revisions: [ListID: Revision] = [:]
+        var slots = (1...3).map { ListID(UInt64($0)) }
+        var nextID: UInt64 = 4
+        var appended = 0
+        while appended < 5_000 {
+            let slot = Int(rng.next() % 3)
+            let list = slots[slot]
+            for _ in 0..<(1 + Int(rng.next() % 30)) {
+                let revision = (revisions[list] ?? 0) + 1
+                revisions[list] = revision
+                let change = Self.change(list, revision, textBytes: Int(rng.next() % 60))
+                feed.append(change)
+                reference.append(change)
+                appended += 1
+            }
+            if rng.next() % 8 == 0, let current = revisions[list] {
+                let deletion = EncodedChange(Change(namespace: .default, list: list, revision: current + 1, kind: .listDeleted),
+                                             maxFrameBytes: 1 << 20)
+                feed.append(deletion)
+                reference.append(deletion)
+                revisions[list] = nil
+                slots[slot] = ListID(nextID)
+                nextID += 1
+            }
+            for id in (1..<nextID).map({ ListID($0) }) {
+                #expect(feed.retained(id) == reference.retained(id), "list \(id) after \(appended) changes")
+            }
+            #expect(feed.retainedBytes == reference.entries.reduce(0) { $0 + $1.bytes })
+            #expect(feed.retainedCount == reference.entries.count)
+        }
+    }
+
+    /// One list's many changes leave the publish-order queue full of
+    /// entries its own bound dropped, and the queue is compacted; then
+    /// other lists push the whole feed past its byte bound: the first
+    /// list's changes that were live at the compaction still go first.
+    @Test func compactingThePublishOrderKeepsTheLiveChanges() {
+        for firstListChanges in 1_028...1_040 {
+            var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 4, maxBytes: 4_000))
+            var reference = Reference(retainPerList: 4, maxBytes: 4_000)
+            func append(_ change: EncodedChange) {
+                feed.append(change)
+                reference.append(change)
+            }
+            for revision in 1...Revision(firstListChanges) { append(Self.change(ListID(1), revision, textBytes: 10)) }
+            for list in 2...12 {
+                for revision in 1...Revision(4) { append(Self.change(ListID(UInt64(list)), revision, textBytes: 200)) }
+                for id in (1...12).map({ ListID(UInt64($0)) }) {
+                    #expect(feed.retained(id) == reference.retained(id), "list \(id), after \(firstListChanges) of list 1")
+                }
+            }
+            #expect(feed.retainedBytes == reference.entries.reduce(0) { $0 + $1.bytes })
+        }
+    }
+
     /// A page holds at least one change, then as many as `maxBytes` allows.
     @Test func pagesStopAtTheByteBudget() {
         var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 100, maxBytes: 1 << 20))

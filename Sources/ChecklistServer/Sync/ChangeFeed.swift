@@ -39,12 +39,12 @@ struct ChangeFeed {
 
         /// Appends `change`, at `revision` (the next one), and drops the
         /// oldest beyond `keeping`; returns what was dropped.
-        mutating func add(_ change: RetainedChange, at revision: Revision,
+        mutating func add(_ change: consuming RetainedChange, at revision: Revision,
                           keeping: Int) -> (frame: Int, stored: Int, count: Int) {
-            changes.append(change)
             last = revision
             bytes += change.frameCount
             storedBytes += change.storedCount
+            changes.append(change)
             var dropped = (frame: 0, stored: 0, count: 0)
             while changes.count > keeping {
                 let (frame, stored) = dropOldest()
@@ -74,6 +74,9 @@ struct ChangeFeed {
 
     let configuration: Configuration
     private var lists: [ListID: History] = [:]
+    /// The list appended to last and where its history is in `lists`:
+    /// forgotten whenever a list is added or removed.
+    private var recent: (list: ListID, index: [ListID: History].Index)?
     /// (list, revision) of every retained change in publish order, for the
     /// global byte bound; entries already dropped otherwise are skipped.
     private var order = FIFO<(ListID, Revision)>()
@@ -106,48 +109,75 @@ struct ChangeFeed {
         append(change, retaining: Self.retainable(change, under: configuration))
     }
 
-    /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`.
-    /// The list's history is changed where it is in the dictionary (one
-    /// lookup, no copy of it).
-    mutating func append(_ change: EncodedChange, retaining retained: RetainedChange?) {
-        let found = lists.index(forKey: change.list)
-        if let found, change.revision <= lists.values[found].last { return }
-        if change.isDeletion {
-            if let found { forget(lists.remove(at: found).value) }
+    /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`
+    /// (taken over: kept without a copy).
+    mutating func append(_ change: borrowing EncodedChange, retaining retained: consuming RetainedChange?) {
+        append(list: change.list, revision: change.revision, isDeletion: change.isDeletion,
+               startsHistory: change.startsHistory, retaining: retained)
+    }
+
+    /// `append(_:retaining:)` given what the feed reads of the change (so
+    /// that a publisher need not copy the change to lend it). The list's
+    /// history is changed where it is in the dictionary (one lookup, none
+    /// for the next change of the same list, no copy of it).
+    mutating func append(list: ListID, revision: Revision, isDeletion: Bool, startsHistory: Bool,
+                         retaining retained: consuming RetainedChange?) {
+        let found = recent?.list == list ? recent?.index : lists.index(forKey: list)
+        if let found, revision <= lists.values[found].last { return }
+        if isDeletion {
+            if let found {
+                recent = nil
+                forget(lists.remove(at: found).value)
+            }
             return
         }
         let index: [ListID: History].Index
         if let found {
-            if change.revision != lists.values[found].last + 1 || change.startsHistory {
+            if revision != lists.values[found].last + 1 || startsHistory {
                 // Not the next revision (the feed missed changes), or an
                 // import that replaced the list: start over from here.
                 forget(lists.values[found])
-                lists.values[found] = History(floor: change.revision - 1, last: change.revision - 1)
+                lists.values[found] = History(floor: revision - 1, last: revision - 1)
             }
             index = found
         } else {
-            lists[change.list] = History(floor: change.revision - 1, last: change.revision - 1)
-            index = lists.index(forKey: change.list)!
+            lists[list] = History(floor: revision - 1, last: revision - 1)
+            index = lists.index(forKey: list)!
         }
-        guard configuration.retainPerList > 0, let retained else {
-            lists.values[index] = History(floor: change.revision, last: change.revision)
+        // Valid until a list is added or removed (changing a history in place keeps it).
+        recent = (list, index)
+        guard configuration.retainPerList > 0, let retained = retained.take() else {
+            lists.values[index] = History(floor: revision, last: revision)
             return
         }
-        let dropped = lists.values[index].add(retained, at: change.revision, keeping: configuration.retainPerList)
-        retainedBytes += retained.frameCount - dropped.frame
-        storedBytes += retained.storedCount - dropped.stored
+        let (frameCount, storedCount) = (retained.frameCount, retained.storedCount)
+        let dropped = lists.values[index].add(retained, at: revision, keeping: configuration.retainPerList)
+        retainedBytes += frameCount - dropped.frame
+        storedBytes += storedCount - dropped.stored
         retainedCount += 1 - dropped.count
-        order.append((change.list, change.revision))
+        order.append((list, revision))
         while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
             // Publish order is revision order per list: a live entry is its list's oldest.
             guard let at = lists.index(forKey: list), lists.values[at].oldestRevision == revision else { continue }
             forget(dropped: lists.values[at].dropOldest())
         }
-        if order.count > 2 * retainedCount + 1024 {
-            order.removeAll { list, revision in
-                guard let at = lists.index(forKey: list) else { return true }
-                return revision <= lists.values[at].floor || revision > lists.values[at].last
+        if order.count > 2 * retainedCount + 1024 { compactOrder() }
+    }
+
+    /// Drops from `order` the entries whose change is no longer retained.
+    /// Runs of one list's entries (one list busy, or many patches of it in
+    /// a row) look its history up once.
+    private mutating func compactOrder() {
+        // The list looked up last and its retained revisions `(floor, last]` (nil: no history).
+        var cachedList: ListID?
+        var cached: (floor: Revision, last: Revision)?
+        order.removeAll { list, revision in
+            if cachedList != list {
+                cachedList = list
+                cached = lists.index(forKey: list).map { (lists.values[$0].floor, lists.values[$0].last) }
             }
+            guard let (floor, last) = cached else { return true }
+            return revision <= floor || revision > last
         }
     }
 

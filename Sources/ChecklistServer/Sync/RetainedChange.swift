@@ -26,7 +26,7 @@ struct RetainedChange: Sendable {
     /// The frame, or its zlib stream when shorter than `frameCount`.
     private let stored: [UInt8]
 
-    init(_ change: EncodedChange) {
+    init(_ change: borrowing EncodedChange) {
         list = change.list
         namespace = change.namespace
         revision = change.revision

@@ -158,21 +158,38 @@ public final class SubscriptionHub: Sendable {
     /// them, and each loop's outbox is woken once.
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
-        let encoded = changes.map { change in
-            let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
-            return (encoded, ChangeFeed.retainable(encoded, under: feedConfiguration))
+        var prepared: [Prepared] = []
+        prepared.reserveCapacity(changes.count)
+        for change in changes {
+            // The iterator's copy goes into the encoder: one copy of each change, not two.
+            let encoded = EncodedChange(consume change, maxFrameBytes: maxFrameBytes)
+            let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
+            prepared.append(Prepared(change: encoded, retained: retained))
         }
-        published.add(UInt64(encoded.count), ordering: .relaxed)
+        published.add(UInt64(prepared.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
         let wake: [LoopOutbox] = state.withLock { s in
             var wake: [ObjectIdentifier: LoopOutbox] = [:]
-            for (change, retained) in encoded {
-                s.feed.append(change, retaining: retained)
-                Self.fanOut(change, limit: limit, &s, waking: &wake)
+            // Fanning out only ever removes subscribers: none now, none for the whole batch.
+            let fansOut = !s.byList.isEmpty || !s.byNamespace.isEmpty
+            for i in prepared.indices {
+                // What the feed keeps is moved into it, and the change is read in place, not copied.
+                let retained = prepared[i].retained.take()
+                s.feed.append(list: prepared[i].change.list, revision: prepared[i].change.revision,
+                              isDeletion: prepared[i].change.isDeletion, startsHistory: prepared[i].change.startsHistory,
+                              retaining: retained)
+                if fansOut { Self.fanOut(prepared[i].change, limit: limit, &s, waking: &wake) }
             }
-            return Array(wake.values)
+            return wake.isEmpty ? [] : Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
+    }
+
+    /// A change encoded for publishing, and what the feed keeps of it
+    /// (until the feed takes it).
+    private struct Prepared {
+        let change: EncodedChange
+        var retained: RetainedChange?
     }
 
     /// Queues `change` for every subscriber of its list or namespace, in
