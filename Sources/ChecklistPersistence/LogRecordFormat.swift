@@ -43,7 +43,9 @@ public enum LogRecordFormat {
     /// `lag = lsn - durableLSN` at append time (at least 1) and the content
     /// is `changes`, one commit (`LogRecordContent`).
     public static func appendRecord(lsn: LSN, durable: LSN, changes: [Change], into w: inout WireWriter) {
-        appendRecord(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(changes, into: &w) }
+        let start = beginRecord(lsn: lsn, durable: durable, into: &w)
+        LogRecordContent.encode(changes, into: &w)
+        finishRecord(at: start, in: &w)
     }
 
     /// Appends one framed record of a commit of the one change `change`:
@@ -51,24 +53,37 @@ public enum LogRecordFormat {
     /// `[change]`, without making that array (a batch of patches appends
     /// one such record per patch).
     public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
-        appendRecord(lsn: lsn, durable: durable, into: &w) { w in LogRecordContent.encode(change, into: &w) }
+        let start = beginRecord(lsn: lsn, durable: durable, into: &w)
+        LogRecordContent.encode(change, into: &w)
+        finishRecord(at: start, in: &w)
     }
 
-    /// Frames the record whose content `content` writes.
+    /// Starts a record: room for its header, then its LSN and lag; returns
+    /// where it starts, for `finishRecord` once its content follows.
     @inline(__always)
-    private static func appendRecord(lsn: LSN, durable: LSN, into w: inout WireWriter, content: (inout WireWriter) -> Void) {
+    private static func beginRecord(lsn: LSN, durable: LSN, into w: inout WireWriter) -> Int {
         let start = w.count
-        w.bytes.append(contentsOf: repeatElement(0, count: recordHeaderBytes))
+        // The header's 8 bytes, filled in by `finishRecord` (one copy, not 8 appends).
+        withUnsafeBytes(of: UInt64(0)) { w.bytes.append(contentsOf: $0) }
         w.writeVarint(lsn)
         w.writeVarint(lag(lsn: lsn, durable: durable))
-        content(&w)
+        return start
+    }
+
+    /// Fills in the header of the record started at `start`: the length
+    /// and CRC32 of everything after the header.
+    @inline(__always)
+    private static func finishRecord(at start: Int, in w: inout WireWriter) {
         let payloadStart = start + recordHeaderBytes
         let length = w.count - payloadStart
         // Imports are bounded by maxImportRawBytes so that this holds.
         precondition(length <= maxPayloadBytes, "a log record of \(length) bytes does not fit its u32 length")
-        let crc = w.bytes.withUnsafeBytes { CRC32.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
-        w.writeU32BE(UInt32(length), at: start)
-        w.writeU32BE(crc, at: start + 4)
+        w.bytes.withUnsafeMutableBytes { record in
+            let crc = CRC32.update(0, UnsafeRawBufferPointer(rebasing: record[payloadStart...]))
+            // u32 length then u32 CRC, both big-endian: one big-endian u64.
+            let header = UInt64(UInt32(length)) << 32 | UInt64(crc)
+            record.storeBytes(of: header.bigEndian, toByteOffset: start, as: UInt64.self)
+        }
     }
 
     /// A record's `lag`: how far its LSN is past the durable one (at least 1).
