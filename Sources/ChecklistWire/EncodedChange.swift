@@ -33,18 +33,18 @@ package struct EncodedChange: Sendable {
         list = change.list
         namespace = change.namespace
         revision = change.revision
-        isDeletion = change.kind == .listDeleted
+        isDeletion = if case .listDeleted = change.kind { true } else { false }
         startsHistory = if case .listImported = change.kind { true } else { false }
-        var encoder = FrameEncoder(compress: false)
-        var w = WireWriter(capacity: 64)
-        let wire = ListChange(change)
-        encoder.append(ChangePush(wire), requestID: FrameHeader.pushRequestID, to: &w)
-        if w.count - FrameHeader.size > Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) {
-            w.reset()
-            let omitted = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
-            encoder.append(ChangePush(omitted), requestID: FrameHeader.pushRequestID, to: &w)
+        // Sized first, then written once into an array of exactly the frame.
+        var wire = ListChange(change)
+        var bodyBytes = wire.encodedBytes
+        if bodyBytes > Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) {
+            wire = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
+            bodyBytes = wire.encodedBytes
         }
-        frame = w.bytes
+        frame = FrameEncoder.frame(type: ChangePush.messageType, requestID: FrameHeader.pushRequestID, bodyBytes: bodyBytes) {
+            wire.write(into: &$0)
+        }
     }
 
     /// The **ListChange** bytes.

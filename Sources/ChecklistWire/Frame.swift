@@ -22,6 +22,18 @@ public struct FrameHeader: Hashable, Sendable {
         frame.writeU32BE(id, at: start + requestIDOffset)
     }
 
+    /// Writes the `size` header bytes of a frame: `length` (type, flags
+    /// and request id included, so 6 + the body's bytes), type, flags and
+    /// request id. The one writer of the header layout.
+    @inlinable
+    public static func write(length: UInt32, type: MessageType, flags: FrameFlags = [], requestID: UInt32,
+                             into c: inout WireCursor) {
+        c.writeU32BE(length)
+        c.writeU8(type.rawValue)
+        c.writeU8(flags.rawValue)
+        c.writeU32BE(requestID)
+    }
+
     public var type: MessageType
     public var flags: FrameFlags
     public var requestID: UInt32

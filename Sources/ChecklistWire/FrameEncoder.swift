@@ -25,10 +25,7 @@ public struct FrameEncoder: Sendable {
                                 body: (inout WireWriter) -> Void) {
         let start = out.count
         out.writeReserved(count: FrameHeader.size) { c in
-            for _ in 0..<4 { c.writeU8(0) }  // the length, filled in below
-            c.writeU8(type.rawValue)
-            c.writeU8(0)
-            for shift in stride(from: 24, through: 0, by: -8) { c.writeU8(UInt8(truncatingIfNeeded: requestID >> UInt32(shift))) }
+            FrameHeader.write(length: 0, type: type, requestID: requestID, into: &c)  // the length, filled in below
         }
         let bodyStart = out.count
         body(&out)
@@ -39,5 +36,40 @@ public struct FrameEncoder: Sendable {
             out.bytes[start + 5] = FrameFlags.compressed.rawValue
         }
         out.writeU32BE(UInt32(out.count - start - 4), at: start)
+    }
+
+    /// Appends one frame whose body of exactly `bodyBytes` bytes `body`
+    /// writes through a cursor: header and body reserved at once, the
+    /// header written whole. A body that compression applies to goes the
+    /// way of `append(type:requestID:to:body:)`, with the same result.
+    @inlinable
+    public mutating func append(type: MessageType, requestID: UInt32, bodyBytes: Int, to out: inout WireWriter,
+                                body: (inout WireCursor) -> Void) {
+        if compress && bodyBytes >= Self.compressionThreshold {
+            append(type: type, requestID: requestID, to: &out) { w in w.writeReserved(count: bodyBytes, body) }
+            return
+        }
+        let frameBytes = FrameHeader.size + bodyBytes
+        out.reserveForAppending(frameBytes)  // many answers in a row
+        out.writeReserved(count: frameBytes) { c in
+            FrameHeader.write(length: FrameHeader.minimumLength + UInt32(bodyBytes), type: type, requestID: requestID, into: &c)
+            body(&c)
+        }
+    }
+
+    /// One frame that is never compressed (a CHANGE push) in an array of
+    /// exactly its size, its body of exactly `bodyBytes` bytes written by
+    /// `body` through a cursor.
+    @inlinable
+    public static func frame(type: MessageType, requestID: UInt32, bodyBytes: Int, body: (inout WireCursor) -> Void) -> [UInt8] {
+        // A writer reserved to the frame, not `Array(unsafeUninitializedCapacity:)`:
+        // that allocates through an unspecialized generic of the standard library.
+        let frameBytes = FrameHeader.size + bodyBytes
+        var w = WireWriter(capacity: frameBytes)
+        w.writeReserved(count: frameBytes) { c in
+            FrameHeader.write(length: FrameHeader.minimumLength + UInt32(bodyBytes), type: type, requestID: requestID, into: &c)
+            body(&c)
+        }
+        return w.bytes
     }
 }

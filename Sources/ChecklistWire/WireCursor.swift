@@ -45,6 +45,18 @@ public struct WireCursor {
         if let base = v.baseAddress { next.copyMemory(from: base, byteCount: v.count) }
         next += v.count
     }
+
+    /// A `string` field: length varint, then the UTF-8 bytes.
+    @inlinable public mutating func writeString(_ v: String) {
+        v.withWireUTF8 { writeBytes($0) }
+    }
+
+    /// A big-endian u32 (fixed width: a frame header's length and request id).
+    @inlinable public mutating func writeU32BE(_ v: UInt32) {
+        assert(remaining >= 4, "WireCursor: wrote past the reserved bytes")
+        next.storeBytes(of: v.bigEndian, as: UInt32.self)
+        next += 4
+    }
 }
 
 /// Sizes of the body encodings, for reserving a message's bytes at once.
@@ -64,6 +76,11 @@ public enum WireSize {
     @inlinable public static func bytes(_ count: Int) -> Int {
         varint(UInt64(count)) + count
     }
+
+    /// Bytes of `v` as a `string` field.
+    @inlinable public static func string(_ v: String) -> Int {
+        bytes(v.utf8.count)
+    }
 }
 
 extension WireWriter {
@@ -74,6 +91,15 @@ extension WireWriter {
     public mutating func writeReserved(count: Int, _ body: (inout WireCursor) -> Void) {
         let unwritten = writeUninitialized(atMost: count, body)
         precondition(unwritten == 0, "WireWriter.writeReserved: \(unwritten) of \(count) bytes left unwritten")
+    }
+
+    /// Makes room for `count` more bytes the way appending grows an array
+    /// (at least doubling), for a `writeReserved` among many in a row: a
+    /// writer of several frames or operations is then not reallocated at
+    /// each one, as `writeReserved`'s exact reservation alone would.
+    @inlinable
+    public mutating func reserveForAppending(_ count: Int) {
+        if bytes.capacity - bytes.count < count { bytes.reserveCapacity(Swift.max(bytes.count + count, 2 * bytes.capacity)) }
     }
 
     /// Appends what `body` writes through a cursor over `bound` reserved

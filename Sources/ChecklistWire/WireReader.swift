@@ -31,11 +31,19 @@ public struct WireReader {
     /// (forward compatibility).
     @inlinable public var remaining: Int { bytes.count - position }
 
-    @inlinable public mutating func readU8(_ field: String) throws(ChecklistError) -> UInt8 {
-        guard position < bytes.count else { throw .badField(field, "body ends inside \(field)") }
+    @inlinable @inline(__always)
+    public mutating func readU8(_ field: String) throws(ChecklistError) -> UInt8 {
+        guard position < bytes.count else { throw Self.endsInside(field) }
         let b = bytes[position]
         position += 1
         return b
+    }
+
+    /// The error of a body that ends inside `field` (out of line: the
+    /// reads above stay small enough to inline).
+    @usableFromInline @inline(never)
+    static func endsInside(_ field: String) -> ChecklistError {
+        .badField(field, "body ends inside \(field)")
     }
 
     public mutating func readBool(_ field: String) throws(ChecklistError) -> Bool {
@@ -47,7 +55,22 @@ public struct WireReader {
     }
 
     /// Unsigned LEB128, at most 10 bytes, value must fit in 64 bits.
-    @inlinable public mutating func readVarint(_ field: String) throws(ChecklistError) -> UInt64 {
+    @inlinable @inline(__always)
+    public mutating func readVarint(_ field: String) throws(ChecklistError) -> UInt64 {
+        // One byte (values below 128: most counts, flags and lengths) inline.
+        if position < bytes.count {
+            let b = bytes[position]
+            if b < 0x80 {
+                position += 1
+                return UInt64(b)
+            }
+        }
+        return try readLongVarint(field)
+    }
+
+    /// `readVarint` past its one-byte case, and its errors.
+    @usableFromInline @inline(never)
+    mutating func readLongVarint(_ field: String) throws(ChecklistError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         for byte in 0..<10 {
@@ -111,7 +134,7 @@ public struct WireReader {
     /// A length-prefixed UTF-8 string; invalid UTF-8 is `BAD_FIELD`.
     public mutating func readString(_ field: String) throws(ChecklistError) -> String {
         let raw = try readByteSlice(field)
-        guard let s = String(validating: raw, as: UTF8.self) else {
+        guard let s = String(wireUTF8: raw) else {
             throw .badField(field, "\(field) is not valid UTF-8")
         }
         return s

@@ -19,7 +19,19 @@ public struct WireWriter: Sendable {
 
     @inlinable public mutating func writeBool(_ v: Bool) { bytes.append(v ? 1 : 0) }
 
-    @inlinable public mutating func writeVarint(_ v: UInt64) {
+    @inlinable @inline(__always)
+    public mutating func writeVarint(_ v: UInt64) {
+        // One byte (values below 128: most counts, flags and lengths) inline.
+        if v < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+        } else {
+            writeLongVarint(v)
+        }
+    }
+
+    /// `writeVarint` of a value of two bytes or more.
+    @usableFromInline @inline(never)
+    mutating func writeLongVarint(_ v: UInt64) {
         var v = v
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -45,8 +57,7 @@ public struct WireWriter: Sendable {
     }
 
     public mutating func writeString(_ v: String) {
-        var v = v
-        v.withUTF8 { utf8 in
+        v.withWireUTF8 { utf8 in
             writeVarint(UInt64(utf8.count))
             bytes.append(contentsOf: utf8)
         }

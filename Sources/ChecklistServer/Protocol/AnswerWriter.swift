@@ -39,7 +39,10 @@ struct AnswerWriter {
     /// reports (a held one is replaced when its commit is rebased). Chosen
     /// over the generic `append` for a `PatchOK`.
     mutating func append(_ message: PatchOK, requestID: UInt32) {
-        encoder.append(message, requestID: requestID, to: &output)
+        // Sized, then framed in one reservation: no generic, per-field appends.
+        encoder.append(type: PatchOK.messageType, requestID: requestID, bodyBytes: message.encodedBytes, to: &output) {
+            message.write(into: &$0)
+        }
         noteAnswer(.patchOK, requestID: requestID, error: nil)
         lastPatched = PatchedRevision(list: message.list, revision: message.revision)
     }

@@ -31,12 +31,28 @@ public struct PatchOK: WireMessage {
     }
 
     public func encode(into w: inout WireWriter) {
-        w.writeVarint(list.rawValue)
-        w.writeVarint(revision)
-        w.writeVarint(ids.count)
+        let count = encodedBytes
+        w.reserveForAppending(count)  // many answers in a row
+        w.writeReserved(count: count) { write(into: &$0) }
+    }
+
+    /// Bytes of the body (`write(into:)`, `encode(into:)`).
+    public var encodedBytes: Int {
+        var count = WireSize.varint(list.rawValue) + WireSize.varint(revision) + WireSize.varint(UInt64(ids.count))
+        for a in ids { count += WireSize.varint(a.tempRef) + WireSize.varint(a.id.rawValue) }
+        return count
+    }
+
+    /// Writes the body into reserved memory (`encodedBytes` of it): the
+    /// one writer of its layout, so that a server frames a PATCH_OK in one
+    /// reservation (`FrameEncoder.append(type:requestID:bodyBytes:to:body:)`).
+    public func write(into c: inout WireCursor) {
+        c.writeVarint(list.rawValue)
+        c.writeVarint(revision)
+        c.writeVarint(UInt64(ids.count))
         for a in ids {
-            w.writeVarint(a.tempRef)
-            w.writeVarint(a.id.rawValue)
+            c.writeVarint(a.tempRef)
+            c.writeVarint(a.id.rawValue)
         }
     }
 }

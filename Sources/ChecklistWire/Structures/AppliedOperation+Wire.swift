@@ -5,7 +5,10 @@ import ChecklistModel
 extension AppliedOperation {
     /// Encodes a resolved operation: the PATCH opcode (Protocol/SPEC.md
     /// section 6.8; `TOGGLE` never occurs, toggles are stored resolved as
-    /// `SET_CHECKED`), the item id as a plain `id`, then the operation's fields.
+    /// `SET_CHECKED`), the item id as a plain `id`, then the operation's
+    /// fields. Field by field: among a writer's other fields (a log
+    /// record) that is cheaper than sizing and reserving first. The same
+    /// bytes as `write(into:)` (a new field goes into both, and into `encodedBytes`).
     public func encode(into w: inout WireWriter) {
         switch self {
         case let .insert(id, index, fields):
@@ -33,6 +36,58 @@ extension AppliedOperation {
             w.writeU8(PatchOpcode.setKey.rawValue); w.writeVarint(id.rawValue)
             w.writeBool(key != nil)
             if let key { w.writeString(key) }
+        }
+    }
+
+    /// Bytes of the encoding (`encode(into:)`, `write(into:)`).
+    public var encodedBytes: Int {
+        switch self {
+        case let .insert(id, index, fields):
+            return 1 + WireSize.varint(id.rawValue) + WireSize.varint(index) + fields.encodedBytes
+        case let .setText(id, text):
+            return 1 + WireSize.varint(id.rawValue) + WireSize.string(text)
+        case let .setChecked(id, _), let .setRemind(id, _):
+            return 1 + WireSize.varint(id.rawValue) + 1
+        case let .setDue(id, value), let .setPrice(id, value):
+            return 1 + WireSize.varint(id.rawValue) + 1 + (value.map(WireSize.zigZag) ?? 0)
+        case let .delete(id):
+            return 1 + WireSize.varint(id.rawValue)
+        case let .move(id, toIndex):
+            return 1 + WireSize.varint(id.rawValue) + WireSize.varint(toIndex)
+        case let .setKey(id, key):
+            return 1 + WireSize.varint(id.rawValue) + 1 + (key.map(WireSize.string) ?? 0)
+        }
+    }
+
+    /// Writes the encoding into reserved memory (`encodedBytes` of it):
+    /// the bytes of `encode(into:)`, for a frame sized first (a CHANGE push).
+    public func write(into c: inout WireCursor) {
+        switch self {
+        case let .insert(id, index, fields):
+            c.writeU8(PatchOpcode.insert.rawValue); c.writeVarint(id.rawValue); c.writeVarint(index)
+            fields.write(into: &c)
+        case let .setText(id, text):
+            c.writeU8(PatchOpcode.setText.rawValue); c.writeVarint(id.rawValue); c.writeString(text)
+        case let .setChecked(id, checked):
+            c.writeU8(PatchOpcode.setChecked.rawValue); c.writeVarint(id.rawValue); c.writeU8(checked ? 1 : 0)
+        case let .setDue(id, due):
+            c.writeU8(PatchOpcode.setDue.rawValue); c.writeVarint(id.rawValue)
+            c.writeU8(due != nil ? 1 : 0)
+            if let due { c.writeZigZag(due) }
+        case let .setRemind(id, remind):
+            c.writeU8(PatchOpcode.setRemind.rawValue); c.writeVarint(id.rawValue); c.writeU8(remind ? 1 : 0)
+        case let .setPrice(id, price):
+            c.writeU8(PatchOpcode.setPrice.rawValue); c.writeVarint(id.rawValue)
+            c.writeU8(price != nil ? 1 : 0)
+            if let price { c.writeZigZag(price) }
+        case let .delete(id):
+            c.writeU8(PatchOpcode.delete.rawValue); c.writeVarint(id.rawValue)
+        case let .move(id, toIndex):
+            c.writeU8(PatchOpcode.move.rawValue); c.writeVarint(id.rawValue); c.writeVarint(toIndex)
+        case let .setKey(id, key):
+            c.writeU8(PatchOpcode.setKey.rawValue); c.writeVarint(id.rawValue)
+            c.writeU8(key != nil ? 1 : 0)
+            if let key { c.writeString(key) }
         }
     }
 

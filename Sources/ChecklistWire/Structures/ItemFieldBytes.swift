@@ -56,12 +56,12 @@ public struct ItemFieldBytes {
     /// The fields as values; text and key that are not UTF-8 are
     /// `BAD_FIELD` (fields `text`, `clientKey`).
     public func decoded() throws(ChecklistError) -> ItemFields {
-        guard let text = String(validating: textBytes, as: UTF8.self) else {
+        guard let text = String(wireUTF8: textBytes) else {
             throw .badField("text", "text is not valid UTF-8")
         }
         var key: String?
         if let clientKeyBytes {
-            guard let k = String(validating: clientKeyBytes, as: UTF8.self) else {
+            guard let k = String(wireUTF8: clientKeyBytes) else {
                 throw .badField("clientKey", "clientKey is not valid UTF-8")
             }
             key = k

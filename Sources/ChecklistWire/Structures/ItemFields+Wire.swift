@@ -15,6 +15,19 @@ extension ItemFields {
         }
     }
 
+    /// Bytes of these fields' encoding (`write(into:)`, `encode(into:)`).
+    @inlinable public var encodedBytes: Int {
+        Self.encodedBytes(due: due, price: price, clientKey: clientKey, textBytes: text.utf8.count)
+    }
+
+    /// Writes these fields into reserved memory (`encodedBytes` of them):
+    /// the bytes of `encode(into:)`.
+    @inlinable public func write(into c: inout WireCursor) {
+        text.withWireUTF8 { text in
+            Self.write(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, text: text, into: &c)
+        }
+    }
+
     /// Encodes **ItemFields** with the text written by `text` (which must
     /// write a `string`), so a server can copy text bytes straight from its
     /// storage. With a `clientKey`, flag bit 4 is set and the key follows
@@ -47,10 +60,9 @@ extension ItemFields {
                              text: UnsafeRawBufferPointer, into c: inout WireCursor) {
         var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
         if clientKey != nil { flags.insert(.hasKey) }
-        if var clientKey {
-            clientKey.withUTF8 { key in
-                write(flags: flags.rawValue, text: text, into: &c, due: { due ?? 0 }, price: { price ?? 0 },
-                      clientKey: UnsafeRawBufferPointer(key))
+        if let clientKey {
+            clientKey.withWireUTF8 { key in
+                write(flags: flags.rawValue, text: text, into: &c, due: { due ?? 0 }, price: { price ?? 0 }, clientKey: key)
             }
         } else {
             write(flags: flags.rawValue, text: text, into: &c, due: { due ?? 0 }, price: { price ?? 0 }, clientKey: nil)

@@ -80,22 +80,46 @@ public struct ListChange: Hashable, Sendable {
         }
     }
 
+    /// Appends the encoding, written in one reservation (`write(into:)`).
     public func encode(into w: inout WireWriter) {
-        w.writeVarint(list.rawValue)
-        w.writeVarint(revision)
+        let count = encodedBytes
+        w.reserveForAppending(count)  // many changes in a row (a CHANGES answer)
+        w.writeReserved(count: count) { write(into: &$0) }
+    }
+
+    /// Bytes of the encoding (`encode(into:)`, `write(into:)`).
+    public var encodedBytes: Int {
+        let head = WireSize.varint(list.rawValue) + WireSize.varint(revision) + 1
+        switch kind {
+        case let .listCreated(name, icon), let .listUpdated(name, icon):
+            return head + WireSize.string(name) + WireSize.string(icon)
+        case .listDeleted, .omitted:
+            return head
+        case .patched(let ops):
+            var count = head + WireSize.varint(UInt64(ops.count))
+            for op in ops { count += op.encodedBytes }
+            return count
+        }
+    }
+
+    /// Writes the encoding into reserved memory (`encodedBytes` of it):
+    /// the one writer of the **ListChange** layout.
+    public func write(into c: inout WireCursor) {
+        c.writeVarint(list.rawValue)
+        c.writeVarint(revision)
         switch kind {
         case let .listCreated(name, icon):
-            w.writeU8(KindCode.listCreated.rawValue); w.writeString(name); w.writeString(icon)
+            c.writeU8(KindCode.listCreated.rawValue); c.writeString(name); c.writeString(icon)
         case let .listUpdated(name, icon):
-            w.writeU8(KindCode.listUpdated.rawValue); w.writeString(name); w.writeString(icon)
+            c.writeU8(KindCode.listUpdated.rawValue); c.writeString(name); c.writeString(icon)
         case .listDeleted:
-            w.writeU8(KindCode.listDeleted.rawValue)
+            c.writeU8(KindCode.listDeleted.rawValue)
         case .patched(let ops):
-            w.writeU8(KindCode.patched.rawValue)
-            w.writeVarint(ops.count)
-            for op in ops { Self.encode(op, into: &w) }
+            c.writeU8(KindCode.patched.rawValue)
+            c.writeVarint(UInt64(ops.count))
+            for op in ops { op.write(into: &c) }
         case .omitted:
-            w.writeU8(KindCode.omitted.rawValue)
+            c.writeU8(KindCode.omitted.rawValue)
         }
     }
 
