@@ -1,6 +1,6 @@
 import ChecklistModel
 import ChecklistRandom
-@testable import ChecklistWire
+import ChecklistWire
 import Testing
 
 /// The PATCH path's fast paths against what they replace: `String(wireUTF8:)`
