@@ -128,7 +128,11 @@ struct ItemLocator: Sendable {
 
     private static func insertIfAbsent(low: UInt64, value: UInt32, in page: inout Page) -> Bool {
         if !page.dense.isEmpty {
+            // Checked and set in place (`set` would look at the slot again).
             guard page.dense[Int(low)] == absent else { return false }
+            page.dense[Int(low)] = value
+            page.live += 1
+            return true
         } else if page.sparse.contains(where: { $0 >> 32 == low }) {
             return false
         }

@@ -18,7 +18,10 @@ extension ListState {
     }
 
     /// Applies one resolved operation and records how to undo it.
-    mutating func apply(_ op: AppliedOperation, undo: inout UndoLog) throws(ChecklistError) {
+    ///
+    /// `op` is borrowed: an insert's fields go into the leaf without a copy
+    /// of the operation first.
+    mutating func apply(_ op: borrowing AppliedOperation, undo: inout UndoLog) throws(ChecklistError) {
         switch op {
         case .insert(let id, let index, let fields):
             guard id.rawValue != 0, id.rawValue >= nextItemID, id.rawValue < UInt64.max else {
@@ -26,7 +29,7 @@ extension ListState {
             }
             guard index <= UInt64(rows.count) else { throw Self.badIndex(index, count: rows.count) }
             if let key = fields.clientKey { try keys.checkFree(key, for: id, in: self.id) }
-            rows.insert(Item(id: id, fields: fields), at: Int(index))
+            rows.insert(id: id, fields: fields, at: Int(index))
             undo.record(.inserted(id, nextItemID: nextItemID))
             nextItemID = id.rawValue + 1
             if let key = fields.clientKey { keys.set(key, for: id) }

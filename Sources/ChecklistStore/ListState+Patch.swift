@@ -10,34 +10,42 @@ extension ListState {
     struct BatchOutcome {
         var applied: [AppliedOperation] = []
         var assignments: [PatchResult.Assignment] = []
-        /// What takes the batch back (kept while its commit may still be
-        /// rebased: `PendingPatches`).
-        var undo = UndoLog()
     }
 
     /// Resolves and applies `ops` all or nothing: when an operation fails,
     /// everything the batch did so far is undone and the error is thrown.
-    mutating func applyPatch(_ ops: [PatchOperation], limits: Limits) throws(ChecklistError) -> BatchOutcome {
+    ///
+    /// `undo` must be empty; it gets what takes the batch back (kept while
+    /// its commit may still be rebased: `PendingPatches`). The caller
+    /// passes it in so that its storage can be reused from patch to patch.
+    mutating func applyPatch(_ ops: [PatchOperation], limits: Limits,
+                             undo: inout UndoLog) throws(ChecklistError) -> BatchOutcome {
+        precondition(undo.isEmpty, "applyPatch: the undo log must start empty")
         var outcome = BatchOutcome()
         outcome.applied.reserveCapacity(ops.count)
         var temps: [UInt64: ItemID] = [:]
         do throws(ChecklistError) {
-            for op in ops {
-                let resolved = try resolve(op, temps: &temps, outcome: &outcome, limits: limits)
-                try apply(resolved, undo: &outcome.undo)
+            // By index: `for op in ops` would copy each operation out (retaining its texts).
+            for i in ops.indices {
+                let resolved = try resolve(ops[i], temps: &temps, assignments: &outcome.assignments, limits: limits)
+                try apply(resolved, undo: &undo)
                 outcome.applied.append(resolved)
             }
         } catch {
-            rollBack(outcome.undo)
+            rollBack(undo)
             throw error
         }
         return outcome
     }
 
     /// Turns one client operation into the operation to apply.
-    private func resolve(_ op: PatchOperation, temps: inout [UInt64: ItemID], outcome: inout BatchOutcome,
+    ///
+    /// `op` is taken as a copy and consumed: its parts move into the
+    /// resolved operation instead of being copied a second time.
+    private func resolve(_ op: consuming PatchOperation, temps: inout [UInt64: ItemID],
+                         assignments: inout [PatchResult.Assignment],
                          limits: Limits) throws(ChecklistError) -> AppliedOperation {
-        switch op {
+        switch consume op {
         case .insert(let tempRef, let position, let fields):
             try Validation.text(fields.text, field: "text", limits: limits)
             if let key = fields.clientKey { try ClientKey.validate(key) }
@@ -66,7 +74,7 @@ extension ListState {
             if let tempRef {
                 // Registered only now: an insert cannot be placed after itself.
                 temps[tempRef] = id
-                outcome.assignments.append(PatchResult.Assignment(tempRef: tempRef, id: id))
+                assignments.append(PatchResult.Assignment(tempRef: tempRef, id: id))
             }
             return .insert(id: id, index: index, fields: fields)
         case .setText(let ref, let text):

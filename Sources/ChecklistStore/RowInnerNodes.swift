@@ -45,11 +45,15 @@ struct RowInnerNodes: Sendable {
     }
 
     /// The position of `c` among `node`'s children: a scan of at most
-    /// `capacity` integers.
+    /// `capacity` integers, from the last child (where appends happen).
     func index(of c: Int, in node: Int) -> Int {
         let b = base(node)
         return child.withUnsafeBufferPointer { child in
-            for k in 0..<size[node] where child[b &+ k] == c { return k }
+            var k = size[node]
+            while k > 0 {
+                k &-= 1
+                if child[b &+ k] == c { return k }
+            }
             preconditionFailure("RowTree: broken parent link")
         }
     }

@@ -75,20 +75,27 @@ struct RowLeaf: Sendable {
     // MARK: Single rows
 
     /// Inserts one row at `slot` (`0...count`).
-    mutating func insert(id: UInt64, fields: ItemFields, at slot: Int) {
+    mutating func insert(id: UInt64, fields: borrowing ItemFields, at slot: Int) {
         let f = ItemFlags(checked: fields.checked, remind: fields.remind, due: fields.due, price: fields.price).rawValue
         let start = textStart(slot)
-        var text = fields.text
-        let byteCount = text.withUTF8 { bytes in
+        // After the last row (the usual case) the columns are appended to,
+        // without the generic shifting insert and with no ends to move.
+        let appending = slot == ids.count
+        let byteCount = Self.withUTF8(fields.text) { bytes in
             precondition(arena.count + bytes.count <= Int(UInt32.max), "RowLeaf: text arena over 4 GiB")
             reserveArena(adding: bytes.count)
-            arena.insert(contentsOf: bytes, at: start)
+            if appending { arena.append(contentsOf: bytes) } else { arena.insert(contentsOf: bytes, at: start) }
             return bytes.count
         }
         ids.insert(id, at: slot)
-        flags.insert(f, at: slot)
-        textEnds.insert(UInt32(start + byteCount), at: slot)
-        shiftTextEnds(from: slot + 1, by: byteCount)
+        if appending {
+            flags.append(f)
+            textEnds.append(UInt32(start + byteCount))
+        } else {
+            flags.insert(f, at: slot)
+            textEnds.insert(UInt32(start + byteCount), at: slot)
+            shiftTextEnds(from: slot + 1, by: byteCount)
+        }
         Self.insert(fields.due, into: &dues, at: slot, rowCount: ids.count)
         Self.insert(fields.price, into: &prices, at: slot, rowCount: ids.count)
         if fields.checked { checkedCount += 1 }
@@ -203,6 +210,14 @@ struct RowLeaf: Sendable {
             _ = buffer.initialize(fromContentsOf: array)
             initialized = array.count
         }
+    }
+
+    /// Lends `text`'s UTF-8 bytes to `body`: in place for a native string
+    /// (no copy of the string, no retain), else from a contiguous copy.
+    private static func withUTF8<R>(_ text: borrowing String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var contiguous = copy text
+        return contiguous.withUTF8(body)
     }
 
     /// Grows the arena by 1/4 rather than doubling: leaves are many, and

@@ -6,7 +6,12 @@ import ChecklistModel
 extension RowTree {
     /// Inserts `item` at `index` (`0...count`). The id must not be present.
     mutating func insert(_ item: Item, at index: Int) {
-        precondition(!contains(item.id), "RowTree: duplicate item id")
+        insert(id: item.id, fields: item.fields, at: index)
+    }
+
+    /// Inserts the row `id` with `fields` at `index` (`0...count`). The id
+    /// must not be present.
+    mutating func insert(id: ItemID, fields: borrowing ItemFields, at index: Int) {
         var (leaf, slot) = insertionPoint(index)
         if leaves[leaf].count >= leafCapacity {
             // Split before inserting, so that a leaf's columns never grow
@@ -19,10 +24,13 @@ extension RowTree {
                 slot -= at
             }
         }
-        leaves[leaf].insert(id: item.id.rawValue, fields: item.fields, at: slot)
-        locator.set(item.id.rawValue, leaf: leaf)
-        textBytes += item.fields.text.utf8.count
-        propagate(fromLeaf: leaf, rows: 1, checked: item.fields.checked ? 1 : 0)
+        leaves[leaf].insert(id: id.rawValue, fields: fields, at: slot)
+        // One locator lookup both checks and maps the id; a duplicate traps
+        // (after the leaf changed, which a trap makes moot).
+        let added = locator.insertIfAbsent(id.rawValue, leaf: leaf)
+        precondition(added, "RowTree: duplicate item id")
+        textBytes += fields.text.utf8.count
+        propagate(fromLeaf: leaf, rows: 1, checked: fields.checked ? 1 : 0)
     }
 
     /// Appends `item` after the last row.

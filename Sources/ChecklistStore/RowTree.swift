@@ -197,8 +197,20 @@ struct RowTree: Sendable {
     /// Leaf and slot where a row inserted at `index` (`0...count`) goes.
     func insertionPoint(_ index: Int) -> (leaf: Int, slot: Int) {
         precondition(index >= 0 && index <= count, "insertion index out of range")
-        var j = index
         var node = root
+        if index == count {
+            // After the last row: the last child all the way down, where the
+            // descent on the counts ends too, without summing them.
+            if height > 0 {
+                inner.child.withUnsafeBufferPointer { child in
+                    inner.size.withUnsafeBufferPointer { size in
+                        for _ in 0..<height { node = child[inner.base(node) &+ size[node] &- 1] }
+                    }
+                }
+            }
+            return (node, withLeaf(node) { $0.count })
+        }
+        var j = index
         if height > 0 {
             inner.rows.withUnsafeBufferPointer { rows in
                 for _ in 0..<height {
@@ -249,11 +261,11 @@ struct RowTree: Sendable {
     /// Adds `rows` and `checked` to the counts on the path from leaf `leaf` up.
     mutating func propagate(fromLeaf leaf: Int, rows: Int, checked: Int) {
         var child = leaf
-        var parent = leaves[leaf].parent
+        var parent = withLeaf(leaf) { $0.parent }
         while parent >= 0 {
             let i = inner.base(parent) + inner.index(of: child, in: parent)
             inner.rows[i] += rows
-            inner.checked[i] += checked
+            if checked != 0 { inner.checked[i] += checked }
             child = parent
             parent = inner.parent[parent]
         }

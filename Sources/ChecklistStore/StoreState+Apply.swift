@@ -32,7 +32,7 @@ struct Commit {
 // resolve operation by operation (each against the list as the previous
 // ones left it) and share `ListState.apply(_:undo:)` with replay.
 extension StoreState {
-    mutating func apply(_ mutation: Mutation, in ns: Namespace, limits: Limits) throws(ChecklistError) -> Commit {
+    mutating func apply(_ mutation: borrowing Mutation, in ns: Namespace, limits: Limits) throws(ChecklistError) -> Commit {
         switch mutation {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
@@ -70,13 +70,18 @@ extension StoreState {
                 throw ChecklistError(.conflict, "list \(id) is at revision \(current), not \(baseRevision)", revision: current)
             }
             let bytesBefore = quotas.bytes == nil ? 0 : inPlace(index) { $0.storedBytes }
-            let outcome = try lists.values[index].applyPatch(ops, limits: limits)
+            // The scratch log, taken out (left without storage) while the
+            // patch applies; a patch that throws drops it, the next one
+            // allocates again.
+            var undo = UndoLog()
+            swap(&undo, &undoScratch)
+            let outcome = try lists.values[index].applyPatch(ops, limits: limits, undo: &undo)
             if quotas.bytes != nil {
                 let added = inPlace(index) { $0.storedBytes } - bytesBefore
                 do throws(ChecklistError) {
                     try checkBytes(usage(of: ns).bytes - added, adding: added)
                 } catch {
-                    lists.values[index].rollBack(outcome.undo)
+                    lists.values[index].rollBack(undo)
                     throw error
                 }
             }
@@ -84,8 +89,14 @@ extension StoreState {
             let change = Change(namespace: ns, list: id, revision: current + 1, kind: .patched(outcome.applied),
                                 idempotencyKey: key)
             idempotency.record(change)
-            pending?.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, applied: outcome.applied, baseRevision: baseRevision,
-                                                     key: key, undo: outcome.undo))
+            if pending != nil {
+                // The entry keeps the log; the scratch stays empty.
+                pending!.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, applied: outcome.applied,
+                                                         baseRevision: baseRevision, key: key, undo: undo))
+            } else {
+                undo.removeAll()
+                undoScratch = undo
+            }
             return Commit(change: change, summary: inPlace(index) { $0.summary }, assignments: outcome.assignments)
 
         case .replay(let change):

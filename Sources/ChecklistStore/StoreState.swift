@@ -34,6 +34,10 @@ struct StoreState: ~Copyable {
     /// Where a batch of patches gathers its changes (`Store.patch(in:batch:into:)`),
     /// kept between batches for its capacity; empty outside one.
     var batchChanges: [Change] = []
+    /// The undo log a patch records into, kept between patches for its
+    /// capacity; empty outside one (a patch whose log `pending` keeps
+    /// leaves an empty one without storage here).
+    var undoScratch = UndoLog()
 
     init(treeShape: RowTreeShape) {
         self.treeShape = treeShape

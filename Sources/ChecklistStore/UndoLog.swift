@@ -27,6 +27,14 @@ struct UndoLog {
     mutating func record(_ step: Step) {
         steps.append(step)
     }
+
+    /// Forgets every step, keeping the capacity (a log reused from patch
+    /// to patch: `StoreState.undoScratch`).
+    mutating func removeAll() {
+        // One `removeLast` a step: `removeAll(keepingCapacity:)` goes through
+        // a generic `replaceSubrange` that costs more than the usual one step.
+        while steps.popLast() != nil {}
+    }
 }
 
 extension ListState {

@@ -161,6 +161,39 @@ import Testing
         #expect(used.allSatisfy { tree.leaves[$0].count == 8 })
     }
 
+    /// The append fast paths (`insertionPoint(count)` walking down the last
+    /// children, `RowLeaf.insert` appending to the columns) against the
+    /// general descent's answer: right after the last row, in every shape,
+    /// with texts that are empty, multi-byte and long, also after rows
+    /// were removed from the end.
+    @Test("appending lands right after the last row, in every shape", arguments: Build.allCases)
+    func appendAfterLast(_ build: Build) {
+        for size in 0...Self.maxSmallSize {
+            var (tree, reference) = Self.make(size: size, build: build)
+            var nextID = UInt64(size + 1)
+            for (round, text) in ["", "Grüße 🍎", String(repeating: "x", count: 300), "z"].enumerated() {
+                if tree.count > 0 {
+                    let last = tree.findRow(tree.count - 1, filter: .all)
+                    let point = tree.insertionPoint(tree.count)
+                    #expect(point.leaf == last.leaf && point.slot == last.slot + 1, "size \(size), round \(round)")
+                } else {
+                    let point = tree.insertionPoint(0)
+                    #expect(point.leaf == tree.root && point.slot == 0, "size \(size), round \(round)")
+                }
+                let item = Item(id: ItemID(nextID), fields: ItemFields(text: text, checked: nextID % 2 == 0,
+                                                                       due: round == 2 ? 7 : nil))
+                nextID += 1
+                tree.append(item)
+                reference.append(item)
+                if round == 1 {
+                    tree.remove(at: tree.count - 1)
+                    reference.removeLast()
+                }
+            }
+            expectTree(tree, matches: reference)
+        }
+    }
+
     struct RandomCase: Sendable, CustomTestStringConvertible {
         var seed: UInt64
         var leaf: Int
