@@ -13,6 +13,12 @@ import Testing
         let eaches = Mutex<[[Change]]>([])
     }
 
+    /// A store whose callbacks record their calls in `calls`.
+    static func store(_ calls: Calls) -> Store {
+        Store(onCommitGroup: { changes in calls.groups.withLock { $0.append(changes) } },
+              onCommitEach: { changes in calls.eaches.withLock { $0.append(changes) } })
+    }
+
     static func requests(list: ListID) -> [PatchRequest] {
         func insert(_ text: String, tempRef: UInt64? = nil) -> PatchOperation {
             .insert(tempRef: tempRef, position: .end, fields: ItemFields(text: text))
@@ -32,11 +38,7 @@ import Testing
 
     @Test func aBatchIsThePatchesOneAfterTheOther() throws {
         let batchCalls = Calls(), aloneCalls = Calls()
-        func store(_ calls: Calls) -> Store {
-            Store(onCommitGroup: { changes in calls.groups.withLock { $0.append(changes) } },
-                  onCommitEach: { changes in calls.eaches.withLock { $0.append(changes) } })
-        }
-        let batched = store(batchCalls), alone = store(aloneCalls)
+        let batched = Self.store(batchCalls), alone = Self.store(aloneCalls)
         let list = try batched.createList(in: .default, name: "L", icon: "").id
         #expect(try alone.createList(in: .default, name: "L", icon: "").id == list)
 
@@ -81,11 +83,7 @@ import Testing
     /// one `onCommitEach` call.
     @Test func batchesOfSeveralNamespacesAreTheBatchesOneAfterTheOther() throws {
         let groupCalls = Calls(), aloneCalls = Calls()
-        func store(_ calls: Calls) -> Store {
-            Store(onCommitGroup: { changes in calls.groups.withLock { $0.append(changes) } },
-                  onCommitEach: { changes in calls.eaches.withLock { $0.append(changes) } })
-        }
-        let grouped = store(groupCalls), alone = store(aloneCalls)
+        let grouped = Self.store(groupCalls), alone = Self.store(aloneCalls)
         let other = Namespace("other")
         var lists: [Namespace: ListID] = [:]
         for ns in [Namespace.default, other] {

@@ -7,37 +7,8 @@ extension AppliedOperation {
     /// section 6.8; `TOGGLE` never occurs, toggles are stored resolved as
     /// `SET_CHECKED`), the item id as a plain `id`, then the operation's
     /// fields. Field by field: among a writer's other fields (a log
-    /// record) that is cheaper than sizing and reserving first. The same
-    /// bytes as `write(into:)` (a new field goes into both, and into `encodedBytes`).
-    public func encode(into w: inout WireWriter) {
-        switch self {
-        case let .insert(id, index, fields):
-            w.writeU8(PatchOpcode.insert.rawValue); w.writeVarint(id.rawValue); w.writeVarint(index)
-            fields.encode(into: &w)
-        case let .setText(id, text):
-            w.writeU8(PatchOpcode.setText.rawValue); w.writeVarint(id.rawValue); w.writeString(text)
-        case let .setChecked(id, checked):
-            w.writeU8(PatchOpcode.setChecked.rawValue); w.writeVarint(id.rawValue); w.writeBool(checked)
-        case let .setDue(id, due):
-            w.writeU8(PatchOpcode.setDue.rawValue); w.writeVarint(id.rawValue)
-            w.writeBool(due != nil)
-            if let due { w.writeZigZag(due) }
-        case let .setRemind(id, remind):
-            w.writeU8(PatchOpcode.setRemind.rawValue); w.writeVarint(id.rawValue); w.writeBool(remind)
-        case let .setPrice(id, price):
-            w.writeU8(PatchOpcode.setPrice.rawValue); w.writeVarint(id.rawValue)
-            w.writeBool(price != nil)
-            if let price { w.writeZigZag(price) }
-        case let .delete(id):
-            w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
-        case let .move(id, toIndex):
-            w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
-        case let .setKey(id, key):
-            w.writeU8(PatchOpcode.setKey.rawValue); w.writeVarint(id.rawValue)
-            w.writeBool(key != nil)
-            if let key { w.writeString(key) }
-        }
-    }
+    /// record) that is cheaper than sizing and reserving first.
+    public func encode(into w: inout WireWriter) { write(to: &w) }
 
     /// Bytes of the encoding (`encode(into:)`, `write(into:)`).
     public var encodedBytes: Int {
@@ -61,33 +32,38 @@ extension AppliedOperation {
 
     /// Writes the encoding into reserved memory (`encodedBytes` of it):
     /// the bytes of `encode(into:)`, for a frame sized first (a CHANGE push).
-    public func write(into c: inout WireCursor) {
+    public func write(into c: inout WireCursor) { write(to: &c) }
+
+    /// The one writer of the layout (a new field goes here and into
+    /// `encodedBytes`).
+    @inline(__always)
+    func write<Sink: WireSink>(to w: inout Sink) {
         switch self {
         case let .insert(id, index, fields):
-            c.writeU8(PatchOpcode.insert.rawValue); c.writeVarint(id.rawValue); c.writeVarint(index)
-            fields.write(into: &c)
+            w.writeU8(PatchOpcode.insert.rawValue); w.writeVarint(id.rawValue); w.writeVarint(index)
+            w.writeFields(fields)
         case let .setText(id, text):
-            c.writeU8(PatchOpcode.setText.rawValue); c.writeVarint(id.rawValue); c.writeString(text)
+            w.writeU8(PatchOpcode.setText.rawValue); w.writeVarint(id.rawValue); w.writeString(text)
         case let .setChecked(id, checked):
-            c.writeU8(PatchOpcode.setChecked.rawValue); c.writeVarint(id.rawValue); c.writeU8(checked ? 1 : 0)
+            w.writeU8(PatchOpcode.setChecked.rawValue); w.writeVarint(id.rawValue); w.writeFlag(checked)
         case let .setDue(id, due):
-            c.writeU8(PatchOpcode.setDue.rawValue); c.writeVarint(id.rawValue)
-            c.writeU8(due != nil ? 1 : 0)
-            if let due { c.writeZigZag(due) }
+            w.writeU8(PatchOpcode.setDue.rawValue); w.writeVarint(id.rawValue)
+            w.writeFlag(due != nil)
+            if let due { w.writeZigZag(due) }
         case let .setRemind(id, remind):
-            c.writeU8(PatchOpcode.setRemind.rawValue); c.writeVarint(id.rawValue); c.writeU8(remind ? 1 : 0)
+            w.writeU8(PatchOpcode.setRemind.rawValue); w.writeVarint(id.rawValue); w.writeFlag(remind)
         case let .setPrice(id, price):
-            c.writeU8(PatchOpcode.setPrice.rawValue); c.writeVarint(id.rawValue)
-            c.writeU8(price != nil ? 1 : 0)
-            if let price { c.writeZigZag(price) }
+            w.writeU8(PatchOpcode.setPrice.rawValue); w.writeVarint(id.rawValue)
+            w.writeFlag(price != nil)
+            if let price { w.writeZigZag(price) }
         case let .delete(id):
-            c.writeU8(PatchOpcode.delete.rawValue); c.writeVarint(id.rawValue)
+            w.writeU8(PatchOpcode.delete.rawValue); w.writeVarint(id.rawValue)
         case let .move(id, toIndex):
-            c.writeU8(PatchOpcode.move.rawValue); c.writeVarint(id.rawValue); c.writeVarint(toIndex)
+            w.writeU8(PatchOpcode.move.rawValue); w.writeVarint(id.rawValue); w.writeVarint(toIndex)
         case let .setKey(id, key):
-            c.writeU8(PatchOpcode.setKey.rawValue); c.writeVarint(id.rawValue)
-            c.writeU8(key != nil ? 1 : 0)
-            if let key { c.writeString(key) }
+            w.writeU8(PatchOpcode.setKey.rawValue); w.writeVarint(id.rawValue)
+            w.writeFlag(key != nil)
+            if let key { w.writeString(key) }
         }
     }
 
