@@ -191,6 +191,18 @@ struct RowLeaf: Sendable {
         checkedCount += other.checkedCount
     }
 
+    /// Makes room at once for as many rows and text bytes as `full` holds:
+    /// a leaf that rows are appended to (`RowTree.splitLeaf`, appending)
+    /// fills up like the leaf before it, so growing its columns step by
+    /// step would copy them many times (its text arena nine times, growing
+    /// a quarter at a time), and trimming it when it is full copies them
+    /// once more.
+    mutating func reserveCapacity(like full: borrowing RowLeaf) {
+        flags.reserveCapacity(full.count)
+        textEnds.reserveCapacity(full.count)
+        arena.reserveCapacity(full.arena.count)
+    }
+
     /// Drops unused capacity of the columns (a leaf that is not expected to
     /// grow again).
     mutating func trimCapacity() {
@@ -204,8 +216,11 @@ struct RowLeaf: Sendable {
 
     // MARK: Helpers
 
+    /// Copies `array` to a buffer of its size, unless it is within a
+    /// sixteenth of it already (the allocator's rounding, a leaf reserved
+    /// for appending that filled as expected): not worth a copy.
     private static func trim<T: BitwiseCopyable>(_ array: inout [T]) {
-        guard array.capacity > array.count else { return }
+        guard array.capacity - array.count > array.count / 16 else { return }
         array = [T](unsafeUninitializedCapacity: array.count) { buffer, initialized in
             _ = buffer.initialize(fromContentsOf: array)
             initialized = array.count

@@ -30,6 +30,7 @@ extension RowTree {
         let moved = leaves[leaf].extract(at..<leaves[leaf].count)
         if appending { leaves[leaf].trimCapacity() }
         let right = allocateLeaf(moved)
+        if appending { leaves[right].reserveCapacity(like: leaves[leaf]) }
         leaves[right].next = leaves[leaf].next
         leaves[leaf].next = right
         for id in moved.ids { locator.set(id, leaf: right) }
