@@ -216,11 +216,11 @@ struct RowLeaf: Sendable {
 
     // MARK: Helpers
 
-    /// Copies `array` to a buffer of its size, unless it is within a
-    /// sixteenth of it already (the allocator's rounding, a leaf reserved
-    /// for appending that filled as expected): not worth a copy.
+    /// Copies `array` to a buffer of its size, unless at most 64 bytes are
+    /// unused (the allocator's rounding, a leaf reserved for appending
+    /// that filled as expected): not worth a copy.
     private static func trim<T: BitwiseCopyable>(_ array: inout [T]) {
-        guard array.capacity - array.count > array.count / 16 else { return }
+        guard (array.capacity - array.count) * MemoryLayout<T>.stride > 64 else { return }
         array = [T](unsafeUninitializedCapacity: array.count) { buffer, initialized in
             _ = buffer.initialize(fromContentsOf: array)
             initialized = array.count
