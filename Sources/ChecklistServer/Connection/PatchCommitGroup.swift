@@ -33,7 +33,9 @@ final class PatchCommitGroup: LoopTurnObserver {
         self.store = store
     }
 
-    /// Adds `handler`, whose staged PATCHes wait for the turn's end.
+    /// Adds `handler`, whose staged PATCHes wait for the turn's end (once
+    /// a round: `ProtocolHandler.isInCommitGroup`; a member listed twice
+    /// would have its batch applied twice).
     func enlist(_ handler: ProtocolHandler, _ connection: SocketConnection) {
         if members.isEmpty { loop.atTurnEnd(self) }
         members.append((handler, connection))
@@ -46,6 +48,8 @@ final class PatchCommitGroup: LoopTurnObserver {
             members.removeAll(keepingCapacity: true)
             if self.members.isEmpty { self.members = members }
         }
+        // Members join once a turn; from here on, a join is for the next round.
+        for member in members { member.handler.isInCommitGroup = false }
         let logBefore = members.first?.handler.durability.logPosition
         for member in members where member.handler.awaitsGroupCommit {
             if let batch = member.handler.session.stagedBatch { batches.append(batch) }

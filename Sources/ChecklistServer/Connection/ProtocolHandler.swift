@@ -47,6 +47,10 @@ final class ProtocolHandler: SocketConnectionHandler {
     private let commitGroup: LoopBound<PatchCommitGroup>?
     /// The read whose staged PATCHes wait for the group commit, if any.
     private var groupCommit: GroupCommitWait?
+    /// This handler is among the group commit's members this turn: it
+    /// joins once however many reads of the turn end with PATCHes (a
+    /// later one settles the earlier one first). Cleared by the group.
+    var isInCommitGroup = false
 
     /// A read's PATCHes staged for the loop's group commit: when the first
     /// came in, and how many answers the read owes once they are answered.
@@ -187,7 +191,10 @@ final class ProtocolHandler: SocketConnectionHandler {
             // read's answers go then, in order.
             pass.stagedSince = nil
             groupCommit = GroupCommitWait(began: began, answered: pass.answered)
-            commitGroup.value.enlist(self, connection)
+            if !isInCommitGroup {
+                isInCommitGroup = true
+                commitGroup.value.enlist(self, connection)
+            }
         } else {
             applyStagedPatches(connection, &pass)
             sendAnswers(count: pass.answered, connection)
