@@ -30,21 +30,26 @@ package struct EncodedChange: Sendable {
     /// Encodes `change`. A patch whose **ListChange** would not fit in a
     /// CHANGES answer of at most `maxFrameBytes` is sent as `omitted`.
     package init(_ change: Change, maxFrameBytes: UInt32) {
-        list = change.list
-        namespace = change.namespace
-        revision = change.revision
-        isDeletion = if case .listDeleted = change.kind { true } else { false }
-        startsHistory = if case .listImported = change.kind { true } else { false }
-        // Sized first, then written once into an array of exactly the frame.
-        var wire = ListChange(change)
-        var bodyBytes = wire.encodedBytes
-        if bodyBytes > Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) {
-            wire = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
-            bodyBytes = wire.encodedBytes
-        }
-        frame = FrameEncoder.frame(type: ChangePush.messageType, requestID: FrameHeader.pushRequestID, bodyBytes: bodyBytes) {
-            wire.write(into: &$0)
-        }
+        self.init(PublishedChange(change, maxFrameBytes: maxFrameBytes))
+    }
+
+    /// Encodes `change`.
+    package init(_ change: PublishedChange) {
+        self.init(namespace: change.namespace, wire: change.wire, bodyBytes: change.bodyBytes,
+                  isDeletion: change.isDeletion, startsHistory: change.startsHistory)
+    }
+
+    /// Encodes `wire`, `bodyBytes` long (`ListChange.encodedBytes`), a
+    /// change of a list of `namespace`: the frame is written once into an
+    /// array of exactly its size.
+    package init(namespace: Namespace, wire: ListChange, bodyBytes: Int, isDeletion: Bool = false, startsHistory: Bool = false) {
+        list = wire.list
+        self.namespace = namespace
+        revision = wire.revision
+        self.isDeletion = isDeletion
+        self.startsHistory = startsHistory
+        frame = FrameEncoder.frame(type: ChangePush.messageType, requestID: FrameHeader.pushRequestID,
+                                   bodyBytes: bodyBytes) { wire.write(into: &$0) }
     }
 
     /// The **ListChange** bytes.

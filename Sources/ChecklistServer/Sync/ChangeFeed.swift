@@ -93,9 +93,18 @@ struct ChangeFeed {
     /// (nil: nothing). Deflating takes time: callers make it before taking
     /// the lock the feed is kept under.
     static func retainable(_ change: EncodedChange, under configuration: Configuration) -> RetainedChange? {
-        // With no bytes allowed, nothing is ever retained: no use deflating.
-        guard !change.isDeletion, configuration.retainPerList > 0, configuration.maxBytes > 0 else { return nil }
-        return RetainedChange(change)
+        retains(change.isDeletion, under: configuration) ? RetainedChange(change) : nil
+    }
+
+    /// `retainable(_:under:)` for a change not encoded yet (kept so when small).
+    static func retainable(_ change: PublishedChange, under configuration: Configuration) -> RetainedChange? {
+        retains(change.isDeletion, under: configuration) ? RetainedChange(change) : nil
+    }
+
+    /// Whether a change is retained at all: not a deletion, and bytes allowed
+    /// (with none, nothing ever is: no use deflating).
+    private static func retains(_ isDeletion: Bool, under configuration: Configuration) -> Bool {
+        !isDeletion && configuration.retainPerList > 0 && configuration.maxBytes > 0
     }
 
     /// Retains a change just committed. Changes of one list arrive in

@@ -1,21 +1,23 @@
 import ChecklistModel
 import ChecklistWire
 
-/// A change as the `ChangeFeed` keeps it: its CHANGE push frame, deflated
-/// (zlib level 1) when it is at least `compressionThreshold` bytes and
-/// deflating makes it smaller.
+/// A change as the `ChangeFeed` keeps it: a small one unencoded (its
+/// **ListChange** as published, encoded when read), a large one as its
+/// CHANGE push frame, deflated (zlib level 1) when that makes it smaller.
 ///
-/// The feed holds the last changes of every list for as long as its bounds
-/// allow, which after a bulk load is a second copy of the rows' text: kept
-/// as frames, a 1M-item fill held more memory in the feed than in the list.
-/// Deflated, a bulk change costs a fraction of its frame. Reading it back
-/// inflates it to the identical frame, so CHANGES_SINCE and SUBSCRIBE
-/// catch-up answer byte for byte what they did; the feed's byte bound still
-/// counts the frame's size, not the stored one, so what is retained is also
-/// the same.
+/// Most changes are never read back: encoding each at its publish cost a
+/// tenth of a single-item patch's instructions for a frame that no one
+/// asked for. A change of at least `compressionThreshold` frame bytes is
+/// encoded at once and deflated: the feed holds the last changes of every
+/// list for as long as its bounds allow, which after a bulk load is a
+/// second copy of the rows' text, and deflated a bulk change costs a
+/// fraction of its frame. Reading either form back gives the identical
+/// frame, so CHANGES_SINCE and SUBSCRIBE catch-up answer byte for byte
+/// what they would have; the feed's byte bound counts the frame's size,
+/// not what is held, so what is retained is also the same.
 struct RetainedChange: Sendable {
-    /// Frames shorter than this are kept as they are: one-operation changes
-    /// do not shrink enough to pay for the inflating.
+    /// Smaller frames are kept unencoded: one-operation changes do not
+    /// shrink enough to pay for deflating and inflating them.
     static let compressionThreshold = 256
 
     let list: ListID
@@ -23,34 +25,67 @@ struct RetainedChange: Sendable {
     let revision: Revision
     /// Size of the frame (header included).
     let frameCount: Int
-    /// The frame, or its zlib stream when shorter than `frameCount`.
-    private let stored: [UInt8]
+    private let stored: Stored
 
-    init(_ change: borrowing EncodedChange) {
-        list = change.list
-        namespace = change.namespace
-        revision = change.revision
-        frameCount = change.frame.count
-        stored = Self.compact(change.frame)
+    private enum Stored: Sendable {
+        /// The **ListChange** as published, to encode when read.
+        case unencoded(ListChange)
+        /// The frame, or its zlib stream when shorter than `frameCount`.
+        case frame([UInt8])
     }
 
-    /// Bytes held for this change (the array's contents).
-    var storedCount: Int { stored.count }
+    /// Keeps `change`: unencoded when small, else encoded and compacted.
+    init(_ change: PublishedChange) {
+        guard change.frameBytes >= Self.compressionThreshold else {
+            self.init(list: change.list, namespace: change.namespace, revision: change.revision,
+                      frameCount: change.frameBytes, stored: .unencoded(change.wire))
+            return
+        }
+        self.init(EncodedChange(change))
+    }
+
+    /// Keeps `change`, already encoded (compacted when large).
+    init(_ change: borrowing EncodedChange) {
+        self.init(list: change.list, namespace: change.namespace, revision: change.revision,
+                  frameCount: change.frame.count, stored: .frame(Self.compact(change.frame)))
+    }
+
+    private init(list: ListID, namespace: Namespace, revision: Revision, frameCount: Int, stored: Stored) {
+        self.list = list
+        self.namespace = namespace
+        self.revision = revision
+        self.frameCount = frameCount
+        self.stored = stored
+    }
+
+    /// Bytes held for this change: the frame's size for one kept
+    /// unencoded (what it holds is the operations as the store applied
+    /// them), else the array's contents.
+    var storedCount: Int {
+        switch stored {
+        case .unencoded: frameCount
+        case .frame(let bytes): bytes.count
+        }
+    }
 
     /// Size of the **ListChange** body.
     var bodyCount: Int { frameCount - FrameHeader.size }
 
     /// The change as it was published.
     func encoded() -> EncodedChange {
-        guard stored.count < frameCount else {
-            return EncodedChange(list: list, namespace: namespace, revision: revision, frame: stored)
-        }
         let frame: [UInt8]
-        do {
-            frame = try stored.withUnsafeBytes { raw throws(ChecklistError) in try Zlib.decompress(raw, limit: frameCount) }
-        } catch {
-            // Deflated here from a frame this process made: it cannot fail to inflate.
-            preconditionFailure("RetainedChange: a retained change does not inflate: \(error)")
+        switch stored {
+        case .unencoded(let wire):
+            return EncodedChange(namespace: namespace, wire: wire, bodyBytes: bodyCount)
+        case .frame(let bytes) where bytes.count == frameCount:
+            frame = bytes
+        case .frame(let deflated):
+            do {
+                frame = try deflated.withUnsafeBytes { raw throws(ChecklistError) in try Zlib.decompress(raw, limit: frameCount) }
+            } catch {
+                // Deflated here from a frame this process made: it cannot fail to inflate.
+                preconditionFailure("RetainedChange: a retained change does not inflate: \(error)")
+            }
         }
         precondition(frame.count == frameCount, "RetainedChange: a retained change inflated to another size")
         return EncodedChange(list: list, namespace: namespace, revision: revision, frame: frame)

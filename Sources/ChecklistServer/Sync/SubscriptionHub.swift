@@ -102,6 +102,9 @@ public final class SubscriptionHub: Sendable {
     private let delivered = Atomic<UInt64>(0)
     private let dropped = Atomic<UInt64>(0)
     private let published = Atomic<UInt64>(0)
+    /// Whether the last publish found subscribers: then the next encodes
+    /// its changes before taking the lock (a hint; the lock decides).
+    private let fansOut = Atomic<Bool>(false)
 
     public init(configuration: LiveSyncConfiguration = LiveSyncConfiguration(),
                 maxFrameBytes: UInt32 = Limits.default.maxFrameBytes) {
@@ -141,9 +144,12 @@ public final class SubscriptionHub: Sendable {
     /// the newest snapshot). Nothing is pushed or counted: call it only
     /// before any client is served, in replay order.
     public func retain(_ change: Change) {
-        let encoded = EncodedChange(change, maxFrameBytes: maxFrameBytes)
-        let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
-        state.withLock { s in s.feed.append(encoded, retaining: retained) }
+        let published = PublishedChange(change, maxFrameBytes: maxFrameBytes)
+        let retained = ChangeFeed.retainable(published, under: feedConfiguration)
+        state.withLock { s in
+            s.feed.append(list: published.list, revision: published.revision, isDeletion: published.isDeletion,
+                          startsHistory: published.startsHistory, retaining: retained)
+        }
     }
 
     /// Takes a committed change: retains it and queues it for every
@@ -153,18 +159,26 @@ public final class SubscriptionHub: Sendable {
         publish(CollectionOfOne(change))
     }
 
-    /// `publish(_:)` for several changes, in commit order: they are encoded
-    /// before the hub's lock is taken, which is taken once for all of
-    /// them, and each loop's outbox is woken once.
+    /// `publish(_:)` for several changes, in commit order: the hub's lock
+    /// is taken once for all of them, and each loop's outbox is woken once.
+    /// A change is encoded only if it goes to a subscriber (or the feed
+    /// keeps it as a frame); while there are subscribers, before the lock is
+    /// taken (`fansOut` says whether the last publish found any).
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
+        let encodesEarly = fansOut.load(ordering: .relaxed)
         var prepared: [Prepared] = []
         prepared.reserveCapacity(changes.count)
         for change in changes {
-            // The iterator's copy goes into the encoder: one copy of each change, not two.
-            let encoded = EncodedChange(consume change, maxFrameBytes: maxFrameBytes)
-            let retained = ChangeFeed.retainable(encoded, under: feedConfiguration)
-            prepared.append(Prepared(change: encoded, retained: retained))
+            // The iterator's copy goes into the published change: one copy of each change, not two.
+            let published = PublishedChange(consume change, maxFrameBytes: maxFrameBytes)
+            let encoded = encodesEarly ? EncodedChange(published) : nil
+            let retained = if let encoded {
+                ChangeFeed.retainable(encoded, under: feedConfiguration)
+            } else {
+                ChangeFeed.retainable(published, under: feedConfiguration)
+            }
+            prepared.append(Prepared(change: published, encoded: encoded, retained: retained))
         }
         published.add(UInt64(prepared.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
@@ -175,31 +189,42 @@ public final class SubscriptionHub: Sendable {
             for i in prepared.indices {
                 // What the feed keeps is moved into it, and the change is read in place, not copied.
                 let retained = prepared[i].retained.take()
-                s.feed.append(list: prepared[i].change.list, revision: prepared[i].change.revision,
-                              isDeletion: prepared[i].change.isDeletion, startsHistory: prepared[i].change.startsHistory,
-                              retaining: retained)
-                if fansOut { Self.fanOut(prepared[i].change, limit: limit, &s, waking: &wake) }
+                let change = prepared[i].change
+                s.feed.append(list: change.list, revision: change.revision, isDeletion: change.isDeletion,
+                              startsHistory: change.startsHistory, retaining: retained)
+                if fansOut { Self.fanOut(&prepared[i], limit: limit, &s, waking: &wake) }
             }
+            self.fansOut.store(!s.byList.isEmpty || !s.byNamespace.isEmpty, ordering: .relaxed)
             return wake.isEmpty ? [] : Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
     }
 
-    /// A change encoded for publishing, and what the feed keeps of it
-    /// (until the feed takes it).
+    /// A change prepared for publishing: encoded when it was known to go to
+    /// subscribers, and what the feed keeps of it (until the feed takes it).
     private struct Prepared {
-        let change: EncodedChange
+        let change: PublishedChange
+        var encoded: EncodedChange?
         var retained: RetainedChange?
+
+        /// The change's frame, encoded now if it was not before.
+        mutating func encodedNow() -> EncodedChange {
+            if let encoded { return encoded }
+            let made = EncodedChange(change)
+            encoded = made
+            return made
+        }
     }
 
     /// Queues `change` for every subscriber of its list or namespace, in
     /// the hub's lock; a subscriber over `limit` queued bytes is dropped
     /// (told of its overflow). The outboxes to wake are added to `wake`.
-    private static func fanOut(_ change: EncodedChange, limit: Int, _ s: inout State,
+    private static func fanOut(_ prepared: inout Prepared, limit: Int, _ s: inout State,
                                waking wake: inout [ObjectIdentifier: LoopOutbox]) {
-        let explicit = s.byList[change.list] ?? []
-        let everything = s.byNamespace[change.namespace] ?? []
+        let explicit = s.byList[prepared.change.list] ?? []
+        let everything = s.byNamespace[prepared.change.namespace] ?? []
         guard !explicit.isEmpty || !everything.isEmpty else { return }
+        let change = prepared.encodedNow()
         let size = change.frame.count
         var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
         var overflows: [Registration] = []
