@@ -31,6 +31,16 @@ public struct LatencyHistogram: Sendable {
         minNanos = min(minNanos, nanos)
     }
 
+    /// Counts `count` samples of `nanos` nanoseconds each (requests
+    /// answered together, which took the same time).
+    public mutating func record(nanos: UInt64, count samples: UInt64) {
+        guard samples > 0 else { return }
+        counts[index(of: nanos)] &+= samples
+        count &+= samples
+        maxNanos = max(maxNanos, nanos)
+        minNanos = min(minNanos, nanos)
+    }
+
     /// Counts one sample; a negative duration counts as 0.
     public mutating func record(_ duration: Duration) {
         let c = duration.components

@@ -39,6 +39,25 @@ import Testing
         }
     }
 
+    /// A batch of PATCH answers counted at once is what counting each of
+    /// them is: requests, errors by type and by code, latency samples.
+    @Test func requestsCountedTogetherAreRequestsCountedOneByOne() {
+        let together = RequestMetrics()
+        let oneByOne = RequestMetrics()
+        let outcomes: [ChecklistError.Code?] = [nil, .conflict, nil, nil, .badField, .conflict, nil]
+        let nanos: UInt64 = 183_000
+        together.recordRequests(type: .patch, count: outcomes.count, errors: outcomes.compactMap { $0 }, nanos: nanos)
+        for code in outcomes { oneByOne.recordRequest(type: .patch, errorCode: code, nanos: nanos) }
+        let (a, b) = (together.snapshot, oneByOne.snapshot)
+        #expect(a.requests == b.requests && a.requests[Int(MessageType.patch.rawValue)] == 7)
+        #expect(a.requestErrors == b.requestErrors && a.requestErrors[Int(MessageType.patch.rawValue)] == 3)
+        #expect(a.errorsByCode == b.errorsByCode)
+        #expect(a.latency.count == 7 && b.latency.count == 7)
+        #expect(a.latency.quantile(0.5) == b.latency.quantile(0.5) && a.latency.maxNanos == nanos)
+        together.recordRequests(type: .patch, count: 0, errors: [], nanos: 1)
+        #expect(together.snapshot.latency.count == 7 && together.snapshot.latency.minNanos == nanos)
+    }
+
     /// Answers count as in flight until the bytes after them have left the
     /// connection's output.
     @Test func unsentAnswersFollowTheBytesSent() {

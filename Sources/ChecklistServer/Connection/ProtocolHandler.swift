@@ -275,18 +275,24 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// request took as long as its batch).
     private func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>?,
                                      began: ContinuousClock.Instant, logBefore: UInt64?, _ connection: SocketConnection) {
+        // The batch's answers took the same time: counted together, once.
         var took: Duration?
+        var answered = 0
+        var errors: [ChecklistError.Code] = []
         func note(_ outcome: RequestOutcome) {
             durability.noteAnswer(outcome, to: .patch, logBefore: logBefore)
             let elapsed = took ?? ContinuousClock.now - began
             took = elapsed
-            record(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: elapsed, connection)
+            answered += 1
+            if let code = outcome.errorCode { errors.append(code) }
+            logIfSlow(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: elapsed, connection)
         }
         if let results {
             session.answerStagedPatches(results, note)
         } else {
             session.applyStagedPatches(note)
         }
+        if let took { metrics.recordRequests(type: .patch, count: answered, errors: errors, nanos: Self.nanoseconds(took)) }
     }
 
     /// Framing is lost: the session answers with an ERROR, then the
@@ -372,13 +378,17 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// `record` for a request known by its type and id (one of a batch).
     func record(_ type: MessageType, requestID: UInt32, _ outcome: RequestOutcome, took: Duration,
                 _ connection: SocketConnection) {
-        let nanos = Self.nanoseconds(took)
-        metrics.recordRequest(type: type, errorCode: outcome.errorCode, nanos: nanos)
-        if took >= policy.slowRequest {
-            policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": type.name,
-                                             "request": requestID, "ms": Double(nanos / 1000) / 1000,
-                                             "error": outcome.errorCode?.name ?? "none"])
-        }
+        metrics.recordRequest(type: type, errorCode: outcome.errorCode, nanos: Self.nanoseconds(took))
+        logIfSlow(type, requestID: requestID, outcome, took: took, connection)
+    }
+
+    /// Logs `slow_request` for a request that took `policy.slowRequest` or longer.
+    private func logIfSlow(_ type: MessageType, requestID: UInt32, _ outcome: RequestOutcome, took: Duration,
+                           _ connection: SocketConnection) {
+        guard took >= policy.slowRequest else { return }
+        policy.log.warn("slow_request", ["conn": connection.id, "peer": connection.peer, "type": type.name,
+                                         "request": requestID, "ms": Double(Self.nanoseconds(took) / 1000) / 1000,
+                                         "error": outcome.errorCode?.name ?? "none"])
     }
 
     /// Writes a connection-level ERROR (request id 0).

@@ -51,6 +51,21 @@ final class RequestMetrics: Sendable {
         }
     }
 
+    /// `count` requests of one `type` answered together, in `nanos` each,
+    /// `errors` the codes of those answered with an ERROR: what `count`
+    /// calls of `recordRequest` record, under one hold of the lock.
+    func recordRequests(type: MessageType, count: Int, errors: [ChecklistError.Code], nanos: UInt64) {
+        guard count > 0 else { return }
+        figures.withLock {
+            $0.requests[Int(type.rawValue)] &+= UInt64(count)
+            $0.latency.record(nanos: nanos, count: UInt64(count))
+            for code in errors {
+                $0.requestErrors[Int(type.rawValue)] &+= 1
+                $0.errorsByCode[code.rawValue, default: 0] &+= 1
+            }
+        }
+    }
+
     /// A request counted as answered (`recordRequest`) whose answer was
     /// then replaced by an ERROR with `code` before it was sent (its commit
     /// failed; a read whose changes in flight were rewritten).
