@@ -102,6 +102,11 @@ public final class SubscriptionHub: Sendable {
     private let delivered = Atomic<UInt64>(0)
     private let dropped = Atomic<UInt64>(0)
     private let published = Atomic<UInt64>(0)
+    /// The array `publish` prepares a batch's changes in, kept between publishes.
+    private let scratch = Mutex<[Prepared]>([])
+    /// `scratch` is given back past this many changes (a bulk commit).
+    private static let keptScratchCapacity = 4096
+
     /// Whether the last publish found subscribers: then the next encodes
     /// its changes before taking the lock (a hint; the lock decides).
     private let fansOut = Atomic<Bool>(false)
@@ -167,7 +172,16 @@ public final class SubscriptionHub: Sendable {
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
         let encodesEarly = fansOut.load(ordering: .relaxed)
+        // A batch's changes take tens of kilobytes here, allocated and freed
+        // each time (and glibc consolidating its free chunks for them): one
+        // array is kept instead. Publishes are serialized by the store's lock;
+        // one that finds the array taken makes its own.
         var prepared: [Prepared] = []
+        scratch.withLock { swap(&$0, &prepared) }
+        defer {
+            prepared.removeAll(keepingCapacity: prepared.capacity <= Self.keptScratchCapacity)
+            scratch.withLock { swap(&$0, &prepared) }
+        }
         prepared.reserveCapacity(changes.count)
         for change in changes {
             // The iterator's copy goes into the published change: one copy of each change, not two.
