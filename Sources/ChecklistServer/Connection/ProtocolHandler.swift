@@ -276,23 +276,36 @@ final class ProtocolHandler: SocketConnectionHandler {
     private func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>?,
                                      began: ContinuousClock.Instant, logBefore: UInt64?, _ connection: SocketConnection) {
         // The batch's answers took the same time: counted together, once.
-        var took: Duration?
-        var answered = 0
+        // (What the closures capture is only read, or written on an error:
+        // a variable written per answer costs a dynamic exclusivity check.)
+        let answered = session.stagedPatchCount
         var errors: [ChecklistError.Code] = []
-        func note(_ outcome: RequestOutcome) {
-            durability.noteAnswer(outcome, to: .patch, logBefore: logBefore)
-            let elapsed = took ?? ContinuousClock.now - began
-            took = elapsed
-            answered += 1
-            if let code = outcome.errorCode { errors.append(code) }
-            logIfSlow(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: elapsed, connection)
-        }
+        let took: Duration
         if let results {
-            session.answerStagedPatches(results, note)
+            // Applied already, with the loop's other connections' batches.
+            let elapsed = ContinuousClock.now - began
+            took = elapsed
+            session.answerStagedPatches(results) { outcome in
+                if let code = outcome.errorCode { errors.append(code) }
+                noteAnswer(outcome, took: elapsed, logBefore: logBefore, connection)
+            }
         } else {
-            session.applyStagedPatches(note)
+            var elapsed: Duration?
+            session.applyStagedPatches { outcome in
+                let sinceRead = elapsed ?? ContinuousClock.now - began
+                if elapsed == nil { elapsed = sinceRead }
+                if let code = outcome.errorCode { errors.append(code) }
+                noteAnswer(outcome, took: sinceRead, logBefore: logBefore, connection)
+            }
+            took = elapsed ?? .zero
         }
-        if let took { metrics.recordRequests(type: .patch, count: answered, errors: errors, nanos: Self.nanoseconds(took)) }
+        metrics.recordRequests(type: .patch, count: answered, errors: errors, nanos: Self.nanoseconds(took))
+    }
+
+    /// One PATCH answered: held behind the log if it must be, logged if slow.
+    private func noteAnswer(_ outcome: RequestOutcome, took: Duration, logBefore: UInt64?, _ connection: SocketConnection) {
+        durability.noteAnswer(outcome, to: .patch, logBefore: logBefore)
+        logIfSlow(.patch, requestID: outcome.requestID ?? FrameHeader.pushRequestID, outcome, took: took, connection)
     }
 
     /// Framing is lost: the session answers with an ERROR, then the
