@@ -95,6 +95,13 @@ struct PatchBatchTests {
         return (seen, rows, revision, storage.recovery.recordsReplayed)
     }
 
+    /// A STATS request after the PATCHes, and what it was answered.
+    static func stats(_ socket: FrameSocket) throws -> Seen {
+        try socket.send(.stats(Stats()), id: 99)
+        let answer = try socket.receive()
+        return Seen(requestID: answer.header.requestID, message: answer.message)
+    }
+
     @Test(arguments: [FsyncPolicy.always, .everysec])
     func aPipelinedBatchIsAnsweredAsTheSamePatchesOneAtATime(fsync: FsyncPolicy) throws {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -102,24 +109,36 @@ struct PatchBatchTests {
             let frames = Self.frames(list: list)
             // One write: the server reads them together and applies them as one batch.
             return try socket.pump(frames.flatMap { $0 }, expecting: frames.count, deadline: deadline)
-                .map { Seen(requestID: $0.header.requestID, message: $0.message) }
+                .map { Seen(requestID: $0.header.requestID, message: $0.message) } + [Self.stats(socket)]
         }
         let alone = try Self.run(fsync: fsync) { socket, list in
             try Self.frames(list: list).map { frame in
                 try socket.send(frame)
                 let answer = try socket.receive()
                 return Seen(requestID: answer.header.requestID, message: answer.message)
-            }
+            } + [Self.stats(socket)]
         }
-        #expect(batched.seen == alone.seen)
-        #expect(batched.seen.map(\.requestID) == [11, 12, 13, 14, 15, 16, 17, 18])
+        // STATS counts each PATCH of the batch, as each one alone: 8, 3 refused.
+        let counted = [batched.seen, alone.seen].map { seen -> (StatsReport.TypeCount?, UInt64?, UInt64?) in
+            guard case .statsReport(let report)? = seen.last?.message else { return (nil, nil, nil) }
+            return (report.requests.first { $0.type == .patch }, report.latency.count,
+                    report.requests.reduce(0) { $0 + $1.requests })
+        }
+        #expect(counted[0].0 == StatsReport.TypeCount(type: .patch, requests: 8, errors: 3))
+        #expect(counted[1].0 == counted[0].0)
+        // A latency sample for every request counted (the STATS itself is counted after its answer).
+        #expect(counted[0].1 != nil && counted[0].1 == counted[0].2)
+        #expect(counted[1].1 == counted[0].1 && counted[1].2 == counted[0].2)
+        let batchedAnswers = Array(batched.seen.dropLast()), aloneAnswers = Array(alone.seen.dropLast())
+        #expect(batchedAnswers == aloneAnswers)
+        #expect(batchedAnswers.map(\.requestID) == [11, 12, 13, 14, 15, 16, 17, 18])
         // Applied: 11, 12, 17, 18 (the list's revisions 2...5); 15 repeats 11's answer.
-        let revisions = batched.seen.map { seen -> Revision? in
+        let revisions = batchedAnswers.map { seen -> Revision? in
             if case .patchOK(let ok) = seen.message { return ok.revision }
             return nil
         }
         #expect(revisions == [2, 3, nil, nil, 2, nil, 4, 5])
-        let codes = batched.seen.map { seen -> ChecklistError.Code? in
+        let codes = batchedAnswers.map { seen -> ChecklistError.Code? in
             if case .error(let message) = seen.message { return message.error.code }
             return nil
         }
