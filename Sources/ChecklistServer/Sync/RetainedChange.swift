@@ -36,26 +36,21 @@ struct RetainedChange: Sendable {
 
     /// Keeps `change`: unencoded when small, else encoded and compacted.
     init(_ change: PublishedChange) {
-        guard change.frameBytes >= Self.compressionThreshold else {
-            self.init(list: change.list, namespace: change.namespace, revision: change.revision,
-                      frameCount: change.frameBytes, stored: .unencoded(change.wire))
-            return
-        }
-        self.init(EncodedChange(change))
+        list = change.list
+        namespace = change.namespace
+        revision = change.revision
+        frameCount = change.frameBytes
+        stored = frameCount < Self.compressionThreshold
+            ? .unencoded(change.wire) : .frame(Self.compact(EncodedChange(change).frame))
     }
 
     /// Keeps `change`, already encoded (compacted when large).
     init(_ change: borrowing EncodedChange) {
-        self.init(list: change.list, namespace: change.namespace, revision: change.revision,
-                  frameCount: change.frame.count, stored: .frame(Self.compact(change.frame)))
-    }
-
-    private init(list: ListID, namespace: Namespace, revision: Revision, frameCount: Int, stored: Stored) {
-        self.list = list
-        self.namespace = namespace
-        self.revision = revision
-        self.frameCount = frameCount
-        self.stored = stored
+        list = change.list
+        namespace = change.namespace
+        revision = change.revision
+        frameCount = change.frame.count
+        stored = .frame(Self.compact(change.frame))
     }
 
     /// Bytes held for this change: the frame's size for one kept

@@ -107,10 +107,6 @@ public final class SubscriptionHub: Sendable {
     /// `scratch` is given back past this many changes (a bulk commit).
     private static let keptScratchCapacity = 4096
 
-    /// Whether the last publish found subscribers: then the next encodes
-    /// its changes before taking the lock (a hint; the lock decides).
-    private let fansOut = Atomic<Bool>(false)
-
     public init(configuration: LiveSyncConfiguration = LiveSyncConfiguration(),
                 maxFrameBytes: UInt32 = Limits.default.maxFrameBytes) {
         self.configuration = configuration
@@ -166,12 +162,10 @@ public final class SubscriptionHub: Sendable {
 
     /// `publish(_:)` for several changes, in commit order: the hub's lock
     /// is taken once for all of them, and each loop's outbox is woken once.
-    /// A change is encoded only if it goes to a subscriber (or the feed
-    /// keeps it as a frame); while there are subscribers, before the lock is
-    /// taken (`fansOut` says whether the last publish found any).
+    /// A change is encoded only if it goes to a subscriber (`fanOut`) or the
+    /// feed keeps it as a frame (a bulk change, deflated before the lock).
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
-        let encodesEarly = fansOut.load(ordering: .relaxed)
         // A batch's changes take tens of kilobytes here, allocated and freed
         // each time (and glibc consolidating its free chunks for them): one
         // array is kept instead. Publishes are serialized by the store's lock;
@@ -186,13 +180,8 @@ public final class SubscriptionHub: Sendable {
         for change in changes {
             // The iterator's copy goes into the published change: one copy of each change, not two.
             let published = PublishedChange(consume change, maxFrameBytes: maxFrameBytes)
-            let encoded = encodesEarly ? EncodedChange(published) : nil
-            let retained = if let encoded {
-                ChangeFeed.retainable(encoded, under: feedConfiguration)
-            } else {
-                ChangeFeed.retainable(published, under: feedConfiguration)
-            }
-            prepared.append(Prepared(change: published, encoded: encoded, retained: retained))
+            let retained = ChangeFeed.retainable(published, under: feedConfiguration)
+            prepared.append(Prepared(change: published, retained: retained))
         }
         published.add(UInt64(prepared.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
@@ -206,39 +195,31 @@ public final class SubscriptionHub: Sendable {
                 let change = prepared[i].change
                 s.feed.append(list: change.list, revision: change.revision, isDeletion: change.isDeletion,
                               startsHistory: change.startsHistory, retaining: retained)
-                if fansOut { Self.fanOut(&prepared[i], limit: limit, &s, waking: &wake) }
+                if fansOut { Self.fanOut(change, limit: limit, &s, waking: &wake) }
             }
-            self.fansOut.store(!s.byList.isEmpty || !s.byNamespace.isEmpty, ordering: .relaxed)
             return wake.isEmpty ? [] : Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
     }
 
-    /// A change prepared for publishing: encoded when it was known to go to
-    /// subscribers, and what the feed keeps of it (until the feed takes it).
+    /// A change prepared for publishing, and what the feed keeps of it
+    /// (until the feed takes it).
     private struct Prepared {
         let change: PublishedChange
-        var encoded: EncodedChange?
         var retained: RetainedChange?
-
-        /// The change's frame, encoded now if it was not before.
-        mutating func encodedNow() -> EncodedChange {
-            if let encoded { return encoded }
-            let made = EncodedChange(change)
-            encoded = made
-            return made
-        }
     }
 
     /// Queues `change` for every subscriber of its list or namespace, in
     /// the hub's lock; a subscriber over `limit` queued bytes is dropped
     /// (told of its overflow). The outboxes to wake are added to `wake`.
-    private static func fanOut(_ prepared: inout Prepared, limit: Int, _ s: inout State,
+    /// The change is encoded here, once for all its subscribers, and only
+    /// when it has any.
+    private static func fanOut(_ published: PublishedChange, limit: Int, _ s: inout State,
                                waking wake: inout [ObjectIdentifier: LoopOutbox]) {
-        let explicit = s.byList[prepared.change.list] ?? []
-        let everything = s.byNamespace[prepared.change.namespace] ?? []
+        let explicit = s.byList[published.list] ?? []
+        let everything = s.byNamespace[published.namespace] ?? []
         guard !explicit.isEmpty || !everything.isEmpty else { return }
-        let change = prepared.encodedNow()
+        let change = EncodedChange(published)
         let size = change.frame.count
         var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
         var overflows: [Registration] = []
