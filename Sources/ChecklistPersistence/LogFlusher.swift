@@ -6,7 +6,8 @@ import Glibc
 /// The write-ahead log's flusher: runs on its own thread, takes the buffered
 /// records in one swap, writes them to the active segment, fsyncs as the
 /// policy says, rotates segments, and publishes `durableLSN`. It alone owns
-/// the segment file descriptor.
+/// the segment file descriptor, and keeps zeros written ahead of the records
+/// when asked to (`Options.preallocationBytes`).
 struct LogFlusher: Sendable {
     let shared: LogShared
     let directory: String
@@ -15,6 +16,9 @@ struct LogFlusher: Sendable {
     var fd: Int32
     var segmentFirstLSN: LSN
     var segmentBytes: Int
+    /// Where the active segment's zeros laid ahead of the records end (at
+    /// most `segmentBytes` when none are).
+    var preallocatedEnd = 0
 
     /// What the flusher took from the shared state in one swap.
     private struct TakenBatch {
@@ -43,7 +47,11 @@ struct LogFlusher: Sendable {
             do throws(PersistenceError) {
                 let written = try writeBatch(&batch, deferred, taken, scratch: &scratch)
                 try syncAsThePolicySays(written: written.lsn, synced: written.syncedByRotation, taken, lastSync: &lastSync)
-                if taken.closing && shared.lock.withLock({ s in !s.hasPending }) { break }
+                if taken.closing && shared.lock.withLock({ s in !s.hasPending }) {
+                    // Closed, the last segment is complete: no zeros after its records.
+                    if try trimPreallocation() { try sync() }
+                    break
+                }
             } catch {
                 fail(error)
                 break
@@ -106,7 +114,9 @@ struct LogFlusher: Sendable {
         if segmentBytes > LogRecordFormat.segmentHeaderBytes && segmentBytes + batch.count > options.segmentBytes {
             synced = try rotate(to: taken.first, written: taken.written)
         }
+        try preallocate(toHold: batch.count)
         try write(batch, deferred, scratch: &scratch)
+        preallocatedEnd = max(preallocatedEnd, segmentBytes)
         Self.empty(&batch)
         return (taken.last, synced)
     }
@@ -173,21 +183,48 @@ struct LogFlusher: Sendable {
         segmentBytes += batch.count
     }
 
+    /// Makes sure zeros lie at least half of `preallocationBytes` past the
+    /// `count` bytes about to be written, laying up to `preallocationBytes`
+    /// more (not past the rotation size, unless the write itself goes
+    /// there). The next fsync makes them durable with the records.
+    private mutating func preallocate(toHold count: Int) throws(PersistenceError) {
+        let ahead = options.preallocationBytes
+        let end = segmentBytes + count
+        guard ahead > 0, preallocatedEnd < end + ahead / 2 else { return }
+        let target = max(end, min(end + ahead, options.segmentBytes))
+        let from = max(preallocatedEnd, segmentBytes)
+        guard target > from else { return }
+        try DirectoryFiles.writeZeros(fd, at: from, count: target - from, path: segmentPath)
+        preallocatedEnd = target
+    }
+
+    /// Cuts the zeros after the active segment's records; returns whether
+    /// there were any (the cut is durable after the next fsync).
+    private mutating func trimPreallocation() throws(PersistenceError) -> Bool {
+        guard preallocatedEnd > segmentBytes else { return false }
+        try DirectoryFiles.truncate(fd, to: segmentBytes, path: segmentPath)
+        preallocatedEnd = segmentBytes
+        return true
+    }
+
     private func sync() throws(PersistenceError) {
         let rc = options.syncFile(fd)
         if rc != 0 { throw DirectoryFiles.error("fsync", segmentPath, rc) }
     }
 
-    /// Fsyncs and closes the active segment (so that every segment but the
-    /// last is always complete) and starts a new one at `firstLSN`.
+    /// Cuts the active segment's zeros, fsyncs and closes it (so that every
+    /// segment but the last is always complete) and starts a new one at
+    /// `firstLSN`.
     /// Returns the LSN now durable.
     private mutating func rotate(to firstLSN: LSN, written: LSN) throws(PersistenceError) -> LSN {
+        _ = try trimPreallocation()
         try sync()
         Glibc.close(fd)
         fd = -1
         fd = try LogSegments.create(in: directory, firstLSN: firstLSN, syncFile: options.syncFile)
         segmentFirstLSN = firstLSN
         segmentBytes = LogRecordFormat.segmentHeaderBytes
+        preallocatedEnd = segmentBytes
         shared.lock.withLock { s in s.segments.append(firstLSN) }
         return written
     }

@@ -129,7 +129,10 @@ enum LogSegmentScanner {
         if let proof = durableProof(b, after: p, expected: expected) {
             throw corrupt(file, p, "\(damage) (LSN \(expected)), but the intact record at offset \(proof) was appended after LSN \(expected) was durable")
         }
-        return TornTail(file: file, offset: UInt64(p), droppedBytes: UInt64(b.count - p), reason: damage)
+        // Zeros to the end: the log's preallocation (or a grown file whose data never reached the disk).
+        let zeros = UnsafeRawBufferPointer(rebasing: b[p...]).allSatisfy { $0 == 0 }
+        return TornTail(file: file, offset: UInt64(p), droppedBytes: UInt64(b.count - p),
+                        reason: zeros ? "zeros after the last record" : damage)
     }
 
     enum Frame {

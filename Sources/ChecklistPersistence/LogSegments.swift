@@ -30,12 +30,14 @@ public enum LogSegments {
 
     /// Creates the segment starting at `firstLSN`, writes its header, makes
     /// file and directory entry durable, and returns the file descriptor
-    /// (opened for appending). An existing file of that name is reused only
-    /// if it holds no record (a crash right after creating it).
+    /// (write-only, its offset past the header: records follow with
+    /// `write`, while zeros may be laid ahead of them with `pwrite`). An
+    /// existing file of that name is reused only if it holds no record (a
+    /// crash right after creating it).
     static func create(in directory: String, firstLSN: LSN,
                        syncFile: @Sendable (Int32) -> Int32) throws(PersistenceError) -> Int32 {
         let path = path(in: directory, firstLSN: firstLSN)
-        let fd = try DirectoryFiles.open(path, O_WRONLY | O_CREAT | O_APPEND)
+        let fd = try DirectoryFiles.open(path, O_WRONLY | O_CREAT)
         do throws(PersistenceError) {
             let size = try DirectoryFiles.fileSize(fd, path: path)
             guard size <= UInt64(LogRecordFormat.segmentHeaderBytes) else {

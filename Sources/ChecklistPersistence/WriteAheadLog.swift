@@ -31,6 +31,14 @@ public final class WriteAheadLog: Sendable {
         /// and kept, instead of growing to a second's worth of records and
         /// being given back and touched anew every second.
         public var writeBehindBytes: Int
+        /// Bytes of zeros the flusher keeps written ahead of the records in
+        /// the active segment (0: none), so that appending overwrites
+        /// allocated blocks and an fsync writes the records alone, not also
+        /// the file's grown size and block map: under `.always`, where every
+        /// answer waits for an fsync, it halves the fsync's time on ext4.
+        /// By default 1 MiB under `.always`, none otherwise. Recovery cuts a
+        /// zeroed tail off the last segment; a complete segment has none.
+        public var preallocationBytes: Int
         /// `.everysec`'s period, in nanoseconds.
         public var everysecIntervalNanoseconds: UInt64
         /// Called on the flusher thread, in LSN order, after every fsync that
@@ -46,6 +54,7 @@ public final class WriteAheadLog: Sendable {
         public init(policy: FsyncPolicy = .everysec, segmentBytes: Int = 64 << 20,
                     maxBufferedBytes: Int = 16 << 20, writeBehindBytes: Int = 256 << 10,
                     everysecIntervalNanoseconds: UInt64 = 1_000_000_000,
+                    preallocationBytes: Int? = nil,
                     onDurable: (@Sendable (LSN) -> Void)? = nil,
                     onFailure: (@Sendable (PersistenceError) -> Void)? = nil,
                     syncFile: @escaping @Sendable (Int32) -> Int32 = { fd in Glibc.fsync(fd) == 0 ? 0 : errno }) {
@@ -54,6 +63,7 @@ public final class WriteAheadLog: Sendable {
             self.maxBufferedBytes = maxBufferedBytes
             self.writeBehindBytes = writeBehindBytes
             self.everysecIntervalNanoseconds = everysecIntervalNanoseconds
+            self.preallocationBytes = max(0, preallocationBytes ?? (policy == .always ? 1 << 20 : 0))
             self.onDurable = onDurable
             self.onFailure = onFailure
             self.syncFile = syncFile

@@ -65,6 +65,26 @@ package enum POSIXFile<Failure: POSIXFileFailure> {
         try result.get()
     }
 
+    /// Writes `count` zero bytes at `offset`, leaving the file offset where
+    /// it is (`pwrite`), retrying short writes and EINTR.
+    package static func writeZeros(_ fd: Int32, at offset: Int, count: Int, path: String) throws(Failure) {
+        let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: min(count, 64 << 10), alignment: 16)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        var done = 0
+        while done < count {
+            let n = pwrite(fd, zeros.baseAddress, min(zeros.count, count - done), off_t(offset + done))
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            throw error("pwrite", path, n == 0 ? EIO : errno)
+        }
+    }
+
+    /// Sets the file's size to `length` (no fsync).
+    package static func truncate(_ fd: Int32, to length: Int, path: String) throws(Failure) {
+        if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
+    }
+
     /// Reads up to `buffer.count` bytes; 0 at end of file.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
         while true {

@@ -64,6 +64,57 @@ import Testing
         #expect(batched == alone)
     }
 
+    /// Under `.always` the log lays zeros ahead of its records, so that an
+    /// fsync writes the records alone: a crash then leaves zeros after the
+    /// last record, which recovery cuts off; a clean close leaves none.
+    @Test func alwaysLaysZerosAheadOfItsRecords() throws {
+        let dir = TempDirectory("wal-zeros")
+        let crashed = TempDirectory("wal-zeros-crashed")
+        defer { dir.remove(); crashed.remove() }
+        let history = randomHistory(count: 300, store: FakeStore())
+        let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .always))
+        #expect(log.options.preallocationBytes == 1 << 20)
+        for change in history { try log.append(change) }
+        try log.waitDurable(log.lastLSN)
+        let name = LogRecordFormat.segmentName(firstLSN: 1)
+        let open = readFile(dir.path + "/" + name)
+        #expect(open.count >= 1 << 20)
+        // What a crash now leaves: records, then zeros; recovery cuts the zeros.
+        writeFile(crashed.path + "/" + name, open)
+        let (afterCrash, crashReport) = try recover(crashed)
+        #expect(afterCrash == history)
+        let cut = try #require(crashReport.tornTail)
+        #expect(cut.reason == "zeros after the last record")
+        #expect(open[Int(cut.offset)...].allSatisfy { $0 == 0 })
+        #expect(readFile(crashed.path + "/" + name).count == Int(cut.offset))
+        // A clean close cuts them itself.
+        try log.close()
+        #expect(readFile(dir.path + "/" + name) == Array(open[..<Int(cut.offset)]))
+        let (afterClose, closeReport) = try recover(dir)
+        #expect(afterClose == history)
+        #expect(closeReport.tornTail == nil)
+    }
+
+    /// Other policies (and `preallocationBytes: 0`) write records alone:
+    /// what a crash leaves has no tail to cut.
+    @Test func withoutPreallocationTheSegmentEndsAtItsRecords() throws {
+        let name = LogRecordFormat.segmentName(firstLSN: 1)
+        for options in [WriteAheadLog.Options(policy: .everysec), .init(policy: .always, preallocationBytes: 0)] {
+            let dir = TempDirectory("wal-no-zeros")
+            let crashed = TempDirectory("wal-no-zeros-crashed")
+            defer { dir.remove(); crashed.remove() }
+            #expect(options.preallocationBytes == 0)
+            let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: options)
+            for change in everyKindOfChange { try log.append(change) }
+            try log.waitDurable(log.lastLSN)
+            writeFile(crashed.path + "/" + name, readFile(dir.path + "/" + name))
+            let (changes, report) = try recover(crashed)
+            #expect(changes == everyKindOfChange)
+            #expect(report.tornTail == nil)
+            try log.close()
+        }
+    }
+
     @Test func rotatesSegmentsAndRemovesOldOnes() throws {
         let dir = TempDirectory("wal-rotate")
         defer { dir.remove() }
