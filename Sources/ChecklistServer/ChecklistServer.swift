@@ -130,10 +130,16 @@ public final class ChecklistServer: Sendable {
             let commitGroups = dispatcher.batchesPatches ? group.loops.map { loop in
                 LoopBound(handingOver: PatchCommitGroup(loop: loop, store: store), to: loop)
             } : nil
+            // One set of durability waiters per loop, when answers wait at all.
+            let waitingStorage = storage?.answersWaitForDurability == true ? storage : nil
+            let durabilityWaiters = waitingStorage.map { [loops = group.loops] storage in
+                loops.map { loop in LoopBound(handingOver: DurabilityWaiters(loop: loop, storage: storage), to: loop) }
+            }
             @Sendable func protocolHandler(_ connection: SocketConnection) -> any SocketConnectionHandler {
                 ProtocolHandler(dispatcher: dispatcher, limits: protocolLimits, outputHighWater: highWater,
                                 accessControl: accessControl, policy: policy, loopIndex: connection.eventLoop.index,
-                                storage: storage, commitGroup: commitGroups?[connection.eventLoop.index])
+                                storage: storage, commitGroup: commitGroups?[connection.eventLoop.index],
+                                durabilityWaiters: durabilityWaiters?[connection.eventLoop.index])
             }
             tcp = try TCPServer(listeners: listeners, group: group, limits: limits) { connection in
                 if let settings = connection.webPortSettings {

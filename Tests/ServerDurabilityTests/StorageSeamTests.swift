@@ -137,6 +137,36 @@ struct StorageSeamTests {
         #expect(storage.closes.load(ordering: .relaxed) == 1)
     }
 
+    /// The connections of one loop waiting for their commits are woken
+    /// together: each sends what has settled, and one still waiting waits
+    /// again, whatever the order of positions and closes.
+    @Test func aLoopsWaitingConnectionsEachGetTheirAnswerOnceTheirCommitSettles() throws {
+        let storage = ManualStorage()
+        let service = try Self.startWithAList(storage)
+        try {
+            var sockets: [FrameSocket] = []
+            var positions: [UInt64] = []
+            for i in 0..<4 {
+                let socket = try FrameSocket(port: service.server.port)
+                try socket.handshake()
+                try socket.send(Self.insert("item \(i)"), id: UInt32(10 + i))
+                positions.append(try #require(storage.waitForAppend()))
+                sockets.append(socket)
+            }
+            #expect(positions == positions.sorted())
+            // Gone while it waits: the others still get theirs.
+            sockets[1].close()
+            // The first and the third at once; the last waits on.
+            storage.settle(durable: positions[2])
+            #expect(try sockets[0].receive().header.requestID == 10)
+            #expect(try sockets[2].receive().header.requestID == 12)
+            #expect(storage.commitState(of: positions[3]) == .pending)
+            storage.settle(durable: positions[3])
+            #expect(try sockets[3].receive().header.requestID == 13)
+        }()
+        try service.shutdown(timeout: .seconds(5))
+    }
+
     /// A retry answered from the idempotency memory while the original's
     /// commit is in flight waits for that commit; when the commit was
     /// rebased (PostgreSQL, several nodes), the retry gets the rebased

@@ -13,8 +13,9 @@ import ChecklistWire
 /// (its commit lost to another node's and was applied again).
 ///
 /// The one place a connection handler reaches the server's storage (its
-/// commit positions and durability wake-ups). When answers need not wait it
-/// holds nothing and every answer goes at once.
+/// commit positions; the wake-ups go through the loop's
+/// `DurabilityWaiters`). When answers need not wait it holds nothing and
+/// every answer goes at once.
 ///
 /// Owned by the connection's event-loop thread.
 struct AnswerHolder {
@@ -198,15 +199,4 @@ struct AnswerHolder {
         return w.bytes
     }
 
-    /// Calls `wake` (on the storage's thread) once the commit at `position`
-    /// is durable or has failed; a later call for the same connection
-    /// replaces it.
-    func wake(connectionID: UInt64, at position: UInt64, _ wake: @escaping @Sendable () -> Void) {
-        storage?.notify(waiter: connectionID, at: position, wake: wake)
-    }
-
-    /// The connection closed: no wake-up any more.
-    func cancel(connectionID: UInt64) {
-        storage?.cancelNotification(waiter: connectionID)
-    }
 }

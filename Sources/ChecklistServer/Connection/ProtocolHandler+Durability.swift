@@ -15,7 +15,7 @@ extension ProtocolHandler: PushGate {
     }
 
     /// Sends the held answers whose commits are durable; if some still
-    /// wait, asks to be woken on this loop when their commit is.
+    /// wait, joins the loop's waiters until their commit settles.
     func releaseHeld(_ connection: SocketConnection) {
         guard durability.isEnabled else { return }
         // An answer whose commit failed goes as ERROR UNAVAILABLE (outcome
@@ -34,11 +34,7 @@ extension ProtocolHandler: PushGate {
         // Requests held back (in-flight limit, output budget) may go on now.
         if pipeline.inputHeldBack { connection.offerInputAgain() }
         guard let lsn = waitingFor, connection.isOpen else { return }
-        let me = loopBound(connection)
-        let handle = connection.handle
-        durability.wake(connectionID: connection.id, at: lsn) {
-            _ = handle.execute { connection in me.value.releaseHeld(connection) }
-        }
+        durabilityWaiters?.value.wait(self, connection, for: lsn)
     }
 
     /// The goodbye of Protocol/SPEC.md section 1: after the answers already

@@ -42,6 +42,9 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// flusher): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
     private var reachableFromOtherThreads: LoopBound<ProtocolHandler>?
+    /// The loop's connections waiting for durability, which this one joins
+    /// while it holds answers (nil when answers never wait).
+    let durabilityWaiters: LoopBound<DurabilityWaiters>?
     /// The loop's group commit, which the PATCHes a read ends with join
     /// (nil: each read applies its own, as when the storage takes no batches).
     private let commitGroup: LoopBound<PatchCommitGroup>?
@@ -61,8 +64,10 @@ final class ProtocolHandler: SocketConnectionHandler {
 
     init(dispatcher: RequestDispatcher, limits: Limits, outputHighWater: Int, accessControl: AccessControl? = nil,
          policy: ConnectionPolicy, loopIndex: Int, storage: (any ServerStorage)? = nil,
-         commitGroup: LoopBound<PatchCommitGroup>? = nil) {
+         commitGroup: LoopBound<PatchCommitGroup>? = nil, durabilityWaiters: LoopBound<DurabilityWaiters>? = nil) {
         durability = AnswerHolder(storage: storage)
+        precondition(!durability.isEnabled || durabilityWaiters != nil, "answers wait for durability: the loop's waiters are needed")
+        self.durabilityWaiters = durabilityWaiters
         self.commitGroup = commitGroup
         transfers = ConnectionTransfers(workers: dispatcher.snapshots.workers)
         // No answer buffer until there is an answer: an idle connection costs none.
@@ -357,7 +362,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         session.connectionClosed()
         transfers.awaited = nil
         if let parked = parked.take() { session.dropParked(parked.request) }
-        durability.cancel(connectionID: connection.id)
+        durabilityWaiters?.value.cancel(connection)
         reachableFromOtherThreads = nil  // no cycle left
         let logged = session.state.closed(inputClosed: connection.isInputClosed)
         if connection.pendingOutputBytes > policy.maxOutputBytes {
