@@ -17,7 +17,12 @@
 # second.
 #
 #   Benchmarks/vs-redis.sh [--seconds 10] [--items 1000000] [--connections 50]
-#                          [--text-bytes 40] [--only reads|writes] [--no-build] [--json]
+#                          [--text-bytes 40] [--only reads|writes] [--repeat 1]
+#                          [--no-build] [--json]
+#
+# --repeat N measures each shape N times, Redis and checklistd in turn
+# (on the same servers), and reports each figure's median: on a shared
+# machine one run's rates move by a fifth.
 #
 # Installs redis-server and redis-tools from Debian (apt-get) when
 # redis-server or redis-benchmark is missing. The servers bind 127.0.0.1
@@ -28,17 +33,20 @@
 #
 # Output: tables with, per shape, both rates, the ratio ours/Redis, each
 # server's CPU per request (from /proc, over the measured run) and the bench
-# tool's own CPU per request; with --json one JSON object on one line:
-# {"items", "connections", "textBytes", "seconds", "runs": [{"pipeline",
+# tool's own CPU per request (medians with --repeat); with --json one JSON
+# object on one line:
+# {"items", "connections", "textBytes", "seconds", "repeat", "runs": [{"pipeline",
 #  "offset", "oursPerSecond", "redisPerSecond", "ratio", "oursServerCpuUs",
-#  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors"}, ...],
+#  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors", "oursRuns",
+#  "redisRuns"}, ...],
 #  "writes": [{"pipeline", "fsync", the same figures from "oursPerSecond"
 #  on}, ...]} (toolCpuUs: checklist-bench's CPU per request;
-# redisToolCpuUs: redis-benchmark's, the calibration run excluded; "runs"
+# redisToolCpuUs: redis-benchmark's, the calibration run excluded; errors:
+# summed over the repeats; oursRuns, redisRuns: each repeat's rate; "runs"
 # or "writes" empty with --only).
 set -euo pipefail
 
-seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0 only=""
+seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0 only="" repeat=1
 while [[ $# -gt 0 ]]; do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
@@ -46,18 +54,20 @@ while [[ $# -gt 0 ]]; do
         --connections) connections=$2; shift 2 ;;
         --text-bytes) text_bytes=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
         --no-build) build=0; shift ;;
         --json) json=1; shift ;;
-        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "vs-redis.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
 [[ -z $only || $only == reads || $only == writes ]] || { echo "vs-redis.sh: --only reads or --only writes" >&2; exit 2; }
-for n in "$seconds" "$items" "$connections" "$text_bytes"; do
+for n in "$seconds" "$items" "$connections" "$text_bytes" "$repeat"; do
     [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || { echo "vs-redis.sh: options take whole numbers >= 1" >&2; exit 2; }
 done
 [[ $seconds -le 600 ]] || { echo "vs-redis.sh: --seconds at most 600" >&2; exit 2; }
 [[ $items -ge 200 ]] || { echo "vs-redis.sh: --items at least 200" >&2; exit 2; }
+[[ $repeat -le 20 ]] || { echo "vs-redis.sh: --repeat at most 20" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 log() { echo "vs-redis: $*" >&2; }
 
@@ -216,11 +226,13 @@ PY
     middle=$((items / 2))
     for pipeline in 1 10; do
         for offset in 0 "$middle"; do
-            log "reads, pipeline $pipeline, offset $offset: Redis"
-            read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" LRANGE list "$offset" $((offset + 99)))
-            log "reads, pipeline $pipeline, offset $offset: checklistd"
-            ours=$(ours_run "$pipeline" --mix page=100 --page 100 --lists 1 --items "$items" --offset "$offset")
-            reads+=("R $pipeline $offset $redis_rps $redis_cpu $redis_tool_cpu $ours")
+            for round in $(seq "$repeat"); do
+                log "reads, pipeline $pipeline, offset $offset, round $round of $repeat: Redis"
+                read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" LRANGE list "$offset" $((offset + 99)))
+                log "reads, pipeline $pipeline, offset $offset, round $round of $repeat: checklistd"
+                ours=$(ours_run "$pipeline" --mix page=100 --page 100 --lists 1 --items "$items" --offset "$offset")
+                reads+=("R $pipeline $offset $redis_rps $redis_cpu $redis_tool_cpu $ours")
+            done
         done
     done
     stop_redis
@@ -238,11 +250,13 @@ if [[ $only != reads ]]; then
         log "redis-server $redis_pid on 127.0.0.1:$redis_port, appendfsync $fsync"
         start_ours --fsync "$fsync"
         for pipeline in 1 10; do
-            log "writes, pipeline $pipeline, fsync $fsync: Redis LPUSH"
-            read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" -t lpush -d "$text_bytes")
-            log "writes, pipeline $pipeline, fsync $fsync: checklistd PATCH insert"
-            ours=$(ours_run "$pipeline" --mix insert=1 --lists 1 --items 1)
-            writes+=("W $pipeline $fsync $redis_rps $redis_cpu $redis_tool_cpu $ours")
+            for round in $(seq "$repeat"); do
+                log "writes, pipeline $pipeline, fsync $fsync, round $round of $repeat: Redis LPUSH"
+                read -r redis_rps redis_cpu redis_tool_cpu < <(redis_run "$pipeline" -t lpush -d "$text_bytes")
+                log "writes, pipeline $pipeline, fsync $fsync, round $round of $repeat: checklistd PATCH insert"
+                ours=$(ours_run "$pipeline" --mix insert=1 --lists 1 --items 1)
+                writes+=("W $pipeline $fsync $redis_rps $redis_cpu $redis_tool_cpu $ours")
+            done
         done
         stop_redis
         stop_ours
@@ -250,30 +264,40 @@ if [[ $only != reads ]]; then
 fi
 
 printf '%s\n' "${reads[@]+"${reads[@]}"}" "${writes[@]+"${writes[@]}"}" | python3 -c "
-import json, sys
-runs, writes = [], []
+import json, statistics, sys
+# Each shape's rounds, in the order measured.
+rounds = {}
 for line in sys.stdin:
     if not line.strip():
         continue
     part, shape, where, redis_rps, redis_cpu, redis_tool_cpu, ours = line.rstrip('\n').split(' ', 6)
     o = json.loads(ours)
-    figures = {'oursPerSecond': round(o['requestsPerSecond']), 'redisPerSecond': round(float(redis_rps)),
-               'ratio': round(o['requestsPerSecond'] / float(redis_rps), 3),
-               'oursServerCpuUs': o['serverCpuUs'], 'redisServerCpuUs': float(redis_cpu),
-               'toolCpuUs': round(o['toolCpuUsPerRequest'], 2), 'redisToolCpuUs': float(redis_tool_cpu),
-               'errors': o['errors']}
+    rounds.setdefault((part, shape, where), []).append({
+        'ours': o['requestsPerSecond'], 'redis': float(redis_rps), 'oursCpu': o['serverCpuUs'],
+        'redisCpu': float(redis_cpu), 'tool': o['toolCpuUsPerRequest'], 'redisTool': float(redis_tool_cpu),
+        'errors': o['errors']})
+runs, writes = [], []
+for (part, shape, where), rs in rounds.items():
+    med = lambda key: statistics.median(r[key] for r in rs)
+    figures = {'oursPerSecond': round(med('ours')), 'redisPerSecond': round(med('redis')),
+               'ratio': round(med('ours') / med('redis'), 3),
+               'oursServerCpuUs': round(med('oursCpu'), 2), 'redisServerCpuUs': round(med('redisCpu'), 2),
+               'toolCpuUs': round(med('tool'), 2), 'redisToolCpuUs': round(med('redisTool'), 2),
+               'errors': sum(r['errors'] for r in rs),
+               'oursRuns': [round(r['ours']) for r in rs], 'redisRuns': [round(r['redis']) for r in rs]}
     if part == 'R':
         runs.append(dict({'pipeline': int(shape), 'offset': int(where)}, **figures))
     else:
         writes.append(dict({'pipeline': int(shape), 'fsync': where}, **figures))
 if $json:
     print(json.dumps({'items': $items, 'connections': $connections, 'textBytes': $text_bytes, 'seconds': $seconds,
-                      'runs': runs, 'writes': writes}))
+                      'repeat': $repeat, 'runs': runs, 'writes': writes}))
     sys.exit(0)
 cpu = 'our server CPU µs/req | Redis CPU µs/req | checklist-bench CPU µs/req | redis-benchmark CPU µs/req | errors |'
 row = '%(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(redisToolCpuUs).2f | %(errors)d |'
+medians = ', medians of %d rounds' % $repeat if $repeat > 1 else ''
 if runs:
-    print('%d items, %d-byte texts, 100-row pages, %d connections, %d s per run' % ($items, $text_bytes, $connections, $seconds))
+    print('%d items, %d-byte texts, 100-row pages, %d connections, %d s per run%s' % ($items, $text_bytes, $connections, $seconds, medians))
     print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | ' + cpu)
     print('|---|---|---|---|---|---|---|---|---|---|')
     for r in runs:
@@ -281,7 +305,7 @@ if runs:
 if runs and writes:
     print()
 if writes:
-    print('Writes: one %d-byte item a request, %d connections, %d s per run' % ($text_bytes, $connections, $seconds))
+    print('Writes: one %d-byte item a request, %d connections, %d s per run%s' % ($text_bytes, $connections, $seconds, medians))
     print('| in flight | fsync | ours PATCH insert/s | Redis LPUSH/s | ratio | ' + cpu)
     print('|---|---|---|---|---|---|---|---|---|---|')
     for r in writes:
