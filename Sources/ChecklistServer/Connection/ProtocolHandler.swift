@@ -38,8 +38,8 @@ final class ProtocolHandler: SocketConnectionHandler {
     let idleTimeout: IdleTimeout
     /// The first byte of a TLS handshake record.
     static let tlsHandshakeRecordType: UInt8 = 0x16
-    /// This handler as other threads reach it (a transfer worker, the log's
-    /// flusher): bound to the connection's loop, made at first use and
+    /// This handler as other threads reach it (a transfer worker, a list
+    /// loader): bound to the connection's loop, made at first use and
     /// dropped when the connection closes.
     private var reachableFromOtherThreads: LoopBound<ProtocolHandler>?
     /// The loop's connections waiting for durability, which this one joins
