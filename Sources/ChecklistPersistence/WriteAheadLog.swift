@@ -34,8 +34,9 @@ public final class WriteAheadLog: Sendable {
         /// Bytes of zeros the flusher keeps written ahead of the records in
         /// the active segment (0: none), so that appending overwrites
         /// allocated blocks and an fsync writes the records alone, not also
-        /// the file's grown size and block map: under `.always`, where every
-        /// answer waits for an fsync, it halves the fsync's time on ext4.
+        /// the file's grown size: under `.always`, where every answer waits
+        /// for an fsync, that takes a third to a half off each fsync on ext4
+        /// (Benchmarks/RESULTS.md).
         /// By default 1 MiB under `.always`, none otherwise. Recovery cuts a
         /// zeroed tail off the last segment; a complete segment has none.
         public var preallocationBytes: Int

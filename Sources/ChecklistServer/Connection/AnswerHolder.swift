@@ -198,5 +198,4 @@ struct AnswerHolder {
         }
         return w.bytes
     }
-
 }
