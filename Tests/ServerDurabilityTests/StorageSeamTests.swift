@@ -383,10 +383,10 @@ struct StorageSeamTests {
     @Test func heldAnswersReplaceAFailedCommitsAnswerAndStopAtAPendingOne() {
         var held = HeldAnswerBytes()
         let answers: [UInt8] = [1, 1, 9, 2, 2, 3, 3, 4, 4]
-        answers.withUnsafeBytes {
-            held.append($0, waiting: [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
-                                       .init(start: 5, end: 7, lsn: 3), .init(start: 7, end: 9, lsn: 4)])
-        }
+        var waiting: [HeldAnswer] = [.init(start: 0, end: 2, lsn: 1), .init(start: 3, end: 5, lsn: 2),
+                                     .init(start: 5, end: 7, lsn: 3), .init(start: 7, end: 9, lsn: 4)]
+        answers.withUnsafeBytes { held.append($0, taking: &waiting) }
+        #expect(waiting.isEmpty)
         var sent: [UInt8] = []
         var states: [UInt64: CommitState] = [1: .durable, 2: .failed, 3: .durable]
         var replaced: [Range<Int>] = []
@@ -395,9 +395,20 @@ struct StorageSeamTests {
         #expect(sent == [1, 1, 9, 0xEE, 3, 3])
         #expect(held.count == 2)
         #expect(held.waitingFor == 4)
+        // More answers behind those still held: their offsets follow the held bytes.
+        var more: [HeldAnswer] = [.init(start: 1, end: 3, lsn: 5)]
+        [UInt8]([8, 5, 5]).withUnsafeBytes { held.append($0, taking: &more) }
+        #expect(more.isEmpty)
+        #expect(held.count == 5)
+        #expect(held.waitingFor == 5)
         states[4] = .durable
         held.release({ states[$0] ?? .pending }, replace: { _ in [] }) { sent.append(contentsOf: $0) }
+        // The byte between the two answers goes with the next one.
         #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4])
+        states[5] = .failed
+        held.release({ states[$0] ?? .pending }, replace: { replaced.append($0.start..<$0.end); return [0xEE] }) { sent.append(contentsOf: $0) }
+        #expect(replaced.last == 1..<3)
+        #expect(sent == [1, 1, 9, 0xEE, 3, 3, 4, 4, 8, 0xEE])
         #expect(held.isEmpty)
     }
 

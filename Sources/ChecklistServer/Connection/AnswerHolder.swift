@@ -89,8 +89,7 @@ struct AnswerHolder {
     /// Returns true when it held: then `release`.
     mutating func send(_ output: inout [UInt8], to connection: SocketConnection) -> Bool {
         guard waiting.isEmpty && held.isEmpty else {
-            output.withUnsafeBytes { held.append($0, waiting: waiting) }
-            waiting.removeAll(keepingCapacity: true)
+            output.withUnsafeBytes { held.append($0, taking: &waiting) }
             return true
         }
         connection.write(taking: &output)
@@ -100,7 +99,7 @@ struct AnswerHolder {
     /// Holds `frame` (a push, which waits for nothing itself) behind the
     /// answers held now. Only while `isHolding`.
     mutating func hold(_ frame: [UInt8]) {
-        frame.withUnsafeBytes { held.append($0, waiting: []) }
+        frame.withUnsafeBytes { held.append($0) }
     }
 
     /// What an answer held for a commit that failed is replaced with, under

@@ -24,8 +24,11 @@ final class DurabilityWaiters {
     /// The loop's waiter id with the storage: from the top of the range,
     /// apart from PostgreSQL upkeep's `UInt64.max`.
     private let waiterID: UInt64
+    private typealias Waiting = [UInt64: (handler: ProtocolHandler, connection: SocketConnection, position: UInt64)]
     /// The waiting connections by id, and the position each waits for.
-    private var waiting: [UInt64: (handler: ProtocolHandler, connection: SocketConnection, position: UInt64)] = [:]
+    private var waiting: Waiting = [:]
+    /// Those being woken (`woken`); kept empty in between, with its capacity.
+    private var ready: Waiting = [:]
     /// The position the storage was asked to wake the loop at, if any.
     private var registered: UInt64?
     /// In `woken`: the connections that wait again are registered once, after.
@@ -68,11 +71,11 @@ final class DurabilityWaiters {
     /// connection sends what it may; those still holding wait again.
     private func woken() {
         registered = nil
-        var ready: [UInt64: (handler: ProtocolHandler, connection: SocketConnection, position: UInt64)] = [:]
         swap(&ready, &waiting)
         waking = true
         for entry in ready.values { entry.handler.releaseHeld(entry.connection) }
         waking = false
+        ready.removeAll(keepingCapacity: true)
         if let lowest = waiting.values.lazy.map(\.position).min() { register(at: lowest) }
     }
 }

@@ -29,15 +29,27 @@ struct HeldAnswerBytes {
     /// may wait for an older position than the answers before it).
     var waitingFor: UInt64? { answers.lazy.map(\.lsn).max() }
 
-    /// Adds `output`; `waiting`, the answers in it that wait, lie in `output`'s offsets.
-    mutating func append(_ output: UnsafeRawBufferPointer, waiting: [HeldAnswer]) {
+    /// Adds `output`, in which no answer waits (a push behind held answers).
+    mutating func append(_ output: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: output)
+    }
+
+    /// Adds `output` and takes `waiting`, the answers in it that wait (at
+    /// `output`'s offsets), leaving it empty.
+    mutating func append(_ output: UnsafeRawBufferPointer, taking waiting: inout [HeldAnswer]) {
         let base = bytes.count
         bytes.append(contentsOf: output)
-        for var b in waiting {
-            b.start += base
-            b.end += base
-            answers.append(b)
+        if answers.isEmpty && base == 0 {
+            // Nothing held before: the answers move over as they are.
+            swap(&answers, &waiting)
+        } else {
+            for var b in waiting {
+                b.start += base
+                b.end += base
+                answers.append(b)
+            }
         }
+        waiting.removeAll(keepingCapacity: true)
     }
 
     /// Removes and hands to `send` the leading bytes whose answers are
