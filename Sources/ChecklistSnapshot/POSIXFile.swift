@@ -80,11 +80,6 @@ package enum POSIXFile<Failure: POSIXFileFailure> {
         }
     }
 
-    /// Sets the file's size to `length` (no fsync).
-    package static func truncate(_ fd: Int32, to length: Int, path: String) throws(Failure) {
-        if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
-    }
-
     /// Reads up to `buffer.count` bytes; 0 at end of file.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
         while true {
@@ -105,11 +100,17 @@ package enum POSIXFile<Failure: POSIXFileFailure> {
         try fsync(fd, path: path)
     }
 
+    /// Sets the size of the file at `path` to `length` and fsyncs it.
     package static func truncate(_ path: String, to length: UInt64) throws(Failure) {
         let fd = try open(path, O_WRONLY)
         defer { Glibc.close(fd) }
-        if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
+        try truncate(fd, to: Int(length), path: path)
         try fsync(fd, path: path)
+    }
+
+    /// Sets the size of the open file `fd` (at `path`) to `length`; no fsync.
+    package static func truncate(_ fd: Int32, to length: Int, path: String) throws(Failure) {
+        if ftruncate(fd, off_t(length)) != 0 { throw error("ftruncate", path) }
     }
 
     package static func unlink(_ path: String) throws(Failure) {
