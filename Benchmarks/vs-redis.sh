@@ -18,11 +18,16 @@
 #
 #   Benchmarks/vs-redis.sh [--seconds 10] [--items 1000000] [--connections 50]
 #                          [--text-bytes 40] [--only reads|writes] [--repeat 1]
-#                          [--no-build] [--json]
+#                          [--threads N] [--no-build] [--json]
 #
 # --repeat N measures each shape N times, Redis and checklistd in turn
 # (on the same servers), and reports each figure's median: on a shared
 # machine one run's rates move by a fifth.
+#
+# --threads N starts checklistd with N event loops (default: its own
+# default, one per core). Redis runs its commands on one thread; on this
+# 2-core machine the bench shares the cores with the server, and one loop
+# can write faster than two (Benchmarks/RESULTS.md).
 #
 # Installs redis-server and redis-tools from Debian (apt-get) when
 # redis-server or redis-benchmark is missing. The servers bind 127.0.0.1
@@ -35,7 +40,8 @@
 # server's CPU per request (from /proc, over the measured run) and the bench
 # tool's own CPU per request (medians with --repeat); with --json one JSON
 # object on one line:
-# {"items", "connections", "textBytes", "seconds", "repeat", "runs": [{"pipeline",
+# {"items", "connections", "textBytes", "seconds", "repeat", "threads" (null:
+#  checklistd's default), "runs": [{"pipeline",
 #  "offset", "oursPerSecond", "redisPerSecond", "ratio", "oursServerCpuUs",
 #  "redisServerCpuUs", "toolCpuUs", "redisToolCpuUs", "errors", "oursRuns",
 #  "redisRuns"}, ...],
@@ -46,7 +52,7 @@
 # or "writes" empty with --only).
 set -euo pipefail
 
-seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0 only="" repeat=1
+seconds=10 items=1000000 connections=50 text_bytes=40 build=1 json=0 only="" repeat=1 threads=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
@@ -55,14 +61,15 @@ while [[ $# -gt 0 ]]; do
         --text-bytes) text_bytes=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --repeat) repeat=$2; shift 2 ;;
+        --threads) threads=$2; shift 2 ;;
         --no-build) build=0; shift ;;
         --json) json=1; shift ;;
-        -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "vs-redis.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
 [[ -z $only || $only == reads || $only == writes ]] || { echo "vs-redis.sh: --only reads or --only writes" >&2; exit 2; }
-for n in "$seconds" "$items" "$connections" "$text_bytes" "$repeat"; do
+for n in "$seconds" "$items" "$connections" "$text_bytes" "$repeat" ${threads:+"$threads"}; do
     [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || { echo "vs-redis.sh: options take whole numbers >= 1" >&2; exit 2; }
 done
 [[ $seconds -le 600 ]] || { echo "vs-redis.sh: --seconds at most 600" >&2; exit 2; }
@@ -126,7 +133,8 @@ stop_redis() {
 start_ours() {
     local dir
     dir=$(mktemp -d "$work/ours.XXXX")
-    "$bin/checklistd" --host 127.0.0.1 --port 0 --data-dir "$dir/data" --max-connections $((connections + 16)) "$@" \
+    "$bin/checklistd" --host 127.0.0.1 --port 0 --data-dir "$dir/data" --max-connections $((connections + 16)) \
+        ${threads:+--threads "$threads"} "$@" \
         >"$dir/server.out" 2>"$dir/server.err" &
     server_pid=$!
     for _ in $(seq 300); do
@@ -291,11 +299,12 @@ for (part, shape, where), rs in rounds.items():
         writes.append(dict({'pipeline': int(shape), 'fsync': where}, **figures))
 if $json:
     print(json.dumps({'items': $items, 'connections': $connections, 'textBytes': $text_bytes, 'seconds': $seconds,
-                      'repeat': $repeat, 'runs': runs, 'writes': writes}))
+                      'repeat': $repeat, 'threads': ${threads:-None}, 'runs': runs, 'writes': writes}))
     sys.exit(0)
 cpu = 'our server CPU µs/req | Redis CPU µs/req | checklist-bench CPU µs/req | redis-benchmark CPU µs/req | errors |'
 row = '%(ratio).2fx | %(oursServerCpuUs).2f | %(redisServerCpuUs).2f | %(toolCpuUs).2f | %(redisToolCpuUs).2f | %(errors)d |'
 medians = ', medians of %d rounds' % $repeat if $repeat > 1 else ''
+medians += ', checklistd --threads ${threads}' if '${threads}' else ''
 if runs:
     print('%d items, %d-byte texts, 100-row pages, %d connections, %d s per run%s' % ($items, $text_bytes, $connections, $seconds, medians))
     print('| in flight | offset | ours/s | Redis LRANGE/s | ratio | ' + cpu)
