@@ -48,8 +48,12 @@ public final class WriteAheadLog: Sendable {
         /// Called once, on the flusher thread, when a write or fsync fails.
         /// The log then refuses appends: durability can no longer be promised.
         public var onFailure: (@Sendable (PersistenceError) -> Void)?
-        /// Fsyncs a segment: returns 0 or an errno. Replace it in tests to
-        /// count fsyncs or inject failures.
+        /// Makes a segment's writes durable: returns 0 or an errno. By
+        /// default fdatasync(2), which flushes the data and the metadata
+        /// reading it back needs (the file's size, its blocks) but not its
+        /// times: under `.always` an append into the zeros laid ahead
+        /// changes no size, so its sync writes the records alone. Replace
+        /// it in tests to count syncs or inject failures.
         public var syncFile: @Sendable (Int32) -> Int32
 
         public init(policy: FsyncPolicy = .everysec, segmentBytes: Int = 64 << 20,
@@ -58,7 +62,7 @@ public final class WriteAheadLog: Sendable {
                     preallocationBytes: Int? = nil,
                     onDurable: (@Sendable (LSN) -> Void)? = nil,
                     onFailure: (@Sendable (PersistenceError) -> Void)? = nil,
-                    syncFile: @escaping @Sendable (Int32) -> Int32 = { fd in Glibc.fsync(fd) == 0 ? 0 : errno }) {
+                    syncFile: @escaping @Sendable (Int32) -> Int32 = { fd in Glibc.fdatasync(fd) == 0 ? 0 : errno }) {
             self.policy = policy
             self.segmentBytes = segmentBytes
             self.maxBufferedBytes = maxBufferedBytes
