@@ -209,7 +209,7 @@ struct LogFlusher: Sendable {
 
     private func sync() throws(PersistenceError) {
         let rc = options.syncFile(fd)
-        if rc != 0 { throw DirectoryFiles.error("fsync", segmentPath, rc) }
+        if rc != 0 { throw DirectoryFiles.error("fdatasync", segmentPath, rc) }
     }
 
     /// Cuts the active segment's zeros, fsyncs and closes it (so that every

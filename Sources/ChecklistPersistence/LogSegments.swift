@@ -48,7 +48,7 @@ public enum LogSegments {
             LogRecordFormat.writeSegmentHeader(firstLSN: firstLSN, into: &w)
             try DirectoryFiles.writeAll(fd, w.bytes, path: path)
             let rc = syncFile(fd)
-            if rc != 0 { throw DirectoryFiles.error("fsync", path, rc) }
+            if rc != 0 { throw DirectoryFiles.error("fdatasync", path, rc) }
             try DirectoryFiles.fsyncDirectory(directory)
             return fd
         } catch {
