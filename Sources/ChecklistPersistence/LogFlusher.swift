@@ -208,8 +208,7 @@ struct LogFlusher: Sendable {
     }
 
     private func sync() throws(PersistenceError) {
-        let rc = options.syncFile(fd)
-        if rc != 0 { throw DirectoryFiles.error("fdatasync", segmentPath, rc) }
+        try LogSegments.sync(fd, path: segmentPath, with: options.syncFile)
     }
 
     /// Cuts the active segment's zeros, fsyncs and closes it (so that every

@@ -28,6 +28,13 @@ public enum LogSegments {
         return doomed
     }
 
+    /// Makes the segment `fd` (at `path`) durable with `syncFile`
+    /// (`WriteAheadLog.Options.syncFile`, fdatasync(2) by default).
+    static func sync(_ fd: Int32, path: String, with syncFile: @Sendable (Int32) -> Int32) throws(PersistenceError) {
+        let rc = syncFile(fd)
+        if rc != 0 { throw DirectoryFiles.error("fdatasync", path, rc) }
+    }
+
     /// Creates the segment starting at `firstLSN`, writes its header, makes
     /// file and directory entry durable, and returns the file descriptor
     /// (write-only, its offset past the header: records follow with
@@ -47,8 +54,7 @@ public enum LogSegments {
             var w = WireWriter(capacity: LogRecordFormat.segmentHeaderBytes)
             LogRecordFormat.writeSegmentHeader(firstLSN: firstLSN, into: &w)
             try DirectoryFiles.writeAll(fd, w.bytes, path: path)
-            let rc = syncFile(fd)
-            if rc != 0 { throw DirectoryFiles.error("fdatasync", path, rc) }
+            try sync(fd, path: path, with: syncFile)
             try DirectoryFiles.fsyncDirectory(directory)
             return fd
         } catch {
