@@ -41,6 +41,16 @@ import PackageDescription
 //                            the client tools' TLS options (TLSClientOptions)
 //   checklistd, checklist, checklist-bench, checklist-conformance, checklist-postgres-bench, checklist-faults   executables
 //   (tests only: ChecklistSnapshotFixtures, the snapshot and log tests' reference store and histories)
+
+// The server's layers, built for release, leave out Swift's dynamic
+// exclusivity checks (the compile-time ones stay): they were a seventh of
+// the instructions of a PATCH with one request in flight (docs/PERFORMANCE.md,
+// "Exclusivity checks"). Debug builds, which the tests run, keep them. Only
+// server-side targets: the client library's modules build as they are.
+let serverReleaseSettings: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Checklists",
     // The client side (ChecklistModel, ChecklistWire, ChecklistClient and what
@@ -78,29 +88,34 @@ let package = Package(
         .target(name: "ChecklistWire",
                 dependencies: ["CZlib", .target(name: "CLibdeflate", condition: .when(platforms: [.linux])), "ChecklistModel"]),
         .target(name: "ChecklistStore",
-                dependencies: ["ChecklistModel"]),
+                dependencies: ["ChecklistModel"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistSnapshot",
                 dependencies: ["CZlib", .target(name: "CLibdeflate", condition: .when(platforms: [.linux])),
                                "ChecklistModel", "ChecklistThreads", "ChecklistWire"]),
         .target(name: "ChecklistPersistence",
-                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"]),
+                dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistSocket",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "ChecklistIO",
                 dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux])), "ChecklistSocket"]),
         .target(name: "ChecklistWebSocket", dependencies: ["COpenSSL", "ChecklistWire"]),
         .target(name: "ChecklistEventLoop",
-                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS", "ChecklistWebSocket"]),
+                dependencies: ["CLinux", "ChecklistThreads", "ChecklistSocket", "ChecklistIO", "ChecklistTLS", "ChecklistWebSocket"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistPostgres",
                 dependencies: ["CPostgres", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot"]),
         .target(name: "ChecklistStorage",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire",
-                               "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"]),
+                               "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistPostgres", "ChecklistLog"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistTLS", dependencies: ["COpenSSL", "ChecklistSocket"]),
         .target(name: "ChecklistJWT", dependencies: ["COpenSSL", "ChecklistWire"]),
         .target(name: "ChecklistServer",
                 dependencies: ["CLinux", "ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistStore", "ChecklistSnapshot", "ChecklistPersistence", "ChecklistSocket", "ChecklistEventLoop", "ChecklistLatency",
-                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT", "ChecklistWebSocket"]),
+                               "ChecklistTLS", "ChecklistPostgres", "ChecklistLog", "ChecklistStorage", "ChecklistJWT", "ChecklistWebSocket"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistFrames",
                 dependencies: ["ChecklistModel", "ChecklistWire", "ChecklistSocket", "ChecklistIO", "ChecklistTLS"]),
         .target(name: "ChecklistClient",

@@ -52,7 +52,7 @@ final class PatchCommitGroup: LoopTurnObserver {
         for member in members { member.handler.isInCommitGroup = false }
         let logBefore = members.first?.handler.durability.logPosition
         for member in members where member.handler.awaitsGroupCommit {
-            if let batch = member.handler.session.stagedBatch { batches.append(batch) }
+            member.handler.appendStagedBatch(to: &batches)
         }
         store.patch(batches: batches, into: &results)
         // The members' staged arrays must be theirs alone again before they

@@ -252,6 +252,14 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// Whether this connection's staged PATCHes wait for the loop's group commit.
     var awaitsGroupCommit: Bool { groupCommit != nil }
 
+    /// Appends the batch of this connection's staged PATCHes, if any goes
+    /// to the store, to a group commit's `batches`. (Read where the session
+    /// is: `handler.session.stagedBatch` from outside copied the whole
+    /// session first, once a connection and turn.)
+    func appendStagedBatch(to batches: inout [PatchBatch]) {
+        session.appendStagedBatch(to: &batches)
+    }
+
     /// The group commit is done: answers the PATCHes it applied for this
     /// connection (`results`, in order), then sends the read's answers.
     /// `logBefore` is the log's position before the group's commits.

@@ -162,6 +162,11 @@ struct ProtocolSession {
         staged.requests.isEmpty ? nil : PatchBatch(namespace: namespace, requests: staged.requests)
     }
 
+    /// Appends `stagedBatch` to `batches` when there is one.
+    func appendStagedBatch(to batches: inout [PatchBatch]) {
+        if let batch = stagedBatch { batches.append(batch) }
+    }
+
     /// How many staged PATCHes go to the store (`stagedBatch`'s count).
     var stagedRequestCount: Int { staged.requests.count }
 
