@@ -253,9 +253,9 @@ final class ProtocolHandler: SocketConnectionHandler {
     var awaitsGroupCommit: Bool { groupCommit != nil }
 
     /// Appends the batch of this connection's staged PATCHes, if any goes
-    /// to the store, to a group commit's `batches`. (Read where the session
-    /// is: `handler.session.stagedBatch` from outside copied the whole
-    /// session first, once a connection and turn.)
+    /// to the store, to a group commit's `batches`, reading the session in
+    /// place (`handler.session.stagedBatch` copied the whole session first,
+    /// once a connection and turn).
     func appendStagedBatch(to batches: inout [PatchBatch]) {
         session.appendStagedBatch(to: &batches)
     }

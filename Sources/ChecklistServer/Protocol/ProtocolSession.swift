@@ -162,8 +162,10 @@ struct ProtocolSession {
         staged.requests.isEmpty ? nil : PatchBatch(namespace: namespace, requests: staged.requests)
     }
 
-    /// Appends `stagedBatch` to `batches` when there is one.
-    func appendStagedBatch(to batches: inout [PatchBatch]) {
+    /// Appends `stagedBatch` to `batches` when there is one. Changes
+    /// nothing; `mutating` so that a handler calls it on its stored session
+    /// in place (a non-mutating call there copies the whole session first).
+    mutating func appendStagedBatch(to batches: inout [PatchBatch]) {
         if let batch = stagedBatch { batches.append(batch) }
     }
 
