@@ -175,6 +175,12 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// When the loop's clock starts (`sinceOrigin`).
     package var origin: ContinuousClock.Instant { _state.origin }
 
+    /// The time since `origin`, read from the clock now (`sinceOrigin` is
+    /// the turn's): for timing requests in plain `Duration`s, where every
+    /// copy or test of an optional `ContinuousClock.Instant` (a resilient
+    /// type) goes through the runtime.
+    package var elapsed: Duration { ContinuousClock.now - _state.origin }
+
     /// Registers `fd` with `interest`; events go to `handler`. Loop thread only.
     package func register(_ fd: Int32, interest: UInt32, handler: any Selectable) throws(SocketError) {
         let state = loopState

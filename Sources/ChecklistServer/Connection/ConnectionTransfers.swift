@@ -4,7 +4,8 @@ import ChecklistWire
 struct PendingTransfer {
     let work: SnapshotWork
     let header: FrameHeader
-    let began: ContinuousClock.Instant
+    /// When the request came in (`EventLoop.elapsed`).
+    let began: Duration
     /// The log's end before the request (`--fsync always`).
     let logBefore: UInt64?
 }

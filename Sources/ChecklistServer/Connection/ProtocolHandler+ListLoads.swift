@@ -59,7 +59,7 @@ extension ProtocolHandler {
             session.dropParked(request)
             return
         }
-        let began = ContinuousClock.now
+        let began = connection.eventLoop.elapsed
         let logBefore = durability.logPosition
         let outcome = session.resume(request, loaded: loaded)
         if let again = outcome.parked {
@@ -71,7 +71,7 @@ extension ProtocolHandler {
             return
         }
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
-        record(header, outcome, took: ContinuousClock.now - began, connection)
+        record(header, outcome, took: connection.eventLoop.elapsed - began, connection)
         sendAnswers(count: 1, connection)
         if outcome.closesConnection, session.state.serverCloses() == .close {
             connection.close()  // after the answer, once the awaited answer has ended

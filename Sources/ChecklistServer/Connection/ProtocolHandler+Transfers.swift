@@ -31,7 +31,7 @@ extension ProtocolHandler {
         let outcome = session.completeSnapshotWork(transfer.work, result)
         // IMPORT END logged the import: its answer waits until that is durable.
         if transfer.work.kind == .importEnd { durability.noteAnswer(outcome, to: transfer.header.type, logBefore: transfer.logBefore) }
-        record(transfer.header, outcome, took: ContinuousClock.now - transfer.began, connection)
+        record(transfer.header, outcome, took: connection.eventLoop.elapsed - transfer.began, connection)
         sendAnswers(count: 1, connection)
         transfers.answeredAt = connection.eventLoop.now
         // The server began shutting down meanwhile: the goodbye follows this answer.

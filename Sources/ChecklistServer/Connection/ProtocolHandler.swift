@@ -56,9 +56,10 @@ final class ProtocolHandler: SocketConnectionHandler {
     var isInCommitGroup = false
 
     /// A read's PATCHes staged for the loop's group commit: when the first
-    /// came in, and how many answers the read owes once they are answered.
+    /// came in (`EventLoop.elapsed`), and how many answers the read owes
+    /// once they are answered.
     private struct GroupCommitWait {
-        var began: ContinuousClock.Instant
+        var began: Duration
         var answered: Int
     }
 
@@ -130,8 +131,8 @@ final class ProtocolHandler: SocketConnectionHandler {
         var offLoop: PendingTransfer?
         /// A request parked until the database is read for it.
         var parked: (request: ParkedRequest, header: FrameHeader)?
-        /// When the first PATCH staged and not yet applied came in.
-        var stagedSince: ContinuousClock.Instant?
+        /// When the first PATCH staged and not yet applied came in (`EventLoop.elapsed`).
+        var stagedSince: Duration?
     }
 
     /// Most PATCHes applied as one batch: bounds how long one read holds
@@ -181,7 +182,7 @@ final class ProtocolHandler: SocketConnectionHandler {
                 let body = UnsafeRawBufferPointer(rebasing: rest[body])
                 if session.stagePatch(header, body: body) {
                     // Applied with the PATCHes around it (`applyStagedPatches`).
-                    if pass.stagedSince == nil { pass.stagedSince = ContinuousClock.now }
+                    if pass.stagedSince == nil { pass.stagedSince = connection.eventLoop.elapsed }
                     pass.answered += 1
                     if session.stagedPatchCount >= Self.maxPatchBatch { applyStagedPatches(connection, &pass) }
                 } else {
@@ -217,7 +218,7 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// Handles one request frame and notes what its outcome asks for.
     private func handle(_ header: FrameHeader, body: UnsafeRawBufferPointer, _ connection: SocketConnection,
                         _ pass: inout ReadPass) {
-        let began = ContinuousClock.now
+        let began = connection.eventLoop.elapsed
         let logBefore = durability.logPosition
         let outcome = session.receive(header, body: body)
         if let parked = outcome.parked {
@@ -234,7 +235,7 @@ final class ProtocolHandler: SocketConnectionHandler {
             return
         }
         durability.noteAnswer(outcome, to: header.type, logBefore: logBefore)
-        record(header, outcome, took: ContinuousClock.now - began, connection)
+        record(header, outcome, took: connection.eventLoop.elapsed - began, connection)
         pass.answered += 1
         if outcome.closesConnection {
             pass.closeAfterAnswers = true
@@ -287,7 +288,7 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// the batch's last position), and its count and time in STATS (each
     /// request took as long as its batch).
     private func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>?,
-                                     began: ContinuousClock.Instant, logBefore: UInt64?, _ connection: SocketConnection) {
+                                     began: Duration, logBefore: UInt64?, _ connection: SocketConnection) {
         // The batch's answers took the same time: counted together, once.
         // (What the closures capture is only read, or written on an error:
         // a variable written per answer costs a dynamic exclusivity check.)
@@ -296,7 +297,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         let took: Duration
         if let results {
             // Applied already, with the loop's other connections' batches.
-            let elapsed = ContinuousClock.now - began
+            let elapsed = connection.eventLoop.elapsed - began
             took = elapsed
             session.answerStagedPatches(results) { outcome in
                 if let code = outcome.errorCode { errors.append(code) }
@@ -305,7 +306,7 @@ final class ProtocolHandler: SocketConnectionHandler {
         } else {
             var elapsed: Duration?
             session.applyStagedPatches { outcome in
-                let sinceRead = elapsed ?? ContinuousClock.now - began
+                let sinceRead = elapsed ?? connection.eventLoop.elapsed - began
                 if elapsed == nil { elapsed = sinceRead }
                 if let code = outcome.errorCode { errors.append(code) }
                 noteAnswer(outcome, took: sinceRead, logBefore: logBefore, connection)
