@@ -85,7 +85,6 @@ final class ProtocolHandler: SocketConnectionHandler {
         // the input never needs to hold more than one maximal frame.
         connection.maxInputBytes = Int(session.maxFrameBytes) + FrameHeader.size + 64 * 1024
         session.liveSync.handle = connection.handle
-        session.liveSync.gate = self
         session.peerCertificateSubject = connection.tlsPeerSubject
         switch session.state.activated(overConnectionLimit: connection.isOverConnectionLimit) {
         case .refuseOverLimit:
@@ -220,6 +219,10 @@ final class ProtocolHandler: SocketConnectionHandler {
                         _ pass: inout ReadPass) {
         let began = connection.eventLoop.elapsed
         let logBefore = durability.logPosition
+        // Lent at the first SUBSCRIBE, not before: a weak reference to the
+        // handler moves its reference counts to a side table, which slows
+        // every retain and release of it, on every request.
+        if header.type == .subscribe, session.liveSync.gate == nil { session.liveSync.gate = self }
         let outcome = session.receive(header, body: body)
         if let parked = outcome.parked {
             // Nothing answered: the request waits, decoded, for its reads;

@@ -15,7 +15,8 @@ struct LiveSyncSession {
     /// The connection, once active (set by the handler).
     var handle: SocketConnectionHandle?
     /// Where the connection's answers wait, which live pushes queue behind
-    /// (set by the handler).
+    /// (set by the handler before the first SUBSCRIBE; a subscriber made
+    /// without it lets pushes overtake held answers).
     weak var gate: (any PushGate)?
     /// Made at the first SUBSCRIBE.
     private(set) var subscriber: Subscriber?
