@@ -454,20 +454,21 @@ public final class SocketConnection {
             waitingForWritable = pendingOutputBytes > 0
         }
         compactOutput()
-        if pendingOutputBytes > limits.maxOutputBytes {
+        let pending = pendingOutputBytes
+        if pending > limits.maxOutputBytes {
             context.counters.droppedForOutput.add(1)
             abort()
             return
         }
         var pausedNow = false
-        if pendingOutputBytes > limits.outputHighWaterMark {
+        if pending > limits.outputHighWaterMark {
             pausedNow = !readPaused
             if pausedNow { context.counters.readPauses.add(1) }
             readPaused = true
-        } else if pendingOutputBytes <= limits.outputLowWaterMark {
+        } else if pending <= limits.outputLowWaterMark {
             readPaused = false
         }
-        if state == .closing, pendingOutputBytes == 0 {
+        if state == .closing, pending == 0 {
             finishClosing()
             return
         }
