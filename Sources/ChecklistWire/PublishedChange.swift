@@ -26,18 +26,47 @@ package struct PublishedChange: Sendable {
         list = change.list
         namespace = change.namespace
         revision = change.revision
-        isDeletion = if case .listDeleted = change.kind { true } else { false }
-        startsHistory = if case .listImported = change.kind { true } else { false }
+        isDeletion = change.isDeletion
+        startsHistory = change.startsHistory
+        (wire, bodyBytes) = Self.wire(of: change, maxFrameBytes: maxFrameBytes)
+    }
+
+    /// The **ListChange** `change` travels as, and its size: `omitted` for
+    /// a patch that would not fit in a CHANGES answer of at most
+    /// `maxFrameBytes`.
+    package static func wire(of change: Change, maxFrameBytes: UInt32) -> (wire: ListChange, bodyBytes: Int) {
         var wire = ListChange(change)
         var bodyBytes = wire.encodedBytes
         if bodyBytes > Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) {
             wire = ListChange(list: wire.list, revision: wire.revision, kind: .omitted)
             bodyBytes = wire.encodedBytes
         }
-        self.wire = wire
-        self.bodyBytes = bodyBytes
+        return (wire, bodyBytes)
+    }
+
+    /// The size of the **ListChange** `change` travels as
+    /// (`wire(of:maxFrameBytes:)`), without making it when it is a patch
+    /// whose operations go as they are (no client key to leave out).
+    package static func bodyBytes(of change: Change, maxFrameBytes: UInt32) -> Int {
+        if case .patched(let ops) = change.kind, !ops.contains(where: \.carriesClientKey) {
+            let count = ListChange.patchBytes(list: change.list, revision: change.revision, ops: ops)
+            if count <= Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) { return count }
+        }
+        return wire(of: change, maxFrameBytes: maxFrameBytes).bodyBytes
     }
 
     /// Bytes of the CHANGE push frame, header included.
     package var frameBytes: Int { FrameHeader.size + bodyBytes }
+}
+
+extension Change {
+    /// The list is gone with this change (its history with it).
+    package var isDeletion: Bool {
+        if case .listDeleted = kind { true } else { false }
+    }
+
+    /// The list's history starts over at this change (`EncodedChange.startsHistory`).
+    package var startsHistory: Bool {
+        if case .listImported = kind { true } else { false }
+    }
 }

@@ -300,10 +300,33 @@ import Testing
         try log.close()
     }
 
+    /// Appends `history` one change at a time, or (`batched`) its patches
+    /// in batches of 10 through `appendEach` and every other change alone,
+    /// in order.
+    func append(_ history: [Change], to log: WriteAheadLog, batched: Bool) throws {
+        guard batched else {
+            for change in history { try log.append(change) }
+            return
+        }
+        var batch: [Change] = []
+        for change in history {
+            if case .patched = change.kind {
+                batch.append(change)
+                if batch.count == 10 { try log.appendEach(batch); batch.removeAll() }
+                continue
+            }
+            if !batch.isEmpty { try log.appendEach(batch); batch.removeAll() }
+            try log.append(change)
+        }
+        if !batch.isEmpty { try log.appendEach(batch) }
+    }
+
     /// Under `.everysec`, once `writeBehindBytes` are buffered the flusher
     /// writes them out long before the interval, without an fsync: the
-    /// buffers stay small, and durability still waits for the clock.
-    @Test func everysecWritesBehindWithoutFsyncBeforeItsInterval() throws {
+    /// buffers stay small, and durability still waits for the clock; the
+    /// same for batches of patches.
+    @Test(arguments: [false, true])
+    func everysecWritesBehindWithoutFsyncBeforeItsInterval(batched: Bool) throws {
         let dir = TempDirectory("wal-write-behind")
         defer { dir.remove() }
         let fsyncs = Counter()
@@ -314,7 +337,7 @@ import Testing
                 return Glibc.fsync(fd) == 0 ? 0 : errno
             }))
         let history = randomHistory(count: 400, store: FakeStore())
-        for change in history { try log.append(change) }
+        try append(history, to: log, batched: batched)
         let segment = LogSegments.path(in: dir.path, firstLSN: 1)
         // No event says "written" without an fsync: poll the file itself, bounded.
         let deadline = Date().addingTimeInterval(10)
@@ -326,12 +349,15 @@ import Testing
         #expect(try recover(dir).changes == history)
     }
 
-    @Test func boundedBufferAppliesBackpressure() throws {
+    /// Appends past `maxBufferedBytes` wait for the flusher, and lose
+    /// nothing, one change at a time or in batches of patches.
+    @Test(arguments: [false, true])
+    func boundedBufferAppliesBackpressure(batched: Bool) throws {
         let dir = TempDirectory("wal-bp")
         defer { dir.remove() }
         let log = try WriteAheadLog(directory: dir.path, nextLSN: 1, options: .init(policy: .everysec, maxBufferedBytes: 512))
         let history = randomHistory(count: 3000, store: FakeStore())
-        for change in history { try log.append(change) }
+        try append(history, to: log, batched: batched)
         try log.close()
         #expect(try recover(dir).changes == history)
     }

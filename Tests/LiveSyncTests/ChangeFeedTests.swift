@@ -255,35 +255,41 @@ import Testing
         #expect(changes.map(\.revision) == [1, 2])
     }
 
-    /// A small change is kept unencoded and encoded when read: the frame is
-    /// the one encoding it at its publish makes, counted at that size; a
-    /// large one is kept as its (deflated) frame.
-    @Test func smallChangesAreEncodedWhenRead() {
+    /// A small patch is kept as its operations and encoded when read: the
+    /// frame is the one encoding it at its publish makes (client keys left
+    /// out, `omitted` past the frame limit), counted at that size; any
+    /// other change is kept as its frame, deflated when large.
+    @Test(arguments: [UInt32(1 << 20), 64])
+    func smallPatchesAreEncodedWhenRead(maxFrameBytes: UInt32) {
         var feed = ChangeFeed(ChangeFeed.Configuration(retainPerList: 10, maxBytes: 1 << 20))
         let list = ListID(7)
+        let keyed = ItemFields(text: "eggs", clientKey: "k-1")
         let changes = [
             Change(namespace: .default, list: list, revision: 1, kind: .listCreated(name: "Groceries", icon: "cart")),
             Change(namespace: .default, list: list, revision: 2, kind: .patched([.setText(ItemID(1), "milk")])),
-            Change(namespace: .default, list: list, revision: 3, kind: .listUpdated(name: "Food", icon: "")),
-            Change(namespace: .default, list: list, revision: 4,
+            Change(namespace: .default, list: list, revision: 3, kind: .patched([.insert(id: ItemID(2), index: 1, fields: keyed)])),
+            Change(namespace: .default, list: list, revision: 4, kind: .patched([.setText(ItemID(1), String(repeating: "m", count: 100))])),
+            Change(namespace: .default, list: list, revision: 5, kind: .listUpdated(name: "Food", icon: "")),
+            Change(namespace: .default, list: list, revision: 6,
                    kind: .patched((1...20).map { .setText(ItemID(UInt64($0)), "item \($0) of a bulk patch") })),
         ]
-        let frames = changes.map { EncodedChange($0, maxFrameBytes: 1 << 20).frame }
+        let frames = changes.map { EncodedChange($0, maxFrameBytes: maxFrameBytes).frame }
         for change in changes {
-            let published = PublishedChange(change, maxFrameBytes: 1 << 20)
-            #expect(published.frameBytes == EncodedChange(published).frame.count)
-            feed.append(list: list, revision: change.revision, isDeletion: false, startsHistory: false,
-                        retaining: ChangeFeed.retainable(published, under: feed.configuration))
+            let bodyBytes = PublishedChange.bodyBytes(of: change, maxFrameBytes: maxFrameBytes)
+            #expect(FrameHeader.size + bodyBytes == EncodedChange(change, maxFrameBytes: maxFrameBytes).frame.count)
+            feed.append(list: list, namespace: change.namespace, revision: change.revision, isDeletion: false,
+                        startsHistory: false,
+                        retaining: RetainedChange(change, frameCount: FrameHeader.size + bodyBytes, maxFrameBytes: maxFrameBytes))
         }
-        #expect(frames.prefix(3).allSatisfy { $0.count < RetainedChange.compressionThreshold })
-        #expect(frames[3].count >= RetainedChange.compressionThreshold)
+        #expect(frames.prefix(5).allSatisfy { $0.count < RetainedChange.compressionThreshold })
+        #expect((frames[5].count >= RetainedChange.compressionThreshold) == (maxFrameBytes > 64))
         #expect(feed.retainedBytes == frames.reduce(0) { $0 + $1.count })
-        guard case .changes(let read, true) = feed.changes(of: list, after: 0, current: 4, limit: 10, maxBytes: 1 << 20) else {
+        guard case .changes(let read, true) = feed.changes(of: list, after: 0, current: 6, limit: 10, maxBytes: 1 << 20) else {
             Issue.record("expected every change")
             return
         }
         #expect(read.map(\.frame) == frames)
-        #expect(read.map(\.revision) == [1, 2, 3, 4])
+        #expect(read.map(\.revision) == [1, 2, 3, 4, 5, 6])
         #expect(read.allSatisfy { $0.list == list && $0.namespace == .default })
     }
 }

@@ -23,46 +23,6 @@ struct ChangeFeed {
         var maxBytes: Int
     }
 
-    private struct History {
-        var changes = FIFO<RetainedChange>()
-        /// Revisions `(floor, last]` are retained.
-        var floor: Revision
-        var last: Revision
-        /// Frame bytes of the retained changes (what the bound counts).
-        var bytes = 0
-        /// Bytes actually held for them (deflated where that paid).
-        var storedBytes = 0
-
-        /// The revision of the oldest change retained (read without copying
-        /// the change: retained revisions run from `floor + 1`).
-        var oldestRevision: Revision? { changes.isEmpty ? nil : floor + 1 }
-
-        /// Appends `change`, at `revision` (the next one), and drops the
-        /// oldest beyond `keeping`; returns what was dropped.
-        mutating func add(_ change: consuming RetainedChange, at revision: Revision,
-                          keeping: Int) -> (frame: Int, stored: Int, count: Int) {
-            last = revision
-            bytes += change.frameCount
-            storedBytes += change.storedCount
-            changes.append(change)
-            var dropped = (frame: 0, stored: 0, count: 0)
-            while changes.count > keeping {
-                let (frame, stored) = dropOldest()
-                dropped = (dropped.frame + frame, dropped.stored + stored, dropped.count + 1)
-            }
-            return dropped
-        }
-
-        /// Drops the oldest change; returns its frame and stored sizes.
-        mutating func dropOldest() -> (frame: Int, stored: Int) {
-            guard let oldest = changes.popFirst() else { return (0, 0) }
-            floor = oldest.revision
-            bytes -= oldest.frameCount
-            storedBytes -= oldest.storedCount
-            return (oldest.frameCount, oldest.storedCount)
-        }
-    }
-
     /// What the feed can say about the changes after a revision.
     enum Since {
         /// The changes after the revision, oldest first, as many as fit;
@@ -73,10 +33,10 @@ struct ChangeFeed {
     }
 
     let configuration: Configuration
-    private var lists: [ListID: History] = [:]
+    private var lists: [ListID: ChangeHistory] = [:]
     /// The list appended to last and where its history is in `lists`:
     /// forgotten whenever a list is added or removed.
-    private var recent: (list: ListID, index: [ListID: History].Index)?
+    private var recent: (list: ListID, index: [ListID: ChangeHistory].Index)?
     /// (list, revision) of every retained change in publish order, for the
     /// global byte bound; entries already dropped otherwise are skipped.
     private var order = FIFO<(ListID, Revision)>()
@@ -89,21 +49,11 @@ struct ChangeFeed {
         self.configuration = configuration
     }
 
-    /// What `append(_:retaining:)` keeps of `change` under `configuration`
-    /// (nil: nothing). Deflating takes time: callers make it before taking
-    /// the lock the feed is kept under.
-    static func retainable(_ change: EncodedChange, under configuration: Configuration) -> RetainedChange? {
-        retains(change.isDeletion, under: configuration) ? RetainedChange(change) : nil
-    }
-
-    /// `retainable(_:under:)` for a change not encoded yet (kept so when small).
-    static func retainable(_ change: PublishedChange, under configuration: Configuration) -> RetainedChange? {
-        retains(change.isDeletion, under: configuration) ? RetainedChange(change) : nil
-    }
-
     /// Whether a change is retained at all: not a deletion, and bytes allowed
-    /// (with none, nothing ever is: no use deflating).
-    private static func retains(_ isDeletion: Bool, under configuration: Configuration) -> Bool {
+    /// (with none, nothing ever is: no use keeping or deflating). Callers
+    /// make what is retained (`RetainedChange`) before taking the lock the
+    /// feed is kept under: deflating takes time.
+    static func retains(isDeletion: Bool, under configuration: Configuration) -> Bool {
         !isDeletion && configuration.retainPerList > 0 && configuration.maxBytes > 0
     }
 
@@ -115,60 +65,47 @@ struct ChangeFeed {
     /// it, even when it follows it by one revision: replaying the old
     /// changes would not lead to the imported list.
     mutating func append(_ change: EncodedChange) {
-        append(change, retaining: Self.retainable(change, under: configuration))
-    }
-
-    /// `append(_:)` with `retained` made beforehand by `retainable(_:under:)`
-    /// (taken over: kept without a copy).
-    mutating func append(_ change: borrowing EncodedChange, retaining retained: consuming RetainedChange?) {
-        append(list: change.list, revision: change.revision, isDeletion: change.isDeletion,
+        let retained = Self.retains(isDeletion: change.isDeletion, under: configuration) ? RetainedChange(change) : nil
+        append(list: change.list, namespace: change.namespace, revision: change.revision, isDeletion: change.isDeletion,
                startsHistory: change.startsHistory, retaining: retained)
     }
 
-    /// `append(_:retaining:)` given what the feed reads of the change (so
-    /// that a publisher need not copy the change to lend it). The list's
-    /// history is changed where it is in the dictionary (one lookup, none
-    /// for the next change of the same list, no copy of it).
-    mutating func append(list: ListID, revision: Revision, isDeletion: Bool, startsHistory: Bool,
+    /// `append(_:)` given what the feed reads of the change, with what it
+    /// keeps of it made beforehand (nil when `retains(isDeletion:under:)`
+    /// says nothing is). The list's history is changed where it is in the
+    /// dictionary (one lookup, none for the next change of the same list,
+    /// no copy of it).
+    mutating func append(list: ListID, namespace: Namespace, revision: Revision, isDeletion: Bool, startsHistory: Bool,
                          retaining retained: consuming RetainedChange?) {
         let found = recent?.list == list ? recent?.index : lists.index(forKey: list)
-        if let found, revision <= lists.values[found].last { return }
         if isDeletion {
-            if let found {
+            if let found, revision > lists.values[found].last {
                 recent = nil
-                forget(lists.remove(at: found).value)
+                forget(lists.remove(at: found).value.totals)
             }
             return
         }
-        let index: [ListID: History].Index
+        let index: [ListID: ChangeHistory].Index
         if let found {
-            if revision != lists.values[found].last + 1 || startsHistory {
-                // Not the next revision (the feed missed changes), or an
-                // import that replaced the list: start over from here.
-                forget(lists.values[found])
-                lists.values[found] = History(floor: revision - 1, last: revision - 1)
-            }
             index = found
         } else {
-            lists[list] = History(floor: revision - 1, last: revision - 1)
+            lists[list] = ChangeHistory(namespace: namespace, after: revision - 1)
             index = lists.index(forKey: list)!
         }
         // Valid until a list is added or removed (changing a history in place keeps it).
         recent = (list, index)
-        guard configuration.retainPerList > 0, let retained = retained.take() else {
-            lists.values[index] = History(floor: revision, last: revision)
-            return
-        }
-        let (frameCount, storedCount) = (retained.frameCount, retained.storedCount)
-        let dropped = lists.values[index].add(retained, at: revision, keeping: configuration.retainPerList)
-        retainedBytes += frameCount - dropped.frame
-        storedBytes += storedCount - dropped.stored
-        retainedCount += 1 - dropped.count
+        let keeping = retained == nil ? 0 : configuration.retainPerList
+        guard let change = lists.values[index].take(revision, of: namespace, startsHistory: startsHistory,
+                                                      retaining: retained, keeping: keeping) else { return }
+        retainedBytes += change.bytes
+        storedBytes += change.storedBytes
+        retainedCount += change.count
+        guard keeping > 0 else { return }
         order.append((list, revision))
         while retainedBytes > configuration.maxBytes, let (list, revision) = order.popFirst() {
             // Publish order is revision order per list: a live entry is its list's oldest.
             guard let at = lists.index(forKey: list), lists.values[at].oldestRevision == revision else { continue }
-            forget(dropped: lists.values[at].dropOldest())
+            forget(lists.values[at].dropOldest())
         }
         if order.count > 2 * retainedCount + 1024 { compactOrder() }
     }
@@ -190,16 +127,11 @@ struct ChangeFeed {
         }
     }
 
-    private mutating func forget(dropped: (frame: Int, stored: Int)) {
-        retainedBytes -= dropped.frame
-        storedBytes -= dropped.stored
-        retainedCount -= 1
-    }
-
-    private mutating func forget(_ history: History) {
-        retainedBytes -= history.bytes
-        storedBytes -= history.storedBytes
-        retainedCount -= history.changes.count
+    /// Takes what a history no longer retains off the totals.
+    private mutating func forget(_ dropped: ChangeHistory.Totals) {
+        retainedBytes -= dropped.bytes
+        storedBytes -= dropped.storedBytes
+        retainedCount -= dropped.count
     }
 
     /// The changes of `list` after `since`, at most `limit` of them and at
@@ -211,10 +143,10 @@ struct ChangeFeed {
         guard since < current, let history = lists[list], history.last == current, since >= history.floor else {
             return .resyncRequired
         }
-        let retained = history.changes
         let start = Int(since - history.floor)
-        let result = Self.page(count: retained.count - start, limit: limit, maxBytes: maxBytes,
-                               bodyCount: { retained[start + $0].bodyCount }, encoded: { retained[start + $0].encoded() })
+        let result = Self.page(count: history.count - start, limit: limit, maxBytes: maxBytes,
+                               bodyCount: { history.bodyCount(at: start + $0) },
+                               encoded: { history.encoded(at: start + $0, of: list) })
         return .changes(result, complete: result.last?.revision == current)
     }
 

@@ -1,64 +1,61 @@
 import ChecklistModel
 import ChecklistWire
 
-/// A change as the `ChangeFeed` keeps it: a small one unencoded (its
-/// **ListChange** as published, encoded when read), a large one as its
-/// CHANGE push frame, deflated (zlib level 1) when that makes it smaller.
+/// A change as the `ChangeFeed` keeps it: a small patch as the store applied
+/// it (its operations, shared with the committed change, encoded when
+/// read), any other change as its CHANGE push frame, deflated (zlib level
+/// 1) when large enough to pay.
 ///
-/// Most changes are never read back: encoding each at its publish cost a
-/// tenth of a single-item patch's instructions for a frame that no one
-/// asked for. A change of at least `compressionThreshold` frame bytes is
-/// encoded at once and deflated: the feed holds the last changes of every
-/// list for as long as its bounds allow, which after a bulk load is a
-/// second copy of the rows' text, and deflated a bulk change costs a
-/// fraction of its frame. Reading either form back gives the identical
-/// frame, so CHANGES_SINCE and SUBSCRIBE catch-up answer byte for byte
-/// what they would have; the feed's byte bound counts the frame's size,
-/// not what is held, so what is retained is also the same.
+/// Most changes are never read back: encoding each at its publish cost
+/// more than keeping it, and a kept patch is one reference (retaining and
+/// dropping it allocates nothing, copies no change). A change of at least
+/// `compressionThreshold` frame bytes is encoded at once and deflated: the
+/// feed holds the last changes of every list for as long as its bounds
+/// allow, which after a bulk load is a second copy of the rows' text, and
+/// deflated a bulk change costs a fraction of its frame. Reading any form
+/// back gives the identical frame, so CHANGES_SINCE and SUBSCRIBE catch-up
+/// answer byte for byte what they would have; the feed's byte bound counts
+/// the frame's size, not what is held, so what is retained is also the same.
 struct RetainedChange: Sendable {
-    /// Smaller frames are kept unencoded: one-operation changes do not
+    /// Smaller frames are not deflated: one-operation changes do not
     /// shrink enough to pay for deflating and inflating them.
     static let compressionThreshold = 256
 
-    let list: ListID
-    let namespace: Namespace
-    let revision: Revision
-    /// Size of the frame (header included).
+    /// Size of the frame (header included): what the feed's bounds count.
     let frameCount: Int
     private let stored: Stored
 
     private enum Stored: Sendable {
-        /// The **ListChange** as published, to encode when read.
-        case unencoded(ListChange)
+        /// A patch's operations as applied, to encode when read.
+        case operations([AppliedOperation])
         /// The frame, or its zlib stream when shorter than `frameCount`.
         case frame([UInt8])
     }
 
-    /// Keeps `change`: unencoded when small, else encoded and compacted.
-    init(_ change: PublishedChange) {
-        list = change.list
-        namespace = change.namespace
-        revision = change.revision
-        frameCount = change.frameBytes
-        stored = frameCount < Self.compressionThreshold
-            ? .unencoded(change.wire) : .frame(Self.compact(EncodedChange(change).frame))
+    /// Keeps `change`, whose CHANGE push frame under `maxFrameBytes` is
+    /// `frameCount` bytes (`PublishedChange.bodyBytes(of:maxFrameBytes:)`):
+    /// a small patch as it is, else encoded (and compacted when large).
+    init(_ change: borrowing Change, frameCount: Int, maxFrameBytes: UInt32) {
+        self.frameCount = frameCount
+        if frameCount < Self.compressionThreshold, case .patched(let ops) = change.kind {
+            stored = .operations(ops)
+        } else {
+            stored = .frame(Self.compact(EncodedChange(copy change, maxFrameBytes: maxFrameBytes).frame))
+        }
     }
 
     /// Keeps `change`, already encoded (compacted when large).
     init(_ change: borrowing EncodedChange) {
-        list = change.list
-        namespace = change.namespace
-        revision = change.revision
         frameCount = change.frame.count
         stored = .frame(Self.compact(change.frame))
     }
 
-    /// Bytes held for this change: the frame's size for one kept
-    /// unencoded (what it holds is the operations as the store applied
-    /// them), else the array's contents.
+    /// Bytes held for this change: the frame's size for a patch kept as
+    /// it is (what it holds is the operations as the store applied them),
+    /// else the array's contents.
     var storedCount: Int {
         switch stored {
-        case .unencoded: frameCount
+        case .operations: frameCount
         case .frame(let bytes): bytes.count
         }
     }
@@ -66,11 +63,14 @@ struct RetainedChange: Sendable {
     /// Size of the **ListChange** body.
     var bodyCount: Int { frameCount - FrameHeader.size }
 
-    /// The change as it was published.
-    func encoded() -> EncodedChange {
+    /// The change as it was published: of `list` in `namespace`, at `revision`.
+    func encoded(list: ListID, namespace: Namespace, revision: Revision) -> EncodedChange {
         let frame: [UInt8]
         switch stored {
-        case .unencoded(let wire):
+        case .operations(let ops):
+            // Made as its publish made it; `omitted` if it did not fit (a small frame limit).
+            var wire = ListChange(Change(namespace: namespace, list: list, revision: revision, kind: .patched(ops)))
+            if wire.encodedBytes != bodyCount { wire = ListChange(list: list, revision: revision, kind: .omitted) }
             return EncodedChange(namespace: namespace, wire: wire, bodyBytes: bodyCount)
         case .frame(let bytes) where bytes.count == frameCount:
             frame = bytes

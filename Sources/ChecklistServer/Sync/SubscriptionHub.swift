@@ -102,10 +102,8 @@ public final class SubscriptionHub: Sendable {
     private let delivered = Atomic<UInt64>(0)
     private let dropped = Atomic<UInt64>(0)
     private let published = Atomic<UInt64>(0)
-    /// The array `publish` prepares a batch's changes in, kept between publishes.
-    private let scratch = Mutex<[Prepared]>([])
-    /// `scratch` is given back past this many changes (a bulk commit).
-    private static let keptScratchCapacity = 4096
+    /// What `publish` prepares a batch's changes in, kept between publishes.
+    private let scratch = Mutex(PreparedBatch())
 
     public init(configuration: LiveSyncConfiguration = LiveSyncConfiguration(),
                 maxFrameBytes: UInt32 = Limits.default.maxFrameBytes) {
@@ -145,12 +143,9 @@ public final class SubscriptionHub: Sendable {
     /// the newest snapshot). Nothing is pushed or counted: call it only
     /// before any client is served, in replay order.
     public func retain(_ change: Change) {
-        let published = PublishedChange(change, maxFrameBytes: maxFrameBytes)
-        let retained = ChangeFeed.retainable(published, under: feedConfiguration)
-        state.withLock { s in
-            s.feed.append(list: published.list, revision: published.revision, isDeletion: published.isDeletion,
-                          startsHistory: published.startsHistory, retaining: retained)
-        }
+        var batch = PreparedBatch()
+        batch.add(change, maxFrameBytes: maxFrameBytes, feed: feedConfiguration)
+        state.withLock { s in Self.append(change, retaining: batch.take(0), to: &s.feed) }
     }
 
     /// Takes a committed change: retains it and queues it for every
@@ -167,59 +162,53 @@ public final class SubscriptionHub: Sendable {
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
         // A batch's changes take tens of kilobytes here, allocated and freed
-        // each time (and glibc consolidating its free chunks for them): one
-        // array is kept instead. Publishes are serialized by the store's lock;
-        // one that finds the array taken makes its own.
-        var prepared: [Prepared] = []
-        scratch.withLock { swap(&$0, &prepared) }
+        // each time (and glibc consolidating its free chunks for them): the
+        // arrays are kept instead. Publishes are serialized by the store's
+        // lock; one that finds them taken makes its own.
+        var batch = PreparedBatch()
+        scratch.withLock { swap(&$0, &batch) }
         defer {
-            prepared.removeAll(keepingCapacity: prepared.capacity <= Self.keptScratchCapacity)
-            scratch.withLock { swap(&$0, &prepared) }
+            batch.removeAll()
+            scratch.withLock { swap(&$0, &batch) }
         }
-        prepared.reserveCapacity(changes.count)
-        for change in changes {
-            // The iterator's copy goes into the published change: one copy of each change, not two.
-            let published = PublishedChange(consume change, maxFrameBytes: maxFrameBytes)
-            let retained = ChangeFeed.retainable(published, under: feedConfiguration)
-            prepared.append(Prepared(change: published, retained: retained))
-        }
-        published.add(UInt64(prepared.count), ordering: .relaxed)
+        for index in changes.indices { batch.add(changes[index], maxFrameBytes: maxFrameBytes, feed: feedConfiguration) }
+        published.add(UInt64(changes.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
         let wake: [LoopOutbox] = state.withLock { s in
             var wake: [ObjectIdentifier: LoopOutbox] = [:]
             // Fanning out only ever removes subscribers: none now, none for the whole batch.
             let fansOut = !s.byList.isEmpty || !s.byNamespace.isEmpty
-            for i in prepared.indices {
-                // What the feed keeps is moved into it, and the change is read in place, not copied.
-                let retained = prepared[i].retained.take()
-                let change = prepared[i].change
-                s.feed.append(list: change.list, revision: change.revision, isDeletion: change.isDeletion,
-                              startsHistory: change.startsHistory, retaining: retained)
-                if fansOut { Self.fanOut(change, limit: limit, &s, waking: &wake) }
+            // The changes are read in place, by index: not copied.
+            for (i, index) in changes.indices.enumerated() {
+                Self.append(changes[index], retaining: batch.take(i), to: &s.feed)
+                if fansOut {
+                    Self.fanOut(list: changes[index].list, namespace: changes[index].namespace, limit: limit, &s,
+                                waking: &wake) { EncodedChange(changes[index], maxFrameBytes: maxFrameBytes) }
+                }
             }
             return wake.isEmpty ? [] : Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
     }
 
-    /// A change prepared for publishing, and what the feed keeps of it
-    /// (until the feed takes it).
-    private struct Prepared {
-        let change: PublishedChange
-        var retained: RetainedChange?
+    /// Hands `change` to `feed`, which keeps `retained` of it (made by a `PreparedBatch`).
+    private static func append(_ change: borrowing Change, retaining retained: consuming RetainedChange?,
+                               to feed: inout ChangeFeed) {
+        feed.append(list: change.list, namespace: change.namespace, revision: change.revision,
+                    isDeletion: change.isDeletion, startsHistory: change.startsHistory, retaining: retained)
     }
 
-    /// Queues `change` for every subscriber of its list or namespace, in
-    /// the hub's lock; a subscriber over `limit` queued bytes is dropped
-    /// (told of its overflow). The outboxes to wake are added to `wake`.
-    /// The change is encoded here, once for all its subscribers, and only
-    /// when it has any.
-    private static func fanOut(_ published: PublishedChange, limit: Int, _ s: inout State,
-                               waking wake: inout [ObjectIdentifier: LoopOutbox]) {
-        let explicit = s.byList[published.list] ?? []
-        let everything = s.byNamespace[published.namespace] ?? []
+    /// Queues a change of `list` for every subscriber of the list or of
+    /// `namespace`, in the hub's lock; a subscriber over `limit` queued
+    /// bytes is dropped (told of its overflow). The outboxes to wake are
+    /// added to `wake`. The change's frame (`encoded`) is made here, once
+    /// for all its subscribers, and only when it has any.
+    private static func fanOut(list: ListID, namespace: Namespace, limit: Int, _ s: inout State,
+                               waking wake: inout [ObjectIdentifier: LoopOutbox], encoded: () -> EncodedChange) {
+        let explicit = s.byList[list] ?? []
+        let everything = s.byNamespace[namespace] ?? []
         guard !explicit.isEmpty || !everything.isEmpty else { return }
-        let change = EncodedChange(published)
+        let change = encoded()
         let size = change.frame.count
         var batches: [ObjectIdentifier: (outbox: LoopOutbox, subscribers: [Subscriber])] = [:]
         var overflows: [Registration] = []

@@ -96,10 +96,15 @@ public struct ListChange: Hashable, Sendable {
         case .listDeleted, .omitted:
             return head
         case .patched(let ops):
-            var count = head + WireSize.varint(UInt64(ops.count))
-            for op in ops { count += op.encodedBytes }
-            return count
+            return Self.patchBytes(list: list, revision: revision, ops: ops)
         }
+    }
+
+    /// Bytes of a `patched` change's encoding.
+    public static func patchBytes(list: ListID, revision: Revision, ops: [AppliedOperation]) -> Int {
+        var count = WireSize.varint(list.rawValue) + WireSize.varint(revision) + 1 + WireSize.varint(UInt64(ops.count))
+        for i in ops.indices { count += ops[i].encodedBytes }
+        return count
     }
 
     /// Writes the encoding into reserved memory (`encodedBytes` of it):
