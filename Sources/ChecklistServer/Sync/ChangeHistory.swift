@@ -19,12 +19,33 @@ struct ChangeHistory {
     private(set) var totals = Totals()
 
     /// Changes counted, with their frame bytes (what the feed's bounds
-    /// count) and the bytes actually held for them (bodies, deflated
-    /// frames); also a difference of these.
+    /// count) and the bytes actually held for them (`RetainedChange.
+    /// storedCount`); also a difference of these.
     struct Totals {
         var count = 0
         var bytes = 0
         var storedBytes = 0
+
+        /// What `change` counts for.
+        init(_ change: borrowing RetainedChange) {
+            count = 1
+            bytes = change.frameCount
+            storedBytes = change.storedCount
+        }
+
+        init() {}
+
+        static func += (lhs: inout Totals, rhs: Totals) {
+            lhs.count += rhs.count
+            lhs.bytes += rhs.bytes
+            lhs.storedBytes += rhs.storedBytes
+        }
+
+        static func -= (lhs: inout Totals, rhs: Totals) {
+            lhs.count -= rhs.count
+            lhs.bytes -= rhs.bytes
+            lhs.storedBytes -= rhs.storedBytes
+        }
     }
 
     /// An empty history whose next change is `revision + 1`.
@@ -54,7 +75,7 @@ struct ChangeHistory {
         if revision != last + 1 || startsHistory || namespace != self.namespace || keeping == 0 {
             // Not the next revision (the feed missed changes), or an import
             // that replaced the list: start over from here.
-            change = Totals(count: -totals.count, bytes: -totals.bytes, storedBytes: -totals.storedBytes)
+            change -= totals
             self = ChangeHistory(namespace: namespace, after: revision - 1)
         }
         guard keeping > 0, let retained = retained.take() else {
@@ -62,25 +83,16 @@ struct ChangeHistory {
             last = revision
             return change
         }
-        change.count += 1
-        change.bytes += retained.frameCount
-        change.storedBytes += retained.storedCount
+        change += Totals(retained)
         add(retained, at: revision)
-        while changes.count > keeping {
-            let dropped = dropOldest()
-            change.count -= dropped.count
-            change.bytes -= dropped.bytes
-            change.storedBytes -= dropped.storedBytes
-        }
+        while changes.count > keeping { change -= dropOldest() }
         return change
     }
 
     /// Appends `change` at `revision`, the next one.
     private mutating func add(_ change: consuming RetainedChange, at revision: Revision) {
         last = revision
-        totals.count += 1
-        totals.bytes += change.frameCount
-        totals.storedBytes += change.storedCount
+        totals += Totals(change)
         changes.append(change)
     }
 
@@ -88,10 +100,8 @@ struct ChangeHistory {
     mutating func dropOldest() -> Totals {
         guard let oldest = changes.popFirst() else { return Totals() }
         floor += 1
-        let dropped = Totals(count: 1, bytes: oldest.frameCount, storedBytes: oldest.storedCount)
-        totals.count -= 1
-        totals.bytes -= dropped.bytes
-        totals.storedBytes -= dropped.storedBytes
+        let dropped = Totals(oldest)
+        totals -= dropped
         return dropped
     }
 

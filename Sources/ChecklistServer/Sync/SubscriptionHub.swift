@@ -162,9 +162,9 @@ public final class SubscriptionHub: Sendable {
     public func publish<Changes: Collection<Change>>(_ changes: Changes) {
         guard !changes.isEmpty else { return }
         // A batch's changes take tens of kilobytes here, allocated and freed
-        // each time (and glibc consolidating its free chunks for them): the
-        // arrays are kept instead. Publishes are serialized by the store's
-        // lock; one that finds them taken makes its own.
+        // each time (and glibc consolidating its free chunks for them): one
+        // array is kept instead. Publishes are serialized by the store's
+        // lock; one that finds it taken makes its own.
         var batch = PreparedBatch()
         scratch.withLock { swap(&$0, &batch) }
         defer {
