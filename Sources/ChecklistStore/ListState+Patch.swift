@@ -18,7 +18,7 @@ extension ListState {
     /// `undo` must be empty; it gets what takes the batch back (kept while
     /// its commit may still be rebased: `PendingPatches`). The caller
     /// passes it in so that its storage can be reused from patch to patch.
-    mutating func applyPatch(_ ops: [PatchOperation], limits: Limits,
+    mutating func applyPatch(_ ops: ArraySlice<PatchOperation>, limits: Limits,
                              undo: inout UndoLog) throws(ChecklistError) -> BatchOutcome {
         precondition(undo.isEmpty, "applyPatch: the undo log must start empty")
         var outcome = BatchOutcome()

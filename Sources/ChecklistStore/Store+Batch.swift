@@ -5,14 +5,22 @@ import ChecklistModel
 public struct PatchRequest: Sendable {
     public var list: ListID
     public var baseRevision: Revision?
-    public var ops: [PatchOperation]
+    /// The patch's operations: often a slice of one array that holds a
+    /// whole batch's (a connection's staged PATCHes), so that a batch
+    /// allocates one array, not one a patch.
+    public var ops: ArraySlice<PatchOperation>
     public var idempotencyKey: IdempotencyKey?
 
-    public init(list: ListID, baseRevision: Revision?, ops: [PatchOperation], idempotencyKey: IdempotencyKey? = nil) {
+    public init(list: ListID, baseRevision: Revision?, ops: ArraySlice<PatchOperation>,
+                idempotencyKey: IdempotencyKey? = nil) {
         self.list = list
         self.baseRevision = baseRevision
         self.ops = ops
         self.idempotencyKey = idempotencyKey
+    }
+
+    public init(list: ListID, baseRevision: Revision?, ops: [PatchOperation], idempotencyKey: IdempotencyKey? = nil) {
+        self.init(list: list, baseRevision: baseRevision, ops: ops[...], idempotencyKey: idempotencyKey)
     }
 }
 
@@ -37,10 +45,10 @@ extension Store {
     /// one at a time. The batch's commits go to the commit callback
     /// together, in order (`onCommitEach`, one change a commit), once.
     ///
-    /// `results` is emptied (its capacity kept) and gets one result per
-    /// patch, in order.
+    /// `results` is emptied (its capacity kept) and gets one answer (or
+    /// refusal) per patch, in order.
     public func patch(in ns: Namespace, batch: [PatchRequest],
-                      into results: inout [Result<PatchResult, ChecklistError>]) {
+                      into results: inout [Result<PatchAnswer, ChecklistError>]) {
         results.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return }
         locked { state in
@@ -57,9 +65,9 @@ extension Store {
     /// connections sent in one turn of an event loop, committed together.
     /// Their commits go to the commit callback together, in order, once.
     ///
-    /// `results` is emptied (its capacity kept) and gets one result per
-    /// patch, batch after batch, in order.
-    public func patch(batches: [PatchBatch], into results: inout [Result<PatchResult, ChecklistError>]) {
+    /// `results` is emptied (its capacity kept) and gets one answer (or
+    /// refusal) per patch, batch after batch, in order.
+    public func patch(batches: [PatchBatch], into results: inout [Result<PatchAnswer, ChecklistError>]) {
         results.removeAll(keepingCapacity: true)
         guard !batches.isEmpty else { return }
         locked { state in
@@ -75,7 +83,7 @@ extension Store {
     /// Applies `batch` in order under the lock the caller holds, gathering
     /// the commits in `changes` and a result per patch in `results`.
     private func apply(_ batch: [PatchRequest], in ns: Namespace, to state: inout StoreState, changes: inout [Change],
-                       results: inout [Result<PatchResult, ChecklistError>]) {
+                       results: inout [Result<PatchAnswer, ChecklistError>]) {
         // Refused while the storage cannot take changes, as one at a time.
         if let refusal = state.refusal {
             for _ in batch { results.append(.failure(refusal)) }
@@ -85,12 +93,10 @@ extension Store {
             let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
                                           key: request.idempotencyKey)
             do throws(ChecklistError) {
-                let commit = try state.apply(mutation, in: ns, limits: limits)
-                guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
-                if !commit.isRepeat { changes.append(commit.change) }
-                results.append(.success(PatchResult(revision: commit.change.revision, ids: commit.assignments,
-                                                    applied: applied, summary: commit.summary,
+                let commit = try state.apply(mutation, in: ns, limits: limits, summarized: false)
+                results.append(.success(PatchAnswer(revision: commit.change.revision, ids: commit.assignments,
                                                     isRepeat: commit.isRepeat)))
+                if !commit.isRepeat { changes.append(commit.takeChange()) }
             } catch {
                 results.append(.failure(error))
             }

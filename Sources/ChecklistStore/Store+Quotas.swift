@@ -78,7 +78,7 @@ extension StoreState {
     /// Refuses `ops` if, applied, they would leave `ns` with more items
     /// than its quota. All or nothing: when the batch applies, its item
     /// count changes by exactly inserts - deletes.
-    func checkItemQuota(_ ops: [PatchOperation], in ns: Namespace) throws(ChecklistError) {
+    func checkItemQuota(_ ops: ArraySlice<PatchOperation>, in ns: Namespace) throws(ChecklistError) {
         guard let quota = quotas.items else { return }
         var added = 0
         for op in ops {

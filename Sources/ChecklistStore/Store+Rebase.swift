@@ -107,9 +107,9 @@ extension Store {
             // A key the other node answered first (a retry sent there) gets
             // its answer, whatever the base: the other node's commit of the
             // same patch is what moved the list past it.
-            if let key = entry.key, let repeated = try state.answerRetry(key, list: list, ops: entry.ops, in: ns) {
+            if let key = entry.key, let repeated = try state.answerRetry(key, list: list, ops: entry.ops[...], in: ns) {
                 let result = PatchResult(revision: repeated.change.revision, ids: repeated.assignments, applied: [],
-                                         summary: repeated.summary, isRepeat: true)
+                                         summary: repeated.madeSummary, isRepeat: true)
                 return .repeated(result)
             }
             if entry.baseRevision != nil {
@@ -117,10 +117,10 @@ extension Store {
                 throw ChecklistError(.conflict, current.map { "list \(list) is at revision \($0), not \(entry.baseRevision!)" }
                                          ?? "list \(list) not found", revision: current ?? 0)
             }
-            let commit = try state.apply(.patch(list, baseRevision: nil, ops: entry.ops, key: entry.key), in: ns, limits: limits)
+            let commit = try state.apply(.patch(list, baseRevision: nil, ops: entry.ops[...], key: entry.key), in: ns, limits: limits)
             guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
             let result = PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied,
-                                     summary: commit.summary, isRepeat: commit.isRepeat)
+                                     summary: commit.madeSummary, isRepeat: commit.isRepeat)
             return commit.isRepeat ? .repeated(result) : .applied(commit.change, result)
         } catch {
             return .refused(error)

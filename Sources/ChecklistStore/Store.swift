@@ -126,13 +126,13 @@ public final class Store: Sendable {
     /// - Throws: `.badField("name")` for an empty name, `.limitExceeded`
     ///   (field "name" or "icon") for one longer than `maxTextBytes`.
     public func createList(in ns: Namespace, name: String, icon: String) throws(ChecklistError) -> ListSummary {
-        try commit(.createList(name: name, icon: icon), in: ns).summary
+        try commit(.createList(name: name, icon: icon), in: ns).madeSummary
     }
 
     /// Renames and/or re-icons a list (nil leaves a field as it is); the
     /// revision goes up by one even when nothing differs.
     public func updateList(in ns: Namespace, list: ListID, name: String?, icon: String?) throws(ChecklistError) -> ListSummary {
-        try commit(.updateList(list, name: name, icon: icon), in: ns).summary
+        try commit(.updateList(list, name: name, icon: icon), in: ns).madeSummary
     }
 
     /// Deletes a list and its rows; returns the revision of the deletion
@@ -163,9 +163,9 @@ public final class Store: Sendable {
     ///   `.resyncRequired` ("sequence": a key too old to be remembered).
     public func patch(in ns: Namespace, list: ListID, baseRevision: Revision?, ops: [PatchOperation],
                       idempotencyKey: IdempotencyKey? = nil) throws(ChecklistError) -> PatchResult {
-        let commit = try commit(.patch(list, baseRevision: baseRevision, ops: ops, key: idempotencyKey), in: ns)
+        let commit = try commit(.patch(list, baseRevision: baseRevision, ops: ops[...], key: idempotencyKey), in: ns)
         guard case .patched(let applied) = commit.change.kind else { preconditionFailure("a patch commits a patch") }
-        return PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied, summary: commit.summary,
+        return PatchResult(revision: commit.change.revision, ids: commit.assignments, applied: applied, summary: commit.madeSummary,
                            isRepeat: commit.isRepeat)
     }
 

@@ -5,7 +5,7 @@ enum Mutation {
     case createList(name: String, icon: String)
     case updateList(ListID, name: String?, icon: String?)
     case deleteList(ListID)
-    case patch(ListID, baseRevision: Revision?, ops: [PatchOperation], key: IdempotencyKey? = nil)
+    case patch(ListID, baseRevision: Revision?, ops: ArraySlice<PatchOperation>, key: IdempotencyKey? = nil)
     /// An already-resolved change (log recovery): applied as recorded.
     case replay(Change)
 }
@@ -15,13 +15,22 @@ struct Commit {
     /// The change, to hand to `onCommit`.
     var change: Change
     /// The list after the change (for a deletion: as it was, with the
-    /// deletion's revision).
-    var summary: ListSummary
+    /// deletion's revision); nil for a patch applied `summarized: false`.
+    var summary: ListSummary?
     /// Ids given to inserts with a temporary reference.
     var assignments: [PatchResult.Assignment] = []
     /// A retried patch answered from the idempotency window: nothing was
     /// applied and `change` is not a new change (do not announce it).
     var isRepeat = false
+
+    /// The change, moved out of the commit (not copied).
+    consuming func takeChange() -> Change { change }
+
+    /// `summary`, which every commit has but a patch's applied `summarized: false`.
+    var madeSummary: ListSummary {
+        guard let summary else { preconditionFailure("Commit: the summary of a commit made without one") }
+        return summary
+    }
 }
 
 // The one apply path. Every mutation of the store comes through
@@ -32,7 +41,11 @@ struct Commit {
 // resolve operation by operation (each against the list as the previous
 // ones left it) and share `ListState.apply(_:undo:)` with replay.
 extension StoreState {
-    mutating func apply(_ mutation: borrowing Mutation, in ns: Namespace, limits: Limits) throws(ChecklistError) -> Commit {
+    /// Applies `mutation` in `ns`. `summarized: false` leaves a patch's
+    /// `Commit.summary` out (a batch's patches: their answers carry none,
+    /// and making one copies the list's name and icon).
+    mutating func apply(_ mutation: borrowing Mutation, in ns: Namespace, limits: Limits,
+                        summarized: Bool = true) throws(ChecklistError) -> Commit {
         switch mutation {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
@@ -58,7 +71,9 @@ extension StoreState {
             return try apply(Change(namespace: ns, list: id, revision: lists.values[index].revision + 1, kind: .listDeleted))
 
         case .patch(let id, let baseRevision, let ops, let key):
-            if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns) { return repeated }
+            if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns, summarized: summarized) {
+                return repeated
+            }
             let index = try index(of: id, in: ns)
             let current = try inPlace(index) { list throws(ChecklistError) in
                 try list.requireRows()
@@ -91,13 +106,14 @@ extension StoreState {
             idempotency.record(change)
             if pending != nil {
                 // The entry keeps the log; the scratch stays empty.
-                pending!.record(id, PendingPatches.Entry(revision: current + 1, ops: ops, applied: outcome.applied,
+                pending!.record(id, PendingPatches.Entry(revision: current + 1, ops: Array(ops), applied: outcome.applied,
                                                          baseRevision: baseRevision, key: key, undo: undo))
             } else {
                 undo.removeAll()
                 undoScratch = undo
             }
-            return Commit(change: change, summary: inPlace(index) { $0.summary }, assignments: outcome.assignments)
+            return Commit(change: change, summary: summarized ? inPlace(index) { $0.summary } : nil,
+                          assignments: outcome.assignments)
 
         case .replay(let change):
             let commit = try apply(change)

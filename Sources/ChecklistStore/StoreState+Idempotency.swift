@@ -8,8 +8,8 @@ extension StoreState {
     ///   forgotten floor (it may or may not have been applied: the client
     ///   must read the list), `.badField("sequence")` for a key that answered
     ///   a patch of another list or with another number of inserts.
-    mutating func answerRetry(_ key: IdempotencyKey, list: ListID, ops: [PatchOperation],
-                              in ns: Namespace) throws(ChecklistError) -> Commit? {
+    mutating func answerRetry(_ key: IdempotencyKey, list: ListID, ops: ArraySlice<PatchOperation>,
+                              in ns: Namespace, summarized: Bool = true) throws(ChecklistError) -> Commit? {
         let answer: IdempotencyWindow.Answer
         switch idempotency.lookup(key, in: ns) {
         case .new:
@@ -30,8 +30,11 @@ extension StoreState {
         for (i, tempRef) in tempRefs.enumerated() {
             if let tempRef { assignments.append(PatchResult.Assignment(tempRef: tempRef, id: answer.inserted[i])) }
         }
-        var summary = ListSummary(id: list, name: "", icon: "", itemCount: 0, uncheckedCount: 0, revision: answer.revision)
-        if let index = try? index(of: list, in: ns) { summary = lists.values[index].summary }
+        var summary: ListSummary?
+        if summarized {
+            summary = ListSummary(id: list, name: "", icon: "", itemCount: 0, uncheckedCount: 0, revision: answer.revision)
+            if let index = try? index(of: list, in: ns) { summary = lists.values[index].summary }
+        }
         return Commit(change: Change(namespace: ns, list: list, revision: answer.revision, kind: .patched([]), idempotencyKey: key),
                       summary: summary, assignments: assignments, isRepeat: true)
     }

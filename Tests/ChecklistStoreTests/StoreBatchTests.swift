@@ -42,12 +42,12 @@ import Testing
         let list = try batched.createList(in: .default, name: "L", icon: "").id
         #expect(try alone.createList(in: .default, name: "L", icon: "").id == list)
 
-        var results: [Result<PatchResult, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
+        var results: [Result<PatchAnswer, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
         batched.patch(in: .default, batch: Self.requests(list: list), into: &results)
-        let one: [Result<PatchResult, ChecklistError>] = Self.requests(list: list).map { request in
+        let one: [Result<PatchAnswer, ChecklistError>] = Self.requests(list: list).map { request in
             Result { () throws(ChecklistError) in
-                try alone.patch(in: .default, list: request.list, baseRevision: request.baseRevision, ops: request.ops,
-                                idempotencyKey: request.idempotencyKey)
+                try alone.patch(in: .default, list: request.list, baseRevision: request.baseRevision, ops: Array(request.ops),
+                                idempotencyKey: request.idempotencyKey).answer
             }
         }
         #expect(results == one)
@@ -70,7 +70,7 @@ import Testing
         let list = try store.createList(in: .default, name: "L", icon: "").id
         let refusal = ChecklistError(.unavailable, "the database is unreachable")
         store.refuseChanges(refusal)
-        var results: [Result<PatchResult, ChecklistError>] = []
+        var results: [Result<PatchAnswer, ChecklistError>] = []
         store.patch(in: .default, batch: Self.requests(list: list), into: &results)
         #expect(results.count == Self.requests(list: list).count)
         #expect(results.allSatisfy { $0 == .failure(refusal) })
@@ -94,11 +94,11 @@ import Testing
                        PatchBatch(namespace: other, requests: Self.requests(list: lists[other]!)),
                        // Another connection of the first namespace: its retry is answered as a repeat.
                        PatchBatch(namespace: .default, requests: Array(Self.requests(list: lists[.default]!).prefix(1)))]
-        var results: [Result<PatchResult, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
+        var results: [Result<PatchAnswer, ChecklistError>] = [.failure(ChecklistError(.internalError, "left over"))]
         grouped.patch(batches: batches, into: &results)
-        var one: [Result<PatchResult, ChecklistError>] = []
+        var one: [Result<PatchAnswer, ChecklistError>] = []
         for batch in batches {
-            var some: [Result<PatchResult, ChecklistError>] = []
+            var some: [Result<PatchAnswer, ChecklistError>] = []
             alone.patch(in: batch.namespace, batch: batch.requests, into: &some)
             one += some
         }

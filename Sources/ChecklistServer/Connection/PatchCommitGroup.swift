@@ -26,7 +26,7 @@ final class PatchCommitGroup: LoopTurnObserver {
     private var members: [(handler: ProtocolHandler, connection: SocketConnection)] = []
     // Reused from turn to turn: a warm group allocates nothing.
     private var batches: [PatchBatch] = []
-    private var results: [Result<PatchResult, ChecklistError>] = []
+    private var results: [Result<PatchAnswer, ChecklistError>] = []
 
     init(loop: EventLoop, store: Store) {
         self.loop = loop

@@ -257,9 +257,9 @@ final class ProtocolHandler: SocketConnectionHandler {
     var awaitsGroupCommit: Bool { groupCommit != nil }
 
     /// Appends the batch of this connection's staged PATCHes, if any goes
-    /// to the store, to a group commit's `batches`, reading the session in
-    /// place (`handler.session.stagedBatch` copied the whole session first,
-    /// once a connection and turn).
+    /// to the store, to a group commit's `batches`, through the session in
+    /// place (a read of a property of `handler.session` copied the whole
+    /// session first, once a connection and turn).
     func appendStagedBatch(to batches: inout [PatchBatch]) {
         session.appendStagedBatch(to: &batches)
     }
@@ -267,7 +267,7 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// The group commit is done: answers the PATCHes it applied for this
     /// connection (`results`, in order), then sends the read's answers.
     /// `logBefore` is the log's position before the group's commits.
-    func finishGroupCommit(_ results: ArraySlice<Result<PatchResult, ChecklistError>>, logBefore: UInt64?,
+    func finishGroupCommit(_ results: ArraySlice<Result<PatchAnswer, ChecklistError>>, logBefore: UInt64?,
                            _ connection: SocketConnection) {
         guard let wait = groupCommit.take() else { return }
         answerStagedPatches(results, began: wait.began, logBefore: logBefore, connection)
@@ -290,7 +290,7 @@ final class ProtocolHandler: SocketConnectionHandler {
     /// commits are appended together, so an answer that waits waits for
     /// the batch's last position), and its count and time in STATS (each
     /// request took as long as its batch).
-    private func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>?,
+    private func answerStagedPatches(_ results: ArraySlice<Result<PatchAnswer, ChecklistError>>?,
                                      began: Duration, logBefore: UInt64?, _ connection: SocketConnection) {
         // The batch's answers took the same time: counted together, once.
         // (What the closures capture is only read, or written on an error:

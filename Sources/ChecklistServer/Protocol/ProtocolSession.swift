@@ -101,12 +101,10 @@ struct ProtocolSession {
     /// `start`, with its transfer work and what its answer waits for.
     private mutating func outcome(since start: Int, parked: ParkedRequest?) -> RequestOutcome {
         var outcome = outcome(since: start)
-        outcome.transferWork = snapshotWork
+        if snapshotWork != nil { outcome.kind = nil }
+        outcome.setWaiting(transferWork: snapshotWork, parked: parked, retried: waits.retried,
+                           uncommittedRead: waits.uncommittedRead)
         snapshotWork = nil
-        if outcome.transferWork != nil { outcome.kind = nil }
-        outcome.parked = parked
-        outcome.retried = waits.retried
-        outcome.uncommittedRead = waits.uncommittedRead
         waits = RequestDispatcher.Waits()
         return outcome
     }
@@ -126,19 +124,23 @@ struct ProtocolSession {
         guard header.type == .patch, dispatcher.batchesPatches, state.hasAcceptedHello, accessLost() == nil else {
             return false
         }
-        let request: Request
+        // Decoded as `Request.decode` decodes a PATCH, its operations
+        // straight into the batch's array.
+        let decoded: (patch: Patch, ops: Range<Int>)
         do {
-            request = try Request.decode(header: header, body: body, maxFrameBytes: limits.maxFrameBytes)
+            decoded = try FrameBody.withMessageBytes(header: header, body: body, maxFrameBytes: limits.maxFrameBytes) {
+                (r) throws(ChecklistError) in try staged.decode(from: &r)
+            }
         } catch {
             staged.refuse(error, requestID: header.requestID)
             return true
         }
-        guard case .patch(let patch) = request else { return false }
         if let limiter = dispatcher.rateLimiter, let wait = limiter.take(namespace) {
+            staged.drop(decoded.ops)
             staged.refuse(Self.rateLimited(limiter, wait: wait), requestID: header.requestID)
             return true
         }
-        staged.add(patch, requestID: header.requestID)
+        staged.add(decoded.patch, ops: decoded.ops, requestID: header.requestID)
         return true
     }
 
@@ -150,32 +152,30 @@ struct ProtocolSession {
     /// the other, handing `each` every answer's outcome as `receive` returns it.
     mutating func applyStagedPatches(_ each: (RequestOutcome) -> Void) {
         guard !staged.isEmpty else { return }
+        staged.seal()
         dispatcher.store.patch(in: namespace, batch: staged.requests, into: &staged.results)
         answerStagedPatches(staged.results[...], each)
     }
 
-    /// The staged PATCHes that go to the store, in this connection's
-    /// namespace, for a commit of several connections' batches together
-    /// (`Store.patch(batches:into:)`); nil when none does (none is staged,
-    /// or each was refused before the store).
-    var stagedBatch: PatchBatch? {
-        staged.requests.isEmpty ? nil : PatchBatch(namespace: namespace, requests: staged.requests)
-    }
-
-    /// Appends `stagedBatch` to `batches` when there is one. Changes
-    /// nothing; `mutating` so that a handler calls it on its stored session
-    /// in place (a non-mutating call there copies the whole session first).
+    /// Appends the staged PATCHes that go to the store, in this
+    /// connection's namespace, to `batches`, for a commit of several
+    /// connections' batches together (`Store.patch(batches:into:)`);
+    /// nothing when none does (none is staged, or each was refused before
+    /// the store). Called on the handler's stored session, in place.
     mutating func appendStagedBatch(to batches: inout [PatchBatch]) {
-        if let batch = stagedBatch { batches.append(batch) }
+        guard !staged.requests.isEmpty else { return }
+        staged.seal()
+        batches.append(PatchBatch(namespace: namespace, requests: staged.requests))
     }
 
-    /// How many staged PATCHes go to the store (`stagedBatch`'s count).
+    /// How many staged PATCHes go to the store (`appendStagedBatch`'s batch).
     var stagedRequestCount: Int { staged.requests.count }
 
     /// Answers the staged PATCHes in order with what the store made of
-    /// `stagedBatch` (`results`, one per request in it, or none when there
-    /// was no batch), as `applyStagedPatches` does, and forgets them.
-    mutating func answerStagedPatches(_ results: ArraySlice<Result<PatchResult, ChecklistError>>,
+    /// `appendStagedBatch`'s batch (`results`, one per request in it, or
+    /// none when there was no batch), as `applyStagedPatches` does, and
+    /// forgets them.
+    mutating func answerStagedPatches(_ results: ArraySlice<Result<PatchAnswer, ChecklistError>>,
                                       _ each: (RequestOutcome) -> Void) {
         precondition(results.count == staged.requests.count, "one result per staged request")
         var next = results.startIndex

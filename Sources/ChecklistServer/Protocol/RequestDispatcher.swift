@@ -113,7 +113,7 @@ final class RequestDispatcher: Sendable {
                           error.code != .shuttingDown else { throw error }
                     return Waits(refusedKey: RetriedPatch(namespace: namespace, key: key))
                 }
-                return answer(.success(result), list: m.list, key: m.idempotencyKey, namespace: namespace,
+                return answer(.success(result.answer), list: m.list, key: m.idempotencyKey, namespace: namespace,
                               requestID: requestID, into: &answers)
             case .stats(let m):
                 var report = metrics.report()
@@ -137,7 +137,7 @@ final class RequestDispatcher: Sendable {
     /// what a PATCH_OK from the idempotency memory waits for. One request
     /// at a time (`handle`) and a batch (`ProtocolSession.applyStagedPatches`)
     /// answer through here alike.
-    func answer(_ result: Result<PatchResult, ChecklistError>, list: ListID, key: IdempotencyKey?, namespace: Namespace,
+    func answer(_ result: Result<PatchAnswer, ChecklistError>, list: ListID, key: IdempotencyKey?, namespace: Namespace,
                 requestID: UInt32, into answers: inout AnswerWriter) -> Waits {
         switch result {
         case .success(let result):

@@ -21,20 +21,52 @@ struct StagedPatches {
 
     private(set) var entries: [Entry] = []
     /// The patches for the store, in order (the entries without a refusal).
+    /// Their `ops` are slices of `operations`, made by `seal()`: empty until then.
     private(set) var requests: [PatchRequest] = []
+    /// Every staged patch's operations, one patch after the other, decoded
+    /// straight into this array (`decode(from:)`): one array for a batch,
+    /// not one a patch. Appended to only while no slice shares it.
+    private var operations: [PatchOperation] = []
+    /// Where each of `requests`' operations lie in `operations`.
+    private var ranges: [Range<Int>] = []
+    /// How many of `requests` have their `ops` (`seal()`).
+    private var sealed = 0
+    /// Past this many operations (a bulk batch) `operations` is not kept.
+    private static let keptOperations = 4096
     /// What the store made of each of `requests` (`Store.patch(in:batch:into:)`,
     /// which empties it first: `removeAll` leaves it, so that answering
     /// from a slice of it never copies it).
-    var results: [Result<PatchResult, ChecklistError>] = []
+    var results: [Result<PatchAnswer, ChecklistError>] = []
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
 
-    /// Stages `patch` for the store.
-    mutating func add(_ patch: Patch, requestID: UInt32) {
+    /// Decodes the PATCH message in `r` (`Patch.decode(from:appendingOperationsTo:)`),
+    /// its operations added to the batch's; `add` or `drop` it next.
+    mutating func decode(from r: inout WireReader) throws(ChecklistError) -> (patch: Patch, ops: Range<Int>) {
+        try Patch.decode(from: &r, appendingOperationsTo: &operations)
+    }
+
+    /// Stages `patch`, decoded by `decode(from:)` with its operations at `ops`, for the store.
+    mutating func add(_ patch: Patch, ops: Range<Int>, requestID: UInt32) {
         entries.append(Entry(requestID: requestID, refusal: nil))
-        requests.append(PatchRequest(list: patch.list, baseRevision: patch.baseRevision, ops: patch.ops,
+        requests.append(PatchRequest(list: patch.list, baseRevision: patch.baseRevision, ops: [],
                                      idempotencyKey: patch.idempotencyKey))
+        ranges.append(ops)
+    }
+
+    /// Forgets the operations of a patch decoded last (`decode(from:)`) that is not staged.
+    mutating func drop(_ ops: Range<Int>) {
+        precondition(ops.upperBound == operations.count, "StagedPatches.drop: not the last patch decoded")
+        operations.removeSubrange(ops)
+    }
+
+    /// Gives each staged request its `ops`, before `requests` go to the
+    /// store. A patch staged after this (the array shared by the slices)
+    /// copies `operations` once: correct, only slower.
+    mutating func seal() {
+        for i in sealed..<requests.count { requests[i].ops = operations[ranges[i]] }
+        sealed = requests.count
     }
 
     /// Stages a request answered by `refusal`, in its place.
@@ -42,9 +74,14 @@ struct StagedPatches {
         entries.append(Entry(requestID: requestID, refusal: refusal))
     }
 
-    /// Forgets the batch, keeping the arrays' capacity.
+    /// Forgets the batch, keeping the arrays' capacity (`operations`' up
+    /// to `keptOperations`). The requests go first: their slices released,
+    /// `operations` is this batch's alone again and is emptied in place.
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         requests.removeAll(keepingCapacity: true)
+        ranges.removeAll(keepingCapacity: true)
+        operations.removeAll(keepingCapacity: operations.capacity <= Self.keptOperations)
+        sealed = 0
     }
 }

@@ -152,14 +152,22 @@ public final class SubscriptionHub: Sendable {
     /// subscriber of its list or of its namespace. Called with the store's
     /// lock held, in commit order; does not block.
     public func publish(_ change: Change) {
-        publish(CollectionOfOne(change))
+        publish([change])
+    }
+
+    /// `publish(_:)` for several changes, in commit order (any collection of them).
+    public func publish<Changes: Collection<Change>>(_ changes: Changes) {
+        publish(Array(changes))
     }
 
     /// `publish(_:)` for several changes, in commit order: the hub's lock
     /// is taken once for all of them, and each loop's outbox is woken once.
     /// A change is encoded only if it goes to a subscriber (`fanOut`) or the
     /// feed keeps it as a frame (a bulk change, deflated before the lock).
-    public func publish<Changes: Collection<Change>>(_ changes: Changes) {
+    /// An array, not any collection: a generic collection's subscript hands
+    /// out a copy of each change (retaining what it holds), an array's
+    /// element is read in place.
+    public func publish(_ changes: [Change]) {
         guard !changes.isEmpty else { return }
         // A batch's changes take tens of kilobytes here, allocated and freed
         // each time (and glibc consolidating its free chunks for them): one
@@ -171,7 +179,7 @@ public final class SubscriptionHub: Sendable {
             batch.removeAll()
             scratch.withLock { swap(&$0, &batch) }
         }
-        for index in changes.indices { batch.add(changes[index], maxFrameBytes: maxFrameBytes, feed: feedConfiguration) }
+        for i in changes.indices { batch.add(changes[i], maxFrameBytes: maxFrameBytes, feed: feedConfiguration) }
         published.add(UInt64(changes.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
         let wake: [LoopOutbox] = state.withLock { s in
@@ -179,11 +187,11 @@ public final class SubscriptionHub: Sendable {
             // Fanning out only ever removes subscribers: none now, none for the whole batch.
             let fansOut = !s.byList.isEmpty || !s.byNamespace.isEmpty
             // The changes are read in place, by index: not copied.
-            for (i, index) in changes.indices.enumerated() {
-                Self.append(changes[index], retaining: batch.take(i), to: &s.feed)
+            for i in changes.indices {
+                Self.append(changes[i], retaining: batch.take(i), to: &s.feed)
                 if fansOut {
-                    Self.fanOut(list: changes[index].list, namespace: changes[index].namespace, limit: limit, &s,
-                                waking: &wake) { EncodedChange(changes[index], maxFrameBytes: maxFrameBytes) }
+                    Self.fanOut(list: changes[i].list, namespace: changes[i].namespace, limit: limit, &s,
+                                waking: &wake) { EncodedChange(changes[i], maxFrameBytes: maxFrameBytes) }
                 }
             }
             return wake.isEmpty ? [] : Array(wake.values)

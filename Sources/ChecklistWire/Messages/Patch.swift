@@ -20,6 +20,20 @@ public struct Patch: WireMessage {
     }
 
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> Patch {
+        var ops: [PatchOperation] = []
+        var patch = try decode(from: &r, appendingOperationsTo: &ops).patch
+        patch.ops = ops
+        return patch
+    }
+
+    /// Decodes a PATCH as `decode(from:)` does (the same checks, the same
+    /// errors), appending its operations to `operations` instead of an
+    /// array of its own: a server stages a read's PATCHes with all their
+    /// operations in one array. Returns the message with `ops` empty, and
+    /// where its operations lie in `operations`. On a throw `operations`
+    /// is as it was.
+    public static func decode(from r: inout WireReader, appendingOperationsTo operations: inout [PatchOperation])
+        throws(ChecklistError) -> (patch: Patch, ops: Range<Int>) {
         let list = ListID(try r.readVarint("list"))
         let presence = try r.readPresence(known: hasBaseRevision | hasIdempotencyKey)
         let base = presence & hasBaseRevision != 0 ? try r.readVarint("baseRevision") : nil
@@ -29,10 +43,15 @@ public struct Patch: WireMessage {
         }
         // Every operation takes at least 2 bytes: bounds a hostile count.
         let count = try r.readCount("ops", max: r.remaining / 2)
-        var ops: [PatchOperation] = []
-        ops.reserveCapacity(count)
-        for _ in 0..<count { ops.append(try PatchOperation.decode(from: &r)) }
-        return Patch(list: list, baseRevision: base, idempotencyKey: key, ops: ops)
+        let start = operations.count
+        if operations.isEmpty { operations.reserveCapacity(count) }
+        do throws(ChecklistError) {
+            for _ in 0..<count { operations.append(try PatchOperation.decode(from: &r)) }
+        } catch {
+            operations.removeSubrange(start...)
+            throw error
+        }
+        return (Patch(list: list, baseRevision: base, idempotencyKey: key, ops: []), start..<operations.count)
     }
 
     public func encode(into w: inout WireWriter) {
