@@ -58,6 +58,21 @@ public enum LogRecordFormat {
         finishRecord(at: start, in: &w)
     }
 
+    /// `appendRecord(lsn:durable:change:into:)` of `changes[index]`. A
+    /// patch (most records) is read in place, field by field: handed whole
+    /// to a function, a change is copied first.
+    public static func appendRecord(lsn: LSN, durable: LSN, of changes: [Change], at index: Int, into w: inout WireWriter) {
+        guard case .patched(let ops) = changes[index].kind else {
+            appendRecord(lsn: lsn, durable: durable, change: changes[index], into: &w)
+            return
+        }
+        let start = beginRecord(lsn: lsn, durable: durable, into: &w)
+        Change.encodePatchFields(namespace: changes[index].namespace, list: changes[index].list,
+                                 revision: changes[index].revision, ops: ops, into: &w)
+        Change.encodeKey(changes[index].idempotencyKey, into: &w)
+        finishRecord(at: start, in: &w)
+    }
+
     /// Starts a record: room for its header, then its LSN and lag; returns
     /// where it starts, for `finishRecord` once its content follows.
     @inline(__always)

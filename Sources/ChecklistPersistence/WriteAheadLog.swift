@@ -161,7 +161,7 @@ public final class WriteAheadLog: Sendable {
         return try appendRecords(count: changes.count) { s, first, durable in
             var lsn = first
             for i in changes.indices {
-                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, change: changes[i], into: &s.pending)
+                LogRecordFormat.appendRecord(lsn: lsn, durable: durable, of: changes, at: i, into: &s.pending)
                 lsn += 1
             }
         }

@@ -22,10 +22,28 @@ extension Change {
     /// The optional trailing field: the PATCH's idempotency key, so that a
     /// restarted server still answers a retried patch without applying it.
     package func encodeKey(into w: inout WireWriter) {
-        if let key = idempotencyKey {
+        Self.encodeKey(idempotencyKey, into: &w)
+    }
+
+    /// What `encodeKey(into:)` writes for a change whose key is `key`.
+    package static func encodeKey(_ key: IdempotencyKey?, into w: inout WireWriter) {
+        if let key {
             w.writeVarint(key.client)
             w.writeVarint(key.sequence)
         }
+    }
+
+    /// What `encodeFields` writes for a patch of `ops` to `list` in
+    /// `namespace` at `revision`, given field by field: a caller that reads
+    /// them in place (from an array) copies no change.
+    package static func encodePatchFields(namespace: Namespace, list: ListID, revision: Revision, ops: [AppliedOperation],
+                                          into w: inout WireWriter) {
+        w.writeU8(ChangeKindCode.patched.rawValue)
+        w.writeString(namespace.rawValue)
+        w.writeVarint(list.rawValue)
+        w.writeVarint(revision)
+        w.writeVarint(UInt64(ops.count))
+        for i in ops.indices { ops[i].encode(into: &w) }
     }
 
     /// Encodes everything but the idempotency key. An imported list's items
@@ -34,25 +52,20 @@ extension Change {
     /// what `w` holds, so a 10M-item list is never one buffer.
     package func encodeFields(into w: inout WireWriter, drainAt: Int = .max, drain: (inout WireWriter) -> Void = { _ in }) {
         switch kind {
-        case .listCreated: w.writeU8(ChangeKindCode.listCreated.rawValue)
-        case .listUpdated: w.writeU8(ChangeKindCode.listUpdated.rawValue)
-        case .listDeleted: w.writeU8(ChangeKindCode.listDeleted.rawValue)
-        case .patched: w.writeU8(ChangeKindCode.patched.rawValue)
-        case .listImported: w.writeU8(ChangeKindCode.listImported.rawValue)
-        }
-        w.writeString(namespace.rawValue)
-        w.writeVarint(list.rawValue)
-        w.writeVarint(revision)
-        switch kind {
-        case let .listCreated(name, icon), let .listUpdated(name, icon):
+        case .patched(let ops):
+            Self.encodePatchFields(namespace: namespace, list: list, revision: revision, ops: ops, into: &w)
+        case let .listCreated(name, icon):
+            encodeHead(.listCreated, into: &w)
+            w.writeString(name)
+            w.writeString(icon)
+        case let .listUpdated(name, icon):
+            encodeHead(.listUpdated, into: &w)
             w.writeString(name)
             w.writeString(icon)
         case .listDeleted:
-            break
-        case let .patched(ops):
-            w.writeVarint(UInt64(ops.count))
-            for op in ops { op.encode(into: &w) }
+            encodeHead(.listDeleted, into: &w)
         case let .listImported(list):
+            encodeHead(.listImported, into: &w)
             w.writeString(list.name)
             w.writeString(list.icon)
             w.writeVarint(list.nextItemID.rawValue)
@@ -66,6 +79,15 @@ extension Change {
                 if w.count >= drainAt { drain(&w) }
             }
         }
+    }
+
+    /// The fields every kind but a patch starts with (a patch's:
+    /// `encodePatchFields`): kind, namespace, list, revision.
+    private func encodeHead(_ code: ChangeKindCode, into w: inout WireWriter) {
+        w.writeU8(code.rawValue)
+        w.writeString(namespace.rawValue)
+        w.writeVarint(list.rawValue)
+        w.writeVarint(revision)
     }
 
     /// Decodes a **Change** written by `encode(into:)`. Throws `BAD_FIELD`

@@ -93,7 +93,7 @@ extension Store {
             let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
                                           key: request.idempotencyKey)
             do throws(ChecklistError) {
-                let commit = try state.apply(mutation, in: ns, limits: limits, summarized: false)
+                var commit = try state.apply(mutation, in: ns, limits: limits, summarized: false)
                 results.append(.success(PatchAnswer(revision: commit.change.revision, ids: commit.assignments,
                                                     isRepeat: commit.isRepeat)))
                 if !commit.isRepeat { changes.append(commit.takeChange()) }

@@ -23,8 +23,14 @@ struct Commit {
     /// applied and `change` is not a new change (do not announce it).
     var isRepeat = false
 
-    /// The change, moved out of the commit (not copied).
-    consuming func takeChange() -> Change { change }
+    /// Moves the change out (a copy would retain what it holds, then
+    /// release it with the commit), leaving an empty deletion of list 0:
+    /// the commit is not to be read after.
+    mutating func takeChange() -> Change {
+        var taken = Change(namespace: Namespace(""), list: ListID(0), revision: 0, kind: .listDeleted)
+        swap(&taken, &change)
+        return taken
+    }
 
     /// `summary`, which every commit has but a patch's applied `summarized: false`.
     var madeSummary: ListSummary {

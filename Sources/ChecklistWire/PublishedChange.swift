@@ -48,11 +48,21 @@ package struct PublishedChange: Sendable {
     /// (`wire(of:maxFrameBytes:)`), without making it when it is a patch
     /// whose operations go as they are (no client key to leave out).
     package static func bodyBytes(of change: Change, maxFrameBytes: UInt32) -> Int {
-        if case .patched(let ops) = change.kind, !ops.contains(where: \.carriesClientKey) {
-            let count = ListChange.patchBytes(list: change.list, revision: change.revision, ops: ops)
-            if count <= Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) { return count }
+        if case .patched(let ops) = change.kind,
+           let count = plainPatchBytes(list: change.list, revision: change.revision, ops: ops, maxFrameBytes: maxFrameBytes) {
+            return count
         }
         return wire(of: change, maxFrameBytes: maxFrameBytes).bodyBytes
+    }
+
+    /// `bodyBytes(of:maxFrameBytes:)` of a patch of `ops` to `list` at
+    /// `revision` that travels as it is; nil when it does not (an operation
+    /// carries a client key to leave out, or it is sent `omitted`).
+    package static func plainPatchBytes(list: ListID, revision: Revision, ops: [AppliedOperation],
+                                        maxFrameBytes: UInt32) -> Int? {
+        guard !ops.contains(where: \.carriesClientKey) else { return nil }
+        let count = ListChange.patchBytes(list: list, revision: revision, ops: ops)
+        return count <= Changes.maxChangesBytes(maxFrameBytes: maxFrameBytes) ? count : nil
     }
 
     /// Bytes of the CHANGE push frame, header included.

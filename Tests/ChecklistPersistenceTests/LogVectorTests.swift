@@ -191,6 +191,13 @@ import Testing
             LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.lsn - record.lag,
                                          changes: record.changes.map(\.change), into: &w)
             #expect(VectorFiles.hex(Array(w.bytes[start...])) == record.hex)
+            if let only = record.changes.first, record.changes.count == 1 {
+                // A batch's record, its change read in place from the batch's array: the same bytes.
+                var one = WireWriter()
+                let batch = [vector.records[0].changes[0].change, only.change]
+                LogRecordFormat.appendRecord(lsn: record.lsn, durable: record.lsn - record.lag, of: batch, at: 1, into: &one)
+                #expect(VectorFiles.hex(one.bytes) == record.hex)
+            }
         }
         #expect(w.bytes == bytes)
         // Decode the file: the same changes, a group's sharing its LSN.

@@ -13,6 +13,22 @@ struct PreparedBatch {
     /// Past this many changes (a bulk commit) the array is not kept.
     private static let keptChanges = 4096
 
+    /// Adds what the feed keeps of `changes[index]`, sent under
+    /// `maxFrameBytes`, as `feed` says. A plain small patch (most changes)
+    /// is read in place, field by field: handed whole to a function, a
+    /// change is copied first (its namespace and operations retained, its
+    /// kind copied through a call).
+    mutating func add(_ changes: [Change], at index: Int, maxFrameBytes: UInt32, feed: ChangeFeed.Configuration) {
+        if case .patched(let ops) = changes[index].kind, ChangeFeed.retains(isDeletion: false, under: feed),
+           let body = PublishedChange.plainPatchBytes(list: changes[index].list, revision: changes[index].revision,
+                                                      ops: ops, maxFrameBytes: maxFrameBytes),
+           let small = RetainedChange(smallPatch: ops, frameCount: FrameHeader.size + body) {
+            retained.append(small)
+        } else {
+            add(changes[index], maxFrameBytes: maxFrameBytes, feed: feed)
+        }
+    }
+
     /// Adds what the feed keeps of `change`, sent under `maxFrameBytes`,
     /// as `feed` says.
     mutating func add(_ change: borrowing Change, maxFrameBytes: UInt32, feed: ChangeFeed.Configuration) {

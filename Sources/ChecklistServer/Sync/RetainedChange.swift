@@ -36,12 +36,20 @@ struct RetainedChange: Sendable {
     /// `frameCount` bytes (`PublishedChange.bodyBytes(of:maxFrameBytes:)`):
     /// a small patch as it is, else encoded (and compacted when large).
     init(_ change: borrowing Change, frameCount: Int, maxFrameBytes: UInt32) {
-        self.frameCount = frameCount
-        if frameCount < Self.compressionThreshold, case .patched(let ops) = change.kind {
-            stored = .operations(ops)
+        if case .patched(let ops) = change.kind, let small = RetainedChange(smallPatch: ops, frameCount: frameCount) {
+            self = small
         } else {
+            self.frameCount = frameCount
             stored = .frame(Self.compact(EncodedChange(copy change, maxFrameBytes: maxFrameBytes).frame))
         }
+    }
+
+    /// Keeps a patch of `ops` whose CHANGE push frame is `frameCount` bytes
+    /// as it is, when that is small; nil when it is not (it is kept encoded).
+    init?(smallPatch ops: [AppliedOperation], frameCount: Int) {
+        guard frameCount < Self.compressionThreshold else { return nil }
+        self.frameCount = frameCount
+        stored = .operations(ops)
     }
 
     /// Keeps `change`, already encoded (compacted when large).

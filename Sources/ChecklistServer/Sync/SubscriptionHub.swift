@@ -179,16 +179,24 @@ public final class SubscriptionHub: Sendable {
             batch.removeAll()
             scratch.withLock { swap(&$0, &batch) }
         }
-        for i in changes.indices { batch.add(changes[i], maxFrameBytes: maxFrameBytes, feed: feedConfiguration) }
+        let feed = feedConfiguration
+        for i in changes.indices { batch.add(changes, at: i, maxFrameBytes: maxFrameBytes, feed: feed) }
         published.add(UInt64(changes.count), ordering: .relaxed)
         let limit = configuration.maxPushBufferBytes
         let wake: [LoopOutbox] = state.withLock { s in
             var wake: [ObjectIdentifier: LoopOutbox] = [:]
             // Fanning out only ever removes subscribers: none now, none for the whole batch.
             let fansOut = !s.byList.isEmpty || !s.byNamespace.isEmpty
-            // The changes are read in place, by index: not copied.
+            // The changes are read in place, field by field: not copied.
             for i in changes.indices {
-                Self.append(changes[i], retaining: batch.take(i), to: &s.feed)
+                var isDeletion = false, startsHistory = false
+                switch changes[i].kind {
+                case .listDeleted: isDeletion = true
+                case .listImported: startsHistory = true
+                case .listCreated, .listUpdated, .patched: break
+                }
+                s.feed.append(list: changes[i].list, namespace: changes[i].namespace, revision: changes[i].revision,
+                              isDeletion: isDeletion, startsHistory: startsHistory, retaining: batch.take(i))
                 if fansOut {
                     Self.fanOut(list: changes[i].list, namespace: changes[i].namespace, limit: limit, &s,
                                 waking: &wake) { EncodedChange(changes[i], maxFrameBytes: maxFrameBytes) }
