@@ -89,11 +89,16 @@ extension Store {
             for _ in batch { results.append(.failure(refusal)) }
             return
         }
+        // The last list patched, and where it is: the batch's patches of
+        // one list look it up once (patches add and remove no list).
+        var last: (list: ListID, index: Dictionary<ListID, ListState>.Index)?
         for request in batch {
             let mutation = Mutation.patch(request.list, baseRevision: request.baseRevision, ops: request.ops,
                                           key: request.idempotencyKey)
             do throws(ChecklistError) {
-                var commit = try state.apply(mutation, in: ns, limits: limits, summarized: false)
+                var commit = try state.apply(mutation, in: ns, limits: limits, summarized: false,
+                                             listAt: last?.list == request.list ? last?.index : nil)
+                if let index = commit.listIndex { last = (request.list, index) }
                 results.append(.success(PatchAnswer(revision: commit.change.revision, ids: commit.assignments,
                                                     isRepeat: commit.isRepeat)))
                 if !commit.isRepeat { changes.append(commit.takeChange()) }

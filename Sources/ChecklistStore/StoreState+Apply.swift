@@ -22,6 +22,9 @@ struct Commit {
     /// A retried patch answered from the idempotency window: nothing was
     /// applied and `change` is not a new change (do not announce it).
     var isRepeat = false
+    /// Where the patched list is in `StoreState.lists` (a patch applied
+    /// now): the next patch of the same list in a batch passes it back.
+    var listIndex: Dictionary<ListID, ListState>.Index?
 
     /// Moves the change out (a copy would retain what it holds, then
     /// release it with the commit), leaving an empty deletion of list 0:
@@ -49,9 +52,12 @@ struct Commit {
 extension StoreState {
     /// Applies `mutation` in `ns`. `summarized: false` leaves a patch's
     /// `Commit.summary` out (a batch's patches: their answers carry none,
-    /// and making one copies the list's name and icon).
-    mutating func apply(_ mutation: borrowing Mutation, in ns: Namespace, limits: Limits,
-                        summarized: Bool = true) throws(ChecklistError) -> Commit {
+    /// and making one copies the list's name and icon). `listAt` is where
+    /// a patch's list is, when the caller knows (`Commit.listIndex` of the
+    /// batch's previous patch of the list: no list is added or removed
+    /// between two patches of a batch), saving the dictionary lookup.
+    mutating func apply(_ mutation: borrowing Mutation, in ns: Namespace, limits: Limits, summarized: Bool = true,
+                        listAt known: Dictionary<ListID, ListState>.Index? = nil) throws(ChecklistError) -> Commit {
         switch mutation {
         case .createList(let name, let icon):
             try Validation.name(name, limits: limits)
@@ -80,7 +86,8 @@ extension StoreState {
             if let key, let repeated = try answerRetry(key, list: id, ops: ops, in: ns, summarized: summarized) {
                 return repeated
             }
-            let index = try index(of: id, in: ns)
+            let index: Dictionary<ListID, ListState>.Index
+            if let known { index = known } else { index = try self.index(of: id, in: ns) }
             let current = try inPlace(index) { list throws(ChecklistError) in
                 try list.requireRows()
                 return list.revision
@@ -119,7 +126,7 @@ extension StoreState {
                 undoScratch = undo
             }
             return Commit(change: change, summary: summarized ? inPlace(index) { $0.summary } : nil,
-                          assignments: outcome.assignments)
+                          assignments: outcome.assignments, listIndex: index)
 
         case .replay(let change):
             let commit = try apply(change)
