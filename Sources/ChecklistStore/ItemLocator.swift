@@ -31,6 +31,12 @@ struct ItemLocator: Sendable {
     private var pages: [UInt64: Page] = [:]
     /// Number of ids mapped.
     private(set) var count = 0
+    /// Where the page changed last is in `pages`: a run of ids in one page
+    /// (inserts at the end of a list, a leaf's ids moved by a split) finds
+    /// it without hashing. Indices stay valid while no page is added or
+    /// removed (and across copies: a copy has the same layout), so every
+    /// addition or removal of a page forgets it.
+    private var lastPage: (key: UInt64, index: Dictionary<UInt64, Page>.Index)?
 
     /// The leaf holding `id`, if any.
     func leaf(of id: UInt64) -> Int? {
@@ -52,7 +58,7 @@ struct ItemLocator: Sendable {
         let key = id >> Self.pageShift
         let low = id & UInt64(Self.pageSize - 1)
         let value = UInt32(leaf)
-        let added = Self.set(low: low, value: value, in: &pages[key, default: Page()])
+        let added = Self.set(low: low, value: value, in: &pages.values[pageIndex(key)])
         if added { count += 1 }
     }
 
@@ -61,9 +67,23 @@ struct ItemLocator: Sendable {
     mutating func insertIfAbsent(_ id: UInt64, leaf: Int) -> Bool {
         precondition(leaf >= 0 && leaf < Int(Self.absent), "leaf number out of range")
         let low = id & UInt64(Self.pageSize - 1)
-        let added = Self.insertIfAbsent(low: low, value: UInt32(leaf), in: &pages[id >> Self.pageShift, default: Page()])
+        let added = Self.insertIfAbsent(low: low, value: UInt32(leaf), in: &pages.values[pageIndex(id >> Self.pageShift)])
         if added { count += 1 }
         return added
+    }
+
+    /// Where the page `key` is in `pages`, added (empty) when absent.
+    private mutating func pageIndex(_ key: UInt64) -> Dictionary<UInt64, Page>.Index {
+        if let lastPage, lastPage.key == key { return lastPage.index }
+        let index: Dictionary<UInt64, Page>.Index
+        if let found = pages.index(forKey: key) {
+            index = found
+        } else {
+            pages[key] = Page()
+            index = pages.index(forKey: key)!
+        }
+        lastPage = (key, index)
+        return index
     }
 
     /// Removes `id`'s entry, if present.
@@ -73,7 +93,10 @@ struct ItemLocator: Sendable {
         let low = id & UInt64(Self.pageSize - 1)
         let (removed, empty) = Self.remove(low: low, from: &pages.values[index])
         if removed { count -= 1 }
-        if empty { pages.remove(at: index) }
+        if empty {
+            pages.remove(at: index)
+            lastPage = nil
+        }
     }
 
     /// Memory held by the pages, for tests and measurements (approximate:
@@ -195,7 +218,7 @@ extension ItemLocator {
             let pageEnd = Self.pageEnd(of: id, before: end)
             let n = Int(pageEnd &- id)
             // One lookup per page; the page is changed in place.
-            Self.fill(low: Int(id & Self.lowMask), count: n, value: value, in: &pages[key, default: Page()])
+            Self.fill(low: Int(id & Self.lowMask), count: n, value: value, in: &pages.values[pageIndex(key)])
             id = pageEnd
         }
         count += ids.count

@@ -49,4 +49,39 @@ import Testing
         for id in UInt64(250)..<256 { locator.remove(id) }
         #expect(locator.count == 0 && locator.payloadBytes == 0)
     }
+
+    /// The page last changed is remembered by its place in the dictionary:
+    /// runs of inserts in one page, pages added and removed around it, and
+    /// copies changed apart (each has its own dictionary after the first
+    /// change) all keep every answer right.
+    @Test("runs in one page, pages added and removed, copies changed apart")
+    func rememberedPage() {
+        var locator = ItemLocator()
+        var reference: [UInt64: Int] = [:]
+        func check(_ l: ItemLocator, _ r: [UInt64: Int]) {
+            #expect(l.count == r.count)
+            for (id, leaf) in r { #expect(l.leaf(of: id) == leaf) }
+            #expect(l.allEntries().allSatisfy { r[$0.id] == $0.leaf })
+        }
+        // Appends across many pages (each new page added while another is remembered).
+        for id in UInt64(1)...2_000 {
+            let added = locator.insertIfAbsent(id, leaf: Int(id / 64))
+            #expect(added)
+            reference[id] = Int(id / 64)
+        }
+        let again = locator.insertIfAbsent(1_999, leaf: 7)
+        #expect(!again, "an id mapped already")
+        check(locator, reference)
+        // A copy, then each changed differently in the remembered page and others.
+        var copy = locator
+        var copyReference = reference
+        for id in UInt64(1_990)...2_010 { copy.set(id, leaf: 900); copyReference[id] = 900 }
+        for id in UInt64(1_792)..<2_048 { locator.remove(id); reference[id] = nil }  // the last page goes
+        let readded = locator.insertIfAbsent(2_000, leaf: 5)
+        #expect(readded, "its page added again")
+        reference[2_000] = 5
+        for id in UInt64(3)...9 { locator.set(id, leaf: 1); reference[id] = 1 }
+        check(locator, reference)
+        check(copy, copyReference)
+    }
 }
