@@ -4,6 +4,11 @@ import ChecklistEventLoop
 import ChecklistServer
 import Foundation
 
+#if os(Linux)
+// Before anything else: may start the process again (MallocTunables.swift).
+MallocTunables.restartWithTunables()
+#endif
+
 let parsed = CommandLineTool.parseOrExit(Array(CommandLine.arguments.dropFirst()), Options.command)
 // `checklistd export|import ...` (offline, OfflineCommands.swift) run and exit here.
 if let status = OfflineCommands.run(parsed) { exit(status) }
