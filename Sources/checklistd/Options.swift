@@ -77,6 +77,8 @@ struct Options {
         load keeps the old one (logged). TLS failures are logged as event=tls_failed
         (reason=not_tls, handshake_failed, handshake_truncated, handshake_timeout,
         record_error) and a TLS handshake on a plaintext port as event=tls_on_plain_port.
+        Environment: on Linux it first starts itself again with glibc.malloc.tcache_count=1024
+        added to GLIBC_TUNABLES (same pid), unless GLIBC_TUNABLES sets tcache_count already.
         Exit status: 0 stopped by a signal, 1 failed, 2 bad usage, 3 PostgreSQL cannot
         be reached at start.
         """)
