@@ -66,10 +66,26 @@ public enum LogRecordFormat {
             appendRecord(lsn: lsn, durable: durable, change: changes[index], into: &w)
             return
         }
-        let start = beginRecord(lsn: lsn, durable: durable, into: &w)
-        Change.encodePatchFields(namespace: changes[index].namespace, list: changes[index].list,
-                                 revision: changes[index].revision, ops: ops, into: &w)
-        Change.encodeKey(changes[index].idempotencyKey, into: &w)
+        // Sized first, then written in one pass: the bytes of `beginRecord`,
+        // `LogRecordContent.encode` and a zero header `finishRecord` fills.
+        let namespace = changes[index].namespace, list = changes[index].list, revision = changes[index].revision
+        let key = changes[index].idempotencyKey
+        let lag = lag(lsn: lsn, durable: durable)
+        let count = recordHeaderBytes + WireSize.varint(lsn) + WireSize.varint(lag)
+            + Change.patchFieldBytes(namespace: namespace, list: list, revision: revision, ops: ops) + Change.keyBytes(key)
+        let start = w.count
+        w.reserveForAppending(count)
+        w.writeReserved(count: count) { c in
+            c.writeU32BE(0)
+            c.writeU32BE(0)
+            c.writeVarint(lsn)
+            c.writeVarint(lag)
+            Change.writePatchFields(namespace: namespace, list: list, revision: revision, ops: ops, into: &c)
+            if let key {
+                c.writeVarint(key.client)
+                c.writeVarint(key.sequence)
+            }
+        }
         finishRecord(at: start, in: &w)
     }
 

@@ -38,12 +38,35 @@ extension Change {
     /// them in place (from an array) copies no change.
     package static func encodePatchFields(namespace: Namespace, list: ListID, revision: Revision, ops: [AppliedOperation],
                                           into w: inout WireWriter) {
-        w.writeU8(ChangeKindCode.patched.rawValue)
-        w.writeString(namespace.rawValue)
-        w.writeVarint(list.rawValue)
-        w.writeVarint(revision)
-        w.writeVarint(UInt64(ops.count))
-        for i in ops.indices { ops[i].encode(into: &w) }
+        let count = patchFieldBytes(namespace: namespace, list: list, revision: revision, ops: ops)
+        w.reserveForAppending(count)
+        w.writeReserved(count: count) { writePatchFields(namespace: namespace, list: list, revision: revision, ops: ops, into: &$0) }
+    }
+
+    /// Bytes `encodePatchFields` writes.
+    package static func patchFieldBytes(namespace: Namespace, list: ListID, revision: Revision, ops: [AppliedOperation]) -> Int {
+        var count = 1 + WireSize.string(namespace.rawValue) + WireSize.varint(list.rawValue) + WireSize.varint(revision)
+            + WireSize.varint(UInt64(ops.count))
+        for i in ops.indices { count += ops[i].encodedBytes }
+        return count
+    }
+
+    /// What `encodePatchFields` writes, into memory reserved for its
+    /// `patchFieldBytes`: sized first, a record is written with one check
+    /// of the array's capacity, not one a byte.
+    package static func writePatchFields(namespace: Namespace, list: ListID, revision: Revision, ops: [AppliedOperation],
+                                         into c: inout WireCursor) {
+        c.writeU8(ChangeKindCode.patched.rawValue)
+        c.writeString(namespace.rawValue)
+        c.writeVarint(list.rawValue)
+        c.writeVarint(revision)
+        c.writeVarint(UInt64(ops.count))
+        for i in ops.indices { ops[i].write(into: &c) }
+    }
+
+    /// Bytes `encodeKey(_:into:)` writes.
+    package static func keyBytes(_ key: IdempotencyKey?) -> Int {
+        key.map { WireSize.varint($0.client) + WireSize.varint($0.sequence) } ?? 0
     }
 
     /// Encodes everything but the idempotency key. An imported list's items
