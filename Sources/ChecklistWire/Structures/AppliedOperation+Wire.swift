@@ -6,12 +6,14 @@ extension AppliedOperation {
     /// Encodes a resolved operation: the PATCH opcode (Protocol/SPEC.md
     /// section 6.8; `TOGGLE` never occurs, toggles are stored resolved as
     /// `SET_CHECKED`), the item id as a plain `id`, then the operation's
-    /// fields. Field by field: among a writer's other fields (a log
-    /// record) that is cheaper than sizing and reserving first.
-    public func encode(into w: inout WireWriter) { write(to: &w) }
+    /// fields, field by field. Inlinable, as are `encodedBytes` and
+    /// `write(into:)`: called from another module on an operation read
+    /// from an array, an opaque method gets a copy of the operation
+    /// (its texts retained and released around the call).
+    @inlinable public func encode(into w: inout WireWriter) { write(to: &w) }
 
     /// Bytes of the encoding (`encode(into:)`, `write(into:)`).
-    public var encodedBytes: Int {
+    @inlinable public var encodedBytes: Int {
         switch self {
         case let .insert(id, index, fields):
             return 1 + WireSize.varint(id.rawValue) + WireSize.varint(index) + fields.encodedBytes
@@ -32,11 +34,11 @@ extension AppliedOperation {
 
     /// Writes the encoding into reserved memory (`encodedBytes` of it):
     /// the bytes of `encode(into:)`, for a frame sized first (a CHANGE push).
-    public func write(into c: inout WireCursor) { write(to: &c) }
+    @inlinable @inline(__always) public func write(into c: inout WireCursor) { write(to: &c) }
 
     /// The one writer of the layout (a new field goes here and into
     /// `encodedBytes`).
-    @inline(__always)
+    @inlinable @inline(__always)
     func write<Sink: WireSink>(to w: inout Sink) {
         switch self {
         case let .insert(id, index, fields):
@@ -101,7 +103,7 @@ extension AppliedOperation {
 
     /// Whether `withoutClientKey` changes this operation (a client key to
     /// leave out, or a whole `SET_KEY`).
-    public var carriesClientKey: Bool {
+    @inlinable public var carriesClientKey: Bool {
         switch self {
         case let .insert(_, _, fields): return fields.clientKey != nil
         case .setKey: return true
