@@ -10,9 +10,10 @@ extension ProtocolHandler {
         // (a revoked token is acted on at the first tick after it).
         guard session.state.tick() == .checkIdle else { return }
         let quiet = now - max(connection.lastInputAt, transfers.answeredAt ?? connection.lastInputAt)
-        // A quiet connection keeps no answer buffer (thousands of idle
-        // connections should cost no buffer memory); the next answer makes one.
-        if quiet >= .seconds(1) { session.releaseAnswerBuffer() }
+        // A quiet connection keeps no answer buffer and no staging arrays
+        // (thousands of idle connections should cost no buffer memory);
+        // the next answer or PATCH makes them.
+        if quiet >= .seconds(1) { session.releaseIdleBuffers() }
         // Access control: a connection whose token a reload revoked is closed
         // within a tick, even one that only listens for pushes.
         if connection.isOpen, let lost = session.accessLost() {

@@ -226,9 +226,11 @@ struct ProtocolSession {
         answers.drain(send)
     }
 
-    /// Gives the answer buffer back if nothing is owed (idle connections).
-    mutating func releaseAnswerBuffer() {
+    /// Gives the answer buffer back if nothing is owed, and the staging
+    /// arrays if nothing is staged (idle connections).
+    mutating func releaseIdleBuffers() {
         answers.releaseBuffer()
+        staged.releaseStorage()
     }
 
     private func outcome(since start: Int) -> RequestOutcome {

@@ -31,8 +31,10 @@ struct StagedPatches {
     private var ranges: [Range<Int>] = []
     /// How many of `requests` have their `ops` (`seal()`).
     private var sealed = 0
-    /// Past this many operations (a bulk batch) `operations` is not kept.
-    private static let keptOperations = 4096
+    /// Past this many operations (a bulk batch) `operations` is not kept:
+    /// a connection's reads of single-operation patches (up to
+    /// `ProtocolHandler.maxPatchBatch` a batch) keep theirs.
+    private static let keptOperations = 256
     /// What the store made of each of `requests` (`Store.patch(in:batch:into:)`,
     /// which empties it first: `removeAll` leaves it, so that answering
     /// from a slice of it never copies it).
@@ -72,6 +74,13 @@ struct StagedPatches {
     /// Stages a request answered by `refusal`, in its place.
     mutating func refuse(_ refusal: ChecklistError, requestID: UInt32) {
         entries.append(Entry(requestID: requestID, refusal: refusal))
+    }
+
+    /// Gives the arrays' storage back when nothing is staged (a quiet
+    /// connection: thousands of idle ones should cost no batch memory).
+    mutating func releaseStorage() {
+        guard isEmpty else { return }
+        self = StagedPatches()
     }
 
     /// Forgets the batch, keeping the arrays' capacity (`operations`' up
