@@ -69,14 +69,16 @@ package struct PublishedChange: Sendable {
     package var frameBytes: Int { FrameHeader.size + bodyBytes }
 }
 
+// Inlinable: read on a change in place in an array from another module
+// (the hub's publish), an opaque getter would get a copy of the change.
 extension Change {
     /// The list is gone with this change (its history with it).
-    package var isDeletion: Bool {
+    @inlinable package var isDeletion: Bool {
         if case .listDeleted = kind { true } else { false }
     }
 
     /// The list's history starts over at this change (`EncodedChange.startsHistory`).
-    package var startsHistory: Bool {
+    @inlinable package var startsHistory: Bool {
         if case .listImported = kind { true } else { false }
     }
 }

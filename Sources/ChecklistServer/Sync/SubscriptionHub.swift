@@ -145,7 +145,10 @@ public final class SubscriptionHub: Sendable {
     public func retain(_ change: Change) {
         var batch = PreparedBatch()
         batch.add(change, maxFrameBytes: maxFrameBytes, feed: feedConfiguration)
-        state.withLock { s in Self.append(change, retaining: batch.take(0), to: &s.feed) }
+        state.withLock { s in
+            s.feed.append(list: change.list, namespace: change.namespace, revision: change.revision,
+                          isDeletion: change.isDeletion, startsHistory: change.startsHistory, retaining: batch.take(0))
+        }
     }
 
     /// Takes a committed change: retains it and queues it for every
@@ -189,14 +192,9 @@ public final class SubscriptionHub: Sendable {
             let fansOut = !s.byList.isEmpty || !s.byNamespace.isEmpty
             // The changes are read in place, field by field: not copied.
             for i in changes.indices {
-                var isDeletion = false, startsHistory = false
-                switch changes[i].kind {
-                case .listDeleted: isDeletion = true
-                case .listImported: startsHistory = true
-                case .listCreated, .listUpdated, .patched: break
-                }
                 s.feed.append(list: changes[i].list, namespace: changes[i].namespace, revision: changes[i].revision,
-                              isDeletion: isDeletion, startsHistory: startsHistory, retaining: batch.take(i))
+                              isDeletion: changes[i].isDeletion, startsHistory: changes[i].startsHistory,
+                              retaining: batch.take(i))
                 if fansOut {
                     Self.fanOut(list: changes[i].list, namespace: changes[i].namespace, limit: limit, &s,
                                 waking: &wake) { EncodedChange(changes[i], maxFrameBytes: maxFrameBytes) }
@@ -205,13 +203,6 @@ public final class SubscriptionHub: Sendable {
             return wake.isEmpty ? [] : Array(wake.values)
         }
         for outbox in wake { outbox.schedule(hub: self) }
-    }
-
-    /// Hands `change` to `feed`, which keeps `retained` of it (made by a `PreparedBatch`).
-    private static func append(_ change: borrowing Change, retaining retained: consuming RetainedChange?,
-                               to feed: inout ChangeFeed) {
-        feed.append(list: change.list, namespace: change.namespace, revision: change.revision,
-                    isDeletion: change.isDeletion, startsHistory: change.startsHistory, retaining: retained)
     }
 
     /// Queues a change of `list` for every subscriber of the list or of
