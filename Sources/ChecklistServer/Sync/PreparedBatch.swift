@@ -14,19 +14,25 @@ struct PreparedBatch {
     private static let keptChanges = 4096
 
     /// Adds what the feed keeps of `changes[index]`, sent under
-    /// `maxFrameBytes`, as `feed` says. A plain small patch (most changes)
-    /// is read in place, field by field: handed whole to a function, a
-    /// change is copied first (its namespace and operations retained, its
-    /// kind copied through a call).
+    /// `maxFrameBytes`, as `feed` says. A patch that travels as it is
+    /// (most changes) is sized from its fields read in place, and a small
+    /// one kept without touching the change whole: handed whole to a
+    /// function, a change is copied first (its namespace and operations
+    /// retained, its kind copied through a call).
     mutating func add(_ changes: [Change], at index: Int, maxFrameBytes: UInt32, feed: ChangeFeed.Configuration) {
-        if case .patched(let ops) = changes[index].kind, ChangeFeed.retains(isDeletion: false, under: feed),
-           let body = PublishedChange.plainPatchBytes(list: changes[index].list, revision: changes[index].revision,
-                                                      ops: ops, maxFrameBytes: maxFrameBytes),
-           let small = RetainedChange(smallPatch: ops, frameCount: FrameHeader.size + body) {
-            retained.append(small)
-        } else {
+        guard case .patched(let ops) = changes[index].kind,
+              let body = PublishedChange.plainPatchBytes(list: changes[index].list, revision: changes[index].revision,
+                                                         ops: ops, maxFrameBytes: maxFrameBytes) else {
             add(changes[index], maxFrameBytes: maxFrameBytes, feed: feed)
+            return
         }
+        guard ChangeFeed.retains(isDeletion: false, under: feed) else {
+            retained.append(nil)
+            return
+        }
+        let frameCount = FrameHeader.size + body
+        retained.append(RetainedChange(smallPatch: ops, frameCount: frameCount)
+                        ?? RetainedChange(changes[index], frameCount: frameCount, maxFrameBytes: maxFrameBytes))
     }
 
     /// Adds what the feed keeps of `change`, sent under `maxFrameBytes`,
