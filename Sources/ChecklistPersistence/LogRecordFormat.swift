@@ -53,38 +53,43 @@ public enum LogRecordFormat {
     /// `[change]`, without making that array (a batch of patches appends
     /// one such record per patch).
     public static func appendRecord(lsn: LSN, durable: LSN, change: Change, into w: inout WireWriter) {
+        if case .patched(let ops) = change.kind {
+            appendPatchRecord(lsn: lsn, durable: durable, namespace: change.namespace, list: change.list,
+                              revision: change.revision, ops: ops, key: change.idempotencyKey, into: &w)
+            return
+        }
         let start = beginRecord(lsn: lsn, durable: durable, into: &w)
         LogRecordContent.encode(change, into: &w)
         finishRecord(at: start, in: &w)
     }
 
-    /// `appendRecord(lsn:durable:change:into:)` of `changes[index]`. A
-    /// patch (most records) is read in place, field by field: handed whole
-    /// to a function, a change is copied first.
+    /// `appendRecord(lsn:durable:change:into:)` of `changes[index]`, a
+    /// patch (most records) read in place, field by field: handed whole to
+    /// a function, a change is copied first.
     public static func appendRecord(lsn: LSN, durable: LSN, of changes: [Change], at index: Int, into w: inout WireWriter) {
         guard case .patched(let ops) = changes[index].kind else {
             appendRecord(lsn: lsn, durable: durable, change: changes[index], into: &w)
             return
         }
-        // Sized first, then written in one pass: the bytes of `beginRecord`,
-        // `LogRecordContent.encode` and a zero header `finishRecord` fills.
-        let namespace = changes[index].namespace, list = changes[index].list, revision = changes[index].revision
-        let key = changes[index].idempotencyKey
+        appendPatchRecord(lsn: lsn, durable: durable, namespace: changes[index].namespace, list: changes[index].list,
+                          revision: changes[index].revision, ops: ops, key: changes[index].idempotencyKey, into: &w)
+    }
+
+    /// The record of a commit of one patch, given field by field: sized
+    /// first, then written in one pass (one check of the array's capacity,
+    /// not one a byte); the bytes of `beginRecord`, `LogRecordContent.encode`
+    /// and `finishRecord`.
+    private static func appendPatchRecord(lsn: LSN, durable: LSN, namespace: Namespace, list: ListID, revision: Revision,
+                                          ops: [AppliedOperation], key: IdempotencyKey?, into w: inout WireWriter) {
         let lag = lag(lsn: lsn, durable: durable)
-        let count = recordHeaderBytes + WireSize.varint(lsn) + WireSize.varint(lag)
+        let count = headBytes(lsn: lsn, lag: lag)
             + Change.patchFieldBytes(namespace: namespace, list: list, revision: revision, ops: ops) + Change.keyBytes(key)
         let start = w.count
         w.reserveForAppending(count)
         w.writeReserved(count: count) { c in
-            c.writeU32BE(0)
-            c.writeU32BE(0)
-            c.writeVarint(lsn)
-            c.writeVarint(lag)
+            writeHead(lsn: lsn, lag: lag, into: &c)
             Change.writePatchFields(namespace: namespace, list: list, revision: revision, ops: ops, into: &c)
-            if let key {
-                c.writeVarint(key.client)
-                c.writeVarint(key.sequence)
-            }
+            Change.writeKey(key, to: &c)
         }
         finishRecord(at: start, in: &w)
     }
@@ -94,11 +99,23 @@ public enum LogRecordFormat {
     @inline(__always)
     private static func beginRecord(lsn: LSN, durable: LSN, into w: inout WireWriter) -> Int {
         let start = w.count
-        // The header's 8 bytes, filled in by `finishRecord` (one copy, not 8 appends).
-        withUnsafeBytes(of: UInt64(0)) { w.bytes.append(contentsOf: $0) }
-        w.writeVarint(lsn)
-        w.writeVarint(lag(lsn: lsn, durable: durable))
+        let lag = lag(lsn: lsn, durable: durable)
+        w.writeReserved(count: headBytes(lsn: lsn, lag: lag)) { writeHead(lsn: lsn, lag: lag, into: &$0) }
         return start
+    }
+
+    /// Bytes of a record's start: its header, then its LSN and lag.
+    private static func headBytes(lsn: LSN, lag: UInt64) -> Int {
+        recordHeaderBytes + WireSize.varint(lsn) + WireSize.varint(lag)
+    }
+
+    /// Writes a record's start (`headBytes` of it): the header's 8 bytes
+    /// zero, filled in by `finishRecord`, then the LSN and lag.
+    private static func writeHead(lsn: LSN, lag: UInt64, into c: inout WireCursor) {
+        c.writeU32BE(0)
+        c.writeU32BE(0)
+        c.writeVarint(lsn)
+        c.writeVarint(lag)
     }
 
     /// Fills in the header of the record started at `start`: the length

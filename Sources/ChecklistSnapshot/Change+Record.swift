@@ -22,11 +22,12 @@ extension Change {
     /// The optional trailing field: the PATCH's idempotency key, so that a
     /// restarted server still answers a retried patch without applying it.
     package func encodeKey(into w: inout WireWriter) {
-        Self.encodeKey(idempotencyKey, into: &w)
+        Self.writeKey(idempotencyKey, to: &w)
     }
 
-    /// What `encodeKey(into:)` writes for a change whose key is `key`.
-    package static func encodeKey(_ key: IdempotencyKey?, into w: inout WireWriter) {
+    /// What `encodeKey(into:)` writes for a change whose key is `key`
+    /// (`keyBytes(_:)` of them), into a writer or reserved memory.
+    package static func writeKey<Sink: WireSink>(_ key: IdempotencyKey?, to w: inout Sink) {
         if let key {
             w.writeVarint(key.client)
             w.writeVarint(key.sequence)
@@ -64,7 +65,7 @@ extension Change {
         for i in ops.indices { ops[i].write(into: &c) }
     }
 
-    /// Bytes `encodeKey(_:into:)` writes.
+    /// Bytes `writeKey(_:to:)` writes.
     package static func keyBytes(_ key: IdempotencyKey?) -> Int {
         key.map { WireSize.varint($0.client) + WireSize.varint($0.sequence) } ?? 0
     }
