@@ -29,8 +29,6 @@ struct StagedPatches {
     private var operations: [PatchOperation] = []
     /// Where each of `requests`' operations lie in `operations`.
     private var ranges: [Range<Int>] = []
-    /// How many of `requests` have their `ops` (`seal()`).
-    private var sealed = 0
     /// Past this many operations (a bulk batch) `operations` is not kept:
     /// a connection's reads of single-operation patches (up to
     /// `ProtocolHandler.maxPatchBatch` a batch) keep theirs.
@@ -67,8 +65,7 @@ struct StagedPatches {
     /// store. A patch staged after this (the array shared by the slices)
     /// copies `operations` once: correct, only slower.
     mutating func seal() {
-        for i in sealed..<requests.count { requests[i].ops = operations[ranges[i]] }
-        sealed = requests.count
+        for i in requests.indices { requests[i].ops = operations[ranges[i]] }
     }
 
     /// Stages a request answered by `refusal`, in its place.
@@ -91,6 +88,5 @@ struct StagedPatches {
         requests.removeAll(keepingCapacity: true)
         ranges.removeAll(keepingCapacity: true)
         operations.removeAll(keepingCapacity: operations.capacity <= Self.keptOperations)
-        sealed = 0
     }
 }
