@@ -46,7 +46,9 @@ import PackageDescription
 // exclusivity checks (the compile-time ones stay): they were a seventh of
 // the instructions of a PATCH with one request in flight (docs/PERFORMANCE.md,
 // "Exclusivity checks"). Debug builds, which the tests run, keep them. Only
-// server-side targets: the client library's modules build as they are.
+// server-side targets (ChecklistSnapshot is the server's snapshot writer and
+// reader; the CLI's files go through it too): the client library's modules
+// build as they are.
 let serverReleaseSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
@@ -92,7 +94,8 @@ let package = Package(
                 swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistSnapshot",
                 dependencies: ["CZlib", .target(name: "CLibdeflate", condition: .when(platforms: [.linux])),
-                               "ChecklistModel", "ChecklistThreads", "ChecklistWire"]),
+                               "ChecklistModel", "ChecklistThreads", "ChecklistWire"],
+                swiftSettings: serverReleaseSettings),
         .target(name: "ChecklistPersistence",
                 dependencies: ["ChecklistModel", "ChecklistThreads", "ChecklistWire", "ChecklistSnapshot"],
                 swiftSettings: serverReleaseSettings),

@@ -4,8 +4,9 @@ import Glibc
 /// Compresses a snapshot's uncompressed blocks into gzip, in order.
 ///
 /// With one thread it is a single gzip member deflated on the caller's
-/// thread. With more, each block becomes an independent gzip member
-/// compressed by a pool of worker threads; members are emitted in block
+/// thread (zlib, streaming). With more, each block becomes an independent
+/// gzip member compressed whole (`GzipMemberCompressor`) by a pool of worker
+/// threads; members are emitted in block
 /// order on the caller's thread, so the output is one valid multi-member
 /// gzip file (RFC 1952 section 2.2). At most `threads + 1` blocks are in
 /// flight, so memory stays bounded.
@@ -23,7 +24,7 @@ final class BlockCompressor {
             pool = nil
         } else {
             // Fail early if the level is invalid.
-            _ = try GzipDeflater(level: level)
+            _ = try GzipMemberCompressor(level: level)
             single = nil
             pool = CompressionPool(level: level, threads: threads)
         }
@@ -133,8 +134,8 @@ final class CompressionPool: Sendable {
     }
 
     private static func work(lock: ConditionLock<State>, level: Int32) {
-        let deflater: GzipDeflater
-        do { deflater = try GzipDeflater(level: level) } catch {
+        let compressor: GzipMemberCompressor
+        do { compressor = try GzipMemberCompressor(level: level) } catch {
             lock.withLock { $0.failure = error }
             lock.broadcast(.progress)
             return
@@ -145,13 +146,8 @@ final class CompressionPool: Sendable {
                 !s.jobs.isEmpty || s.closing
             }) { s, _ in s.jobs.isEmpty ? nil : s.jobs.removeFirst() }
             guard let job else { return }
-            member = []
-            member.reserveCapacity(job.block.count / 2 + 1024)
-            deflater.reset()
             let result = job.block.withUnsafeBytes { raw in
-                Result { () throws(SnapshotError) in
-                    try deflater.compress(raw, finish: true) { (chunk) throws(SnapshotError) in member.append(contentsOf: chunk) }
-                }
+                Result { () throws(SnapshotError) in try compressor.compress(raw, into: &member) }
             }
             lock.withLock { s in
                 switch result {

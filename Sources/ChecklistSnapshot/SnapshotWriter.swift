@@ -115,17 +115,20 @@ public final class SnapshotWriter {
         try flushIfFull()
     }
 
-    /// Writes the next item of the current list with its text written by
-    /// `text` (which must write a `string`), so a store can copy text bytes
-    /// straight from its storage. A `clientKey` sets **ItemFields** bit 4
-    /// (Protocol/SNAPSHOT.md section 3.5).
+    /// Writes the next item of the current list, its text the UTF-8 bytes
+    /// `text` (copied), so a store can hand its text storage over as it is.
+    /// A `clientKey` sets **ItemFields** bit 4 (Protocol/SNAPSHOT.md section
+    /// 3.5). The record is sized first and written in one pass.
     public func writeItem(id: ItemID, checked: Bool, remind: Bool, due: Int64?, price: Int64?, clientKey: String? = nil,
-                          text: (inout WireWriter) -> Void) throws(SnapshotError) {
+                          text: UnsafeRawBufferPointer) throws(SnapshotError) {
         try check(itemsLeft > 0, "item \(id) is more than the current list announced")
-        record(.item) { w in
-            w.writeVarint(id.rawValue)
-            ItemFields.encode(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey,
-                              into: &w, text: text)
+        let body = WireSize.varint(id.rawValue)
+            + ItemFields.encodedBytes(due: due, price: price, clientKey: clientKey, textBytes: text.count)
+        staging.writeReserved(count: 1 + WireSize.varint(UInt64(body)) + body) { c in
+            c.writeU8(SnapshotRecordType.item.rawValue)
+            c.writeVarint(UInt64(body))
+            c.writeVarint(id.rawValue)
+            ItemFields.write(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, text: text, into: &c)
         }
         itemsLeft -= 1
         items += 1

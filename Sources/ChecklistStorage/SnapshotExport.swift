@@ -33,9 +33,9 @@ public enum SnapshotExport {
         let visited = visit { row in
             guard failure == nil else { return }
             do {
-                try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price,
-                                     clientKey: clientKeys ? row.clientKey : nil) { w in
-                    row.withTextBytes { w.writeBytes($0) }
+                try row.withTextBytes { (text) throws(SnapshotError) in
+                    try writer.writeItem(id: row.id, checked: row.checked, remind: row.remind, due: row.due, price: row.price,
+                                         clientKey: clientKeys ? row.clientKey : nil, text: text)
                 }
             } catch {
                 failure = error

@@ -53,6 +53,18 @@ struct ListState: Sendable {
         return unloaded.storedBytes
     }
 
+    /// Calls `body` with up to `limit` rows from the `offset`-th, in list
+    /// order, each with its client key. A list without keys hands the rows
+    /// on as they are read (no copy of a row to fill in a key it lacks):
+    /// a snapshot visits every row this way.
+    func forEachKeyedRow(from offset: Int, limit: Int, _ body: (RowView) -> Void) {
+        if keys.isEmpty {
+            rows.forEachRow(filter: .all, from: offset, limit: limit, body)
+        } else {
+            rows.forEachRow(filter: .all, from: offset, limit: limit) { body($0.keyed(by: keys)) }
+        }
+    }
+
     /// Throws `UNAVAILABLE` for a list whose rows are not in memory: a
     /// request that reads or changes rows must have it loaded first (the
     /// server's list cache does so before dispatching it).

@@ -22,9 +22,9 @@ extension StoreCut {
     public func forEachRow(of id: ListID, from offset: Int, limit: Int, _ body: (RowView) -> Void) -> Int {
         guard let list = lists[id] else { return 0 }
         var visited = 0
-        list.rows.forEachRow(filter: .all, from: offset, limit: limit) { row in
+        list.forEachKeyedRow(from: offset, limit: limit) { row in
             visited += 1
-            body(row.keyed(by: list.keys))
+            body(row)
         }
         return visited
     }

@@ -42,7 +42,7 @@ public struct StoreCut: Sendable {
         for id in ids {
             guard let list = lists[id] else { continue }
             try visit(list.exported) { body in
-                list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
+                list.forEachKeyedRow(from: 0, limit: list.rows.count, body)
             }
         }
         return nextListID
@@ -63,7 +63,7 @@ extension StoreCut {
                                      _ visit: (ExportedList, _ forEachRow: ((RowView) -> Void) -> Void) throws(E) -> Void) throws(E) -> Bool {
         guard let list = lists[id], list.unloaded == nil else { return false }
         try visit(list.exported) { body in
-            list.rows.forEachRow(filter: .all, from: 0, limit: list.rows.count) { body($0.keyed(by: list.keys)) }
+            list.forEachKeyedRow(from: 0, limit: list.rows.count, body)
         }
         return true
     }
