@@ -14,7 +14,7 @@ public struct ItemFields: Hashable, Sendable {
     /// list, or nil.
     public var clientKey: String?
 
-    public init(text: String, checked: Bool = false, due: Int64? = nil, remind: Bool = false, price: Int64? = nil,
+    @inlinable public init(text: String, checked: Bool = false, due: Int64? = nil, remind: Bool = false, price: Int64? = nil,
                 clientKey: String? = nil) {
         self.text = text
         self.checked = checked

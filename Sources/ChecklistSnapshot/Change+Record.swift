@@ -62,7 +62,10 @@ extension Change {
         c.writeVarint(list.rawValue)
         c.writeVarint(revision)
         c.writeVarint(UInt64(ops.count))
-        for i in ops.indices { ops[i].write(into: &c) }
+        // Through the buffer: an element read by the array's subscript was copied out first.
+        ops.withUnsafeBufferPointer { ops in
+            for i in ops.indices { ops[i].write(into: &c) }
+        }
     }
 
     /// Bytes `writeKey(_:to:)` writes.

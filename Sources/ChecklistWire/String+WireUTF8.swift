@@ -39,7 +39,7 @@ extension String {
 
     /// Calls `body` with the text's UTF-8 bytes: borrowed from a native
     /// String (no copy, no uniqueness check), from a copy otherwise.
-    @inlinable
+    @inlinable @inline(__always)
     public func withWireUTF8<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
         var copy = self

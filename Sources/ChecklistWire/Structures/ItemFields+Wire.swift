@@ -22,10 +22,17 @@ extension ItemFields {
 
     /// Writes these fields into reserved memory (`encodedBytes` of them):
     /// the bytes of `encode(into:)`.
-    @inlinable public func write(into c: inout WireCursor) {
+    @inlinable @inline(__always) public func write(into c: inout WireCursor) {
+        var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
+        if clientKey != nil { flags.insert(.hasKey) }
+        // The closure takes plain values, not these fields: capturing them
+        // would copy them (their strings retained and released).
+        let (due, price) = (self.due ?? 0, self.price ?? 0)
         text.withWireUTF8 { text in
-            Self.write(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, text: text, into: &c)
+            Self.write(flags: flags.rawValue, text: text, into: &c, due: { due }, price: { price }, clientKey: nil)
         }
+        // The key comes last in the layout: written after the text's closure.
+        if let clientKey { c.writeString(clientKey) }
     }
 
     /// Encodes **ItemFields** with the text written by `text` (which must
