@@ -46,7 +46,7 @@ struct ProtocolSession {
     /// The heavy part of the request being handled, left for a transfer worker.
     private var snapshotWork: SnapshotWork?
     /// What the answer just written waits for (`RequestDispatcher.Waits`).
-    private var waits = RequestDispatcher.Waits()
+    private var waits = RequestDispatcher.Waits.none
     /// PATCHes read and not yet applied (`stagePatch`, `applyStagedPatches`).
     private var staged = StagedPatches()
 
@@ -105,7 +105,7 @@ struct ProtocolSession {
         outcome.setWaiting(transferWork: snapshotWork, parked: parked, retried: waits.retried,
                            uncommittedRead: waits.uncommittedRead)
         snapshotWork = nil
-        waits = RequestDispatcher.Waits()
+        waits = .none
         return outcome
     }
 
@@ -185,8 +185,9 @@ struct ProtocolSession {
             if let refusal = entry.refusal {
                 answers.fail(refusal, requestID: entry.requestID)
             } else {
-                let staged = staged.requests[request]
-                waits = dispatcher.answer(results[next], list: staged.list, key: staged.idempotencyKey,
+                // Read in place: a copy of the request would retain and release its operations.
+                waits = dispatcher.answer(results[next], list: staged.requests[request].list,
+                                          key: staged.requests[request].idempotencyKey,
                                           namespace: namespace, requestID: entry.requestID, into: &answers)
                 next += 1
                 request += 1

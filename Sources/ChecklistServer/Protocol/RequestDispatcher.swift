@@ -45,18 +45,30 @@ final class RequestDispatcher: Sendable {
     }
 
     /// What an answer written by `handle` must wait for beyond its own
-    /// commit (`AnswerHolder`).
-    struct Waits {
+    /// commit (`AnswerHolder`): at most one thing. Mostly `none`, which an
+    /// enum holds (and drops) without touching a reference, once per request.
+    enum Waits {
+        case none
         /// A keyed PATCH answered from the idempotency memory (a retry):
         /// its key. The original may still be in flight, and a rebase of it
         /// changes the answer.
-        var retried: RetriedPatch?
+        case retried(RetriedPatch)
         /// A PAGE of a list whose changes in flight it shows.
-        var uncommittedRead: UncommittedRead?
+        case uncommittedRead(UncommittedRead)
         /// A keyed PATCH this node would refuse while its key is unknown
         /// here (`looksUpRefusedKeys`): nothing was answered; the request
         /// waits while the database is read for the key, then comes again.
-        var refusedKey: RetriedPatch?
+        case refusedKey(RetriedPatch)
+
+        var retried: RetriedPatch? {
+            if case .retried(let key) = self { key } else { nil }
+        }
+        var uncommittedRead: UncommittedRead? {
+            if case .uncommittedRead(let read) = self { read } else { nil }
+        }
+        var refusedKey: RetriedPatch? {
+            if case .refusedKey(let key) = self { key } else { nil }
+        }
     }
 
     /// Answers one request (already past the handshake) into `answers`,
@@ -85,7 +97,7 @@ final class RequestDispatcher: Sendable {
                 }
                 let (lists, ahead) = store.listsAhead(in: namespace, committed: committed)
                 answers.append(Lists(lists: lists), requestID: requestID)
-                if !ahead.isEmpty { return Waits(uncommittedRead: UncommittedRead(rewrites: ahead)) }
+                if !ahead.isEmpty { return .uncommittedRead(UncommittedRead(rewrites: ahead)) }
             case .createList(let m):
                 let summary = try store.createList(in: namespace, name: m.name, icon: m.icon)
                 answers.append(ListInfo(summary: summary), requestID: requestID)
@@ -101,7 +113,7 @@ final class RequestDispatcher: Sendable {
                 // The store is no longer locked: encoding and compressing hold nobody up.
                 page(rows, requestID: requestID, into: &answers)
                 if rows.committedRevision < rows.summary.revision {
-                    return Waits(uncommittedRead: UncommittedRead(rewrites: [m.list: rows.rewrites]))
+                    return .uncommittedRead(UncommittedRead(rewrites: [m.list: rows.rewrites]))
                 }
             case .patch(let m):
                 let result: PatchResult
@@ -111,7 +123,7 @@ final class RequestDispatcher: Sendable {
                 } catch {
                     guard looksUpRefusedKeys, let key = m.idempotencyKey, error.code != .unavailable,
                           error.code != .shuttingDown else { throw error }
-                    return Waits(refusedKey: RetriedPatch(namespace: namespace, key: key))
+                    return .refusedKey(RetriedPatch(namespace: namespace, key: key))
                 }
                 return answer(.success(result.answer), list: m.list, key: m.idempotencyKey, namespace: namespace,
                               requestID: requestID, into: &answers)
@@ -129,7 +141,7 @@ final class RequestDispatcher: Sendable {
         } catch {
             answers.fail(ChecklistError(.internalError, "\(error)"), requestID: requestID)
         }
-        return Waits()
+        return .none
     }
 
     /// Answers a PATCH of `list` (with idempotency key `key`, if any) that
@@ -142,11 +154,11 @@ final class RequestDispatcher: Sendable {
         switch result {
         case .success(let result):
             answers.append(PatchOK(list: list, revision: result.revision, ids: result.ids), requestID: requestID)
-            if result.isRepeat, let key { return Waits(retried: RetriedPatch(namespace: namespace, key: key)) }
+            if result.isRepeat, let key { return .retried(RetriedPatch(namespace: namespace, key: key)) }
         case .failure(let error):
             answers.fail(error, requestID: requestID)
         }
-        return Waits()
+        return .none
     }
 
     /// Encodes a PAGE from the rows `Store.pageRows` resolved (`PageEncoder`).
