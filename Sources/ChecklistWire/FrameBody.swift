@@ -4,7 +4,22 @@ import ChecklistModel
 /// flags and inflates a compressed body, bounded by the frame limit.
 public enum FrameBody {
     /// Calls `decode` with the message bytes of a frame's `body`.
+    /// Inlinable for the usual frame (no flags: the body is the message),
+    /// so that a caller's `T` is not returned and destroyed through its
+    /// type's metadata (a PATCH's decoded parts, once a request).
+    @inlinable
     public static func withMessageBytes<T>(header: FrameHeader, body: UnsafeRawBufferPointer, maxFrameBytes: UInt32,
+                                           _ decode: (inout WireReader) throws(ChecklistError) -> T) throws(ChecklistError) -> T {
+        guard header.flags.rawValue == 0 else {
+            return try withFlaggedMessageBytes(header: header, body: body, maxFrameBytes: maxFrameBytes, decode)
+        }
+        var reader = WireReader(body, from: 0)
+        return try decode(&reader)
+    }
+
+    /// `withMessageBytes` of a frame with flags: checked, and inflated when compressed.
+    @usableFromInline
+    static func withFlaggedMessageBytes<T>(header: FrameHeader, body: UnsafeRawBufferPointer, maxFrameBytes: UInt32,
                                            _ decode: (inout WireReader) throws(ChecklistError) -> T) throws(ChecklistError) -> T {
         guard header.flags.isSubset(of: .known) else {
             throw .badField("flags", "unknown frame flag bits 0x\(String(header.flags.rawValue & ~FrameFlags.known.rawValue, radix: 16))")

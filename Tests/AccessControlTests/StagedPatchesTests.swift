@@ -20,7 +20,7 @@ import Testing
     /// Decodes `patch` into `staged` and stages it.
     static func stage(_ patch: Patch, requestID: UInt32, into staged: inout StagedPatches) throws {
         let decoded = try WireReader.decode(patch.encodedBody()) { r throws(ChecklistError) in try staged.decode(from: &r) }
-        staged.add(decoded.patch, ops: decoded.ops, requestID: requestID)
+        staged.add(decoded, requestID: requestID)
     }
 
     @Test func eachRequestGetsItsOwnOperations() throws {

@@ -37,9 +37,8 @@ struct PatchSharedOperationsTests {
             #expect(!v.isMalformed)
             #expect(decoded.ops == Self.earlier.count..<shared.count)
             #expect(Array(shared[decoded.ops]) == patch.ops)
-            #expect(decoded.patch.ops.isEmpty)
-            var whole = decoded.patch
-            whole.ops = Array(shared[decoded.ops])
+            let whole = Patch(list: decoded.list, baseRevision: decoded.baseRevision,
+                              idempotencyKey: decoded.idempotencyKey, ops: Array(shared[decoded.ops]))
             #expect(whole == patch)
         case let (.failure(error), .failure(sharedError)):
             let refusal = try #require(error as? ChecklistError)

@@ -126,7 +126,7 @@ struct ProtocolSession {
         }
         // Decoded as `Request.decode` decodes a PATCH, its operations
         // straight into the batch's array.
-        let decoded: (patch: Patch, ops: Range<Int>)
+        let decoded: Patch.Head
         do {
             decoded = try FrameBody.withMessageBytes(header: header, body: body, maxFrameBytes: limits.maxFrameBytes) {
                 (r) throws(ChecklistError) in try staged.decode(from: &r)
@@ -140,7 +140,7 @@ struct ProtocolSession {
             staged.refuse(Self.rateLimited(limiter, wait: wait), requestID: header.requestID)
             return true
         }
-        staged.add(decoded.patch, ops: decoded.ops, requestID: header.requestID)
+        staged.add(decoded, requestID: header.requestID)
         return true
     }
 
@@ -439,13 +439,16 @@ struct ProtocolSession {
     /// handler checks it every tick and then closes the connection.
     mutating func accessLost() -> AccessRefusal? {
         if let lostAccess { return lostAccess }
-        guard let accessControl, let (credential, checked, validUntil) = authentication else { return nil }
+        // Asked before every request: the usual answer reads two numbers,
+        // and the credential (its strings) is read only to check it again.
+        guard let accessControl, let checked = authentication?.generation else { return nil }
         let lost: AccessRefusal
-        if let validUntil, AccessControl.now() >= validUntil {
+        if let validUntil = authentication?.validUntil, AccessControl.now() >= validUntil {
             lost = AccessRefusal(.init(.expired), "the token of this connection expired")
         } else {
             let current = accessControl.generation
             if current == checked { return nil }
+            guard let credential = authentication?.credential else { return nil }
             switch accessControl.authenticate(credential, now: AccessControl.now()) {
             case .success(let grant) where grant.namespace == namespace:
                 authentication = (credential, current, grant.validUntil)

@@ -43,16 +43,16 @@ struct StagedPatches {
 
     /// Decodes the PATCH message in `r` (`Patch.decode(from:appendingOperationsTo:)`),
     /// its operations added to the batch's; `add` or `drop` it next.
-    mutating func decode(from r: inout WireReader) throws(ChecklistError) -> (patch: Patch, ops: Range<Int>) {
+    mutating func decode(from r: inout WireReader) throws(ChecklistError) -> Patch.Head {
         try Patch.decode(from: &r, appendingOperationsTo: &operations)
     }
 
-    /// Stages `patch`, decoded by `decode(from:)` with its operations at `ops`, for the store.
-    mutating func add(_ patch: Patch, ops: Range<Int>, requestID: UInt32) {
+    /// Stages `patch`, decoded by `decode(from:)`, for the store.
+    mutating func add(_ patch: Patch.Head, requestID: UInt32) {
         entries.append(Entry(requestID: requestID, refusal: nil))
         requests.append(PatchRequest(list: patch.list, baseRevision: patch.baseRevision, ops: [],
                                      idempotencyKey: patch.idempotencyKey))
-        ranges.append(ops)
+        ranges.append(patch.ops)
     }
 
     /// Forgets the operations of a patch decoded last (`decode(from:)`) that is not staged.

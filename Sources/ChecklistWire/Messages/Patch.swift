@@ -19,21 +19,39 @@ public struct Patch: WireMessage {
         self.ops = ops
     }
 
+    /// A PATCH whose operations were appended to an array shared with
+    /// others (`decode(from:appendingOperationsTo:)`): its other fields,
+    /// and where its operations lie in that array. Plain values only, so
+    /// a server stages one without a reference to hold or drop.
+    public struct Head: Hashable, Sendable {
+        public var list: ListID
+        public var baseRevision: Revision?
+        public var idempotencyKey: IdempotencyKey?
+        /// Where the operations lie in the shared array.
+        public var ops: Range<Int>
+
+        public init(list: ListID, baseRevision: Revision?, idempotencyKey: IdempotencyKey?, ops: Range<Int>) {
+            self.list = list
+            self.baseRevision = baseRevision
+            self.idempotencyKey = idempotencyKey
+            self.ops = ops
+        }
+    }
+
     public static func decode(from r: inout WireReader) throws(ChecklistError) -> Patch {
         var ops: [PatchOperation] = []
-        var patch = try decode(from: &r, appendingOperationsTo: &ops).patch
-        patch.ops = ops
-        return patch
+        let head = try decode(from: &r, appendingOperationsTo: &ops)
+        return Patch(list: head.list, baseRevision: head.baseRevision, idempotencyKey: head.idempotencyKey, ops: ops)
     }
 
     /// Decodes a PATCH as `decode(from:)` does (the same checks, the same
     /// errors), appending its operations to `operations` instead of an
     /// array of its own: a server stages a read's PATCHes with all their
-    /// operations in one array. Returns the message with `ops` empty, and
+    /// operations in one array. Returns the message's other fields and
     /// where its operations lie in `operations`. On a throw `operations`
     /// is as it was.
     public static func decode(from r: inout WireReader, appendingOperationsTo operations: inout [PatchOperation])
-        throws(ChecklistError) -> (patch: Patch, ops: Range<Int>) {
+        throws(ChecklistError) -> Head {
         let list = ListID(try r.readVarint("list"))
         let presence = try r.readPresence(known: hasBaseRevision | hasIdempotencyKey)
         let base = presence & hasBaseRevision != 0 ? try r.readVarint("baseRevision") : nil
@@ -51,7 +69,7 @@ public struct Patch: WireMessage {
             operations.removeSubrange(start...)
             throw error
         }
-        return (Patch(list: list, baseRevision: base, idempotencyKey: key, ops: []), start..<operations.count)
+        return Head(list: list, baseRevision: base, idempotencyKey: key, ops: start..<operations.count)
     }
 
     public func encode(into w: inout WireWriter) {
