@@ -49,7 +49,7 @@ final class InflateStream: @unchecked Sendable {
     /// output (`adler`, to check the member's trailer): a member begun in
     /// an earlier run counts from where that run left it.
     func run(_ input: UnsafeRawBufferPointer, cap: Int) -> Outcome {
-        var outcome = Outcome(block: InflatedBlock(capacity: min(cap, max(64 << 10, input.count * 4))), consumed: 0)
+        var outcome = Outcome(block: InflatedBlock(capacity: min(cap, Self.capacityGuess(for: input))), consumed: 0)
         guard ready else {
             outcome.failure = (.io, "zlib inflateInit2 failed")
             return outcome
@@ -77,6 +77,20 @@ final class InflateStream: @unchecked Sendable {
         return outcome
     }
 
+    /// Room to inflate `input` into without growing on the way: what its
+    /// last four bytes say when they are a member's trailer (RFC 1952
+    /// ISIZE: a stretch usually ends where a member does), else four times
+    /// its size; plus the room `inflate` keeps ahead of each call. Only a
+    /// guess: a wrong one costs memory or a copy, never the output.
+    static func capacityGuess(for input: UnsafeRawBufferPointer) -> Int {
+        let trailer = input.count >= 18 ? Int(UInt32(littleEndian: input.loadUnaligned(fromByteOffset: input.count - 4, as: UInt32.self))) : 0
+        let expected = trailer > 0 && trailer <= 64 * input.count ? trailer : input.count * 4
+        return max(64 << 10, expected + Self.step)
+    }
+
+    /// Output room `inflate` makes sure of before each zlib call.
+    static let step = 256 << 10
+
     /// The CRC-32 of the last `bytes` of the open member's output, from
     /// zlib's CRC of all of it and `crcBefore`, the CRC of the output before
     /// them (CRC-32 is linear: crc(A B) = crc(A) shifted by |B| xor crc(B)).
@@ -90,7 +104,7 @@ final class InflateStream: @unchecked Sendable {
     /// member's output in it is complete.
     private func inflate(_ input: UnsafeRawBufferPointer, cap: Int, into outcome: inout Outcome,
                          memberEnded: (InflatedBlock) -> Void) {
-        let step = 256 << 10
+        let step = Self.step
         let callBytes = 64 << 10
         var outputFull = false
         while outcome.consumed < input.count || outputFull {
