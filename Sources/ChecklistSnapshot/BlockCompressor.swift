@@ -5,11 +5,11 @@ import Glibc
 ///
 /// With one thread it is a single gzip member deflated on the caller's
 /// thread (zlib, streaming). With more, each block becomes an independent
-/// gzip member compressed whole (`GzipMemberCompressor`) by a pool of worker
-/// threads; members are emitted in block
-/// order on the caller's thread, so the output is one valid multi-member
-/// gzip file (RFC 1952 section 2.2). At most `threads + 1` blocks are in
-/// flight, so memory stays bounded.
+/// gzip member compressed whole (`GzipMemberCompressor`) by a pool of
+/// worker threads; members are emitted in block order on the caller's
+/// thread, so the output is one valid multi-member gzip file (RFC 1952
+/// section 2.2). At most `threads + 1` blocks are in flight, so memory
+/// stays bounded.
 final class BlockCompressor {
     private let output: (UnsafeRawBufferPointer) throws(SnapshotError) -> Void
     private let single: GzipDeflater?

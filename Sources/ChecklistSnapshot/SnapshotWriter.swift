@@ -108,11 +108,13 @@ public final class SnapshotWriter {
 
     /// Writes the next item of the current list.
     public func writeItem(_ item: Item) throws(SnapshotError) {
-        try check(itemsLeft > 0, "item \(item.id) is more than the current list announced")
-        record(.item) { item.encodeSnapshotRecord(into: &$0) }
-        itemsLeft -= 1
-        items += 1
-        try flushIfFull()
+        let fields = item.fields
+        try fields.text.withWireUTF8 { text in
+            Result { () throws(SnapshotError) in
+                try writeItem(id: item.id, checked: fields.checked, remind: fields.remind, due: fields.due,
+                              price: fields.price, clientKey: fields.clientKey, text: text)
+            }
+        }.get()
     }
 
     /// Writes the next item of the current list, its text the UTF-8 bytes
