@@ -62,10 +62,7 @@ extension Change {
         c.writeVarint(list.rawValue)
         c.writeVarint(revision)
         c.writeVarint(UInt64(ops.count))
-        // Through the buffer: an element read by the array's subscript was copied out first.
-        ops.withUnsafeBufferPointer { ops in
-            for i in ops.indices { ops[i].write(into: &c) }
-        }
+        for i in ops.indices { ops[i].write(into: &c) }
     }
 
     /// Bytes `writeKey(_:to:)` writes.
