@@ -2,10 +2,13 @@ import ChecklistSnapshot
 import ChecklistThreads
 import Synchronization
 
-/// Writes a snapshot in the background whenever the log has grown by
-/// `changes` records since the last one, so recovery stays short and old
-/// log segments go. Requests keep being served meanwhile (see
-/// `DataDirectoryStorage.writeSnapshot`). Its tick also gives the C heap's
+/// Writes a snapshot in the background whenever the log has grown as far
+/// as the `SnapshotPolicy` says since the last one, so recovery stays short
+/// and old log segments go. Requests keep being served meanwhile (see
+/// `DataDirectoryStorage.writeSnapshot`), and come first: the compactor
+/// and the compression threads it starts run at the lowest CPU priority
+/// (`NativeThread.lowerCurrentPriority`), on what serving leaves of the
+/// cores. Its tick also gives the C heap's
 /// free memory back once large PATCH batches added up (`FreeMemory.giveBackIfDue`).
 public final class Compactor: Sendable {
     private let thread: Mutex<NativeThread?> = Mutex(nil)
@@ -15,18 +18,21 @@ public final class Compactor: Sendable {
     /// Starts checking once a second.
     ///
     /// - Parameter report: told about every snapshot written or failed.
-    public init(storage: DataDirectoryStorage, changes: UInt64,
+    public init(storage: DataDirectoryStorage, policy: SnapshotPolicy,
                 report: @escaping @Sendable (Result<DataDirectoryStorage.SnapshotRecord, any Error>) -> Void) {
         let stopLatch = self.stopLatch
         thread.withLock {
             $0 = NativeThread.spawn(name: "checklist-compactor") {
+                NativeThread.lowerCurrentPriority()
                 var snapshotLSN = storage.recovery.snapshot?.startLSN ?? 0
+                var due = policy.recordsDue(afterSnapshotOf: storage.recovery.itemsRestored)
                 while !stopLatch.wait(until: .now.advanced(by: .seconds(1))) {
                     FreeMemory.giveBackIfDue()
-                    guard storage.log.lastLSN >= snapshotLSN + changes else { continue }
+                    guard storage.log.lastLSN >= snapshotLSN + due else { continue }
                     do {
                         let record = try storage.writeSnapshot()
                         snapshotLSN = record.file.startLSN
+                        due = policy.recordsDue(afterSnapshotOf: record.items)
                         report(.success(record))
                     } catch {
                         report(.failure(error))

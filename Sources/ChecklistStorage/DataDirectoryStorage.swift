@@ -20,8 +20,8 @@ public final class DataDirectoryStorage: ServerStorage {
     public let policy: FsyncPolicy
     /// What recovery found and did.
     public let recovery: RecoveryReport
-    /// Log records after which the compactor writes a snapshot.
-    public let snapshotAfter: UInt64
+    /// When the compactor writes a snapshot.
+    public let snapshots: SnapshotPolicy
     /// Connections holding answers until the log is durable.
     private let waiters: CommitStates
     private let store: Store
@@ -45,29 +45,29 @@ public final class DataDirectoryStorage: ServerStorage {
     /// log after it into `store` (which must be empty and must not commit
     /// anything meanwhile), then opens the log for appending.
     ///
-    /// - Parameter snapshotAfter: log records after which the compactor
-    ///   (started by `startUpkeep`) writes a snapshot.
+    /// - Parameter snapshots: when the compactor (started by `startUpkeep`)
+    ///   writes a snapshot.
     /// - Parameter onReplayed: called with every change replayed from the
     ///   log into the store, in log order (e.g. `SubscriptionHub.retain`).
     /// - Parameter onFatal: called once, on the log's thread, when a write or
     ///   fsync fails: durability can no longer be promised and the server
     ///   should stop.
-    public convenience init(path: String, policy: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000, store: Store,
+    public convenience init(path: String, policy: FsyncPolicy, snapshots: SnapshotPolicy = SnapshotPolicy(), store: Store,
                             onReplayed: (Change) -> Void = { _ in },
                             onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
-        try self.init(path: path, policy: policy, snapshotAfter: snapshotAfter, store: store, onReplayed: onReplayed,
+        try self.init(path: path, policy: policy, snapshots: snapshots, store: store, onReplayed: onReplayed,
                       syncFile: WriteAheadLog.Options().syncFile, onFatal: onFatal)
     }
 
     /// As above, with the log's fsync replaced (tests hold it to keep
     /// answers waiting for durability).
-    init(path: String, policy: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000, store: Store,
+    init(path: String, policy: FsyncPolicy, snapshots: SnapshotPolicy = SnapshotPolicy(), store: Store,
          onReplayed: (Change) -> Void, syncFile: @escaping @Sendable (Int32) -> Int32,
          onFatal: @escaping @Sendable (PersistenceError) -> Void) throws {
         let directory = try DataDirectory(path: path)
         self.directory = directory
         self.policy = policy
-        self.snapshotAfter = snapshotAfter
+        self.snapshots = snapshots
         self.store = store
         let sink = StoreRestoreSink(store: store)
         recovery = try Recovery.run(directory: directory, sink: sink) { change in
@@ -132,7 +132,7 @@ public final class DataDirectoryStorage: ServerStorage {
     /// snapshot (`event=snapshot`, `event=snapshot_failed`).
     public func startUpkeep(log serverLog: ServerLog) {
         logRecovery(to: serverLog)
-        let started = Compactor(storage: self, changes: snapshotAfter) { [self] result in
+        let started = Compactor(storage: self, policy: snapshots) { [self] result in
             logSnapshot(result, to: serverLog)
         }
         compactor.withLock { $0 = started }

@@ -27,18 +27,18 @@ public struct StorageOpener: Sendable {
 
     /// The local data directory at `path` (created if missing): snapshots and
     /// a write-ahead log fsynced as `fsync` says, a snapshot written in the
-    /// background after `snapshotAfter` log records.
-    public static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000) -> StorageOpener {
-        dataDirectory(path, fsync: fsync, snapshotAfter: snapshotAfter, syncFile: WriteAheadLog.Options().syncFile)
+    /// background when `snapshots` says.
+    public static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshots: SnapshotPolicy = SnapshotPolicy()) -> StorageOpener {
+        dataDirectory(path, fsync: fsync, snapshots: snapshots, syncFile: WriteAheadLog.Options().syncFile)
     }
 
     /// As above, with the log's fsync replaced (tests hold it to keep
     /// answers waiting for durability).
-    static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshotAfter: UInt64 = 1_000_000,
+    static func dataDirectory(_ path: String, fsync: FsyncPolicy, snapshots: SnapshotPolicy = SnapshotPolicy(),
                               syncFile: @escaping @Sendable (Int32) -> Int32) -> StorageOpener {
         StorageOpener { store, replayed, onFailure in
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            return try DataDirectoryStorage(path: path, policy: fsync, snapshotAfter: snapshotAfter, store: store,
+            return try DataDirectoryStorage(path: path, policy: fsync, snapshots: snapshots, store: store,
                                             onReplayed: replayed, syncFile: syncFile) { onFailure($0) }
         }
     }

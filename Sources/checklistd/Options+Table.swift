@@ -61,7 +61,12 @@ extension Options {
         .value("--snapshot-after", "N", """
             write a snapshot in the background after N logged
             changes, then drop the log before it (default 1000000)
-            """) { $0.snapshotAfter = try $1.integer(min: 1) },
+            """) { $0.snapshots.records = try $1.integer(min: 1) },
+        .value("--snapshot-growth", "PERCENT", """
+            and not before the log has grown by PERCENT% of the
+            items the last snapshot held, so that snapshots of a
+            large store stay rare; 0: N changes alone (default 50)
+            """) { $0.snapshots.growthPercent = try $1.integer(max: 10_000) },
         .flag("--seed-demo", """
             fill an empty store with the apps' demo lists (on
             PostgreSQL: only a database that never held a list)

@@ -15,8 +15,8 @@ struct Options {
     var seedDemo = false
     /// When the write-ahead log is fsynced.
     var fsync: FsyncPolicy = .everysec
-    /// Log records after which a background snapshot is written.
-    var snapshotAfter: UInt64 = 1_000_000
+    /// `--snapshot-after`, `--snapshot-growth`: when a background snapshot is written.
+    var snapshots = SnapshotPolicy()
     /// `--postgres-statement-timeout`, `--postgres-checkpoint-after`; the
     /// retention follows `--retain-changes` (applied in `StorageChoice`).
     var postgresSettings = PostgresSettings()

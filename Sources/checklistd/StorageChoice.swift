@@ -20,7 +20,7 @@ enum StorageChoice {
             return .postgres(conninfo, settings: settings)
         }
         return .dataDirectory(options.configuration.dataDirectory, fsync: options.fsync,
-                              snapshotAfter: options.snapshotAfter)
+                              snapshots: options.snapshots)
     }
 
     /// The exit status and message for a start that failed with `error`,

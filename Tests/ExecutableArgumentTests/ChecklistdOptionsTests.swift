@@ -1,5 +1,6 @@
 import ChecklistPersistence
 import ChecklistServer
+import ChecklistStorage
 import ChecklistCommandLine
 @testable import checklistd
 import Testing
@@ -11,7 +12,7 @@ struct ChecklistdOptionsTests {
     @Test func noArgumentsGiveTheDefaults() throws {
         let options = try #require(try Options.parse([]))
         #expect(options.configuration.host == "127.0.0.1" && options.configuration.port == 7420)
-        #expect(options.fsync == .everysec && options.snapshotAfter == 1_000_000)
+        #expect(options.fsync == .everysec && options.snapshots == SnapshotPolicy(records: 1_000_000, growthPercent: 50))
         #expect(!options.seedDemo && options.tokensFile == nil && !options.insecureBind)
         #expect(options.configuration.idleTimeout == nil)
     }
@@ -26,7 +27,7 @@ struct ChecklistdOptionsTests {
             "--host", "::1", "--port", "0", "--threads", "3", "--tokens", "/t", "--insecure-bind",
             "--max-connections", "5", "--max-frame", "2048", "--max-page-rows", "7", "--max-text", "9",
             "--max-batch", "11", "--idle-timeout", "1.5", "--max-in-flight", "13", "--max-output-bytes", "200000",
-            "--data-dir", "/d", "--seed-demo", "--fsync", "always", "--snapshot-after", "17",
+            "--data-dir", "/d", "--seed-demo", "--fsync", "always", "--snapshot-after", "17", "--snapshot-growth", "0",
             "--retain-changes", "0", "--retain-bytes", "19", "--max-push-buffer", "4096",
             "--max-import-bytes", "2048", "--transfer-threads", "4", "--import-inflate-threads", "0",
             "--metrics-port", "0", "--metrics-host", "10.0.0.1", "--slow-request-ms", "5", "--log-level", "debug",
@@ -36,7 +37,7 @@ struct ChecklistdOptionsTests {
         #expect(c.maxConnections == 5 && c.limits.maxFrameBytes == 2048 && c.limits.maxPageRows == 7)
         #expect(c.limits.maxTextBytes == 9 && c.limits.maxBatchOps == 11 && c.maxInFlight == 13)
         #expect(c.idleTimeout == .milliseconds(1500) && c.maxOutputBytes == 200_000)
-        #expect(c.dataDirectory == "/d" && options.seedDemo && options.fsync == .always && options.snapshotAfter == 17)
+        #expect(c.dataDirectory == "/d" && options.seedDemo && options.fsync == .always && options.snapshots == SnapshotPolicy(records: 17, growthPercent: 0))
         #expect(c.liveSync.retainChangesPerList == 0 && c.liveSync.maxRetainedBytes == 19)
         #expect(c.liveSync.maxPushBufferBytes == 4096 && c.snapshots.maxImportBytes == 2048 && c.snapshots.workerThreads == 4)
         #expect(c.snapshots.importInflateThreads == 0)
