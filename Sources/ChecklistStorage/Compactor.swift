@@ -24,20 +24,18 @@ public final class Compactor: Sendable {
         thread.withLock {
             $0 = NativeThread.spawn(name: "checklist-compactor") {
                 NativeThread.lowerCurrentPriority()
-                var snapshotLSN = storage.recovery.snapshot?.startLSN ?? 0
-                var due = policy.recordsDue(afterSnapshotOf: storage.recovery.itemsRestored)
+                var schedule = SnapshotSchedule(policy: policy, coveredLSN: storage.recovery.snapshot?.startLSN ?? 0,
+                                                items: storage.recovery.itemsRestored)
                 while !stopLatch.wait(until: .now.advanced(by: .seconds(1))) {
                     FreeMemory.giveBackIfDue()
-                    guard storage.log.lastLSN >= snapshotLSN + due else { continue }
+                    guard schedule.isDue(lastLSN: storage.log.lastLSN) else { continue }
                     do {
                         let record = try storage.writeSnapshot()
-                        snapshotLSN = record.file.startLSN
-                        due = policy.recordsDue(afterSnapshotOf: record.items)
+                        schedule.wrote(startLSN: record.file.startLSN, items: record.items)
                         report(.success(record))
                     } catch {
                         report(.failure(error))
-                        // Try again after another batch of changes, not every second.
-                        snapshotLSN = storage.log.lastLSN
+                        schedule.failed(lastLSN: storage.log.lastLSN)
                     }
                 }
             }

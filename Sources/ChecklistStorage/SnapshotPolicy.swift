@@ -28,3 +28,39 @@ public struct SnapshotPolicy: Sendable, Hashable {
         return max(records, overflow ? UInt64.max : scaled / 100)
     }
 }
+
+/// Where the compactor stands under a `SnapshotPolicy`: the log position
+/// the last snapshot (or failed attempt) covers, and how many records
+/// after it the next snapshot is due.
+package struct SnapshotSchedule: Sendable, Hashable {
+    package let policy: SnapshotPolicy
+    /// The last snapshot's start LSN (or the log's end at a failed attempt).
+    package private(set) var coveredLSN: UInt64
+    /// Records after `coveredLSN` before the next snapshot.
+    package private(set) var due: UInt64
+
+    /// The schedule after recovery loaded a snapshot of `items` items that
+    /// covers the log up to `coveredLSN` (0 and 0 without one).
+    package init(policy: SnapshotPolicy, coveredLSN: UInt64, items: UInt64) {
+        self.policy = policy
+        self.coveredLSN = coveredLSN
+        due = policy.recordsDue(afterSnapshotOf: items)
+    }
+
+    /// Whether a log that ends at `lastLSN` wants the next snapshot.
+    package func isDue(lastLSN: UInt64) -> Bool {
+        lastLSN >= coveredLSN && lastLSN - coveredLSN >= due
+    }
+
+    /// A snapshot of `items` items covering the log up to `startLSN` was written.
+    package mutating func wrote(startLSN: UInt64, items: UInt64) {
+        coveredLSN = startLSN
+        due = policy.recordsDue(afterSnapshotOf: items)
+    }
+
+    /// A snapshot failed with the log at `lastLSN`: try again once as many
+    /// records as were due have followed, not at every check.
+    package mutating func failed(lastLSN: UInt64) {
+        coveredLSN = lastLSN
+    }
+}

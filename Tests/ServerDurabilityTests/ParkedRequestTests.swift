@@ -81,7 +81,7 @@ struct ParkedRequestTests {
             try socket.send(Self.refusedKeyedPatch, id: 1)
             #expect(loading.waitForALookUp())
             shutdown.withLock {
-                $0 = NativeThread.spawn(name: "shutdown") { try? service.shutdown(timeout: .seconds(30)) }
+                $0 = NativeThread.spawn(name: "shutdown") { _ = try? service.shutdown(timeout: .seconds(30)) }
             }
             // The goodbye, not the parked request's answer; then the close.
             let (header, goodbye) = try socket.receive()

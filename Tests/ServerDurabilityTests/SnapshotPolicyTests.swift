@@ -29,3 +29,44 @@ import Testing
         #expect(SnapshotPolicy() == SnapshotPolicy(records: 1_000_000, growthPercent: 50))
     }
 }
+
+/// `SnapshotSchedule`: the compactor's record of the last snapshot and of
+/// when the next is due.
+@Suite struct SnapshotScheduleTests {
+    let policy = SnapshotPolicy(records: 10, growthPercent: 50)
+
+    @Test func afterRecoveryTheLoadedSnapshotSetsTheNext() {
+        let schedule = SnapshotSchedule(policy: policy, coveredLSN: 100, items: 60)
+        #expect(!schedule.isDue(lastLSN: 129))
+        #expect(schedule.isDue(lastLSN: 130))
+        // Without a snapshot: the records alone.
+        let fresh = SnapshotSchedule(policy: policy, coveredLSN: 0, items: 0)
+        #expect(!fresh.isDue(lastLSN: 9) && fresh.isDue(lastLSN: 10))
+    }
+
+    @Test func aWrittenSnapshotMovesTheNextByItsItems() {
+        var schedule = SnapshotSchedule(policy: policy, coveredLSN: 0, items: 0)
+        schedule.wrote(startLSN: 12, items: 1_000)
+        #expect(!schedule.isDue(lastLSN: 511))
+        #expect(schedule.isDue(lastLSN: 512))
+        schedule.wrote(startLSN: 512, items: 4)
+        #expect(!schedule.isDue(lastLSN: 521) && schedule.isDue(lastLSN: 522))
+    }
+
+    @Test func aFailureWaitsForAsManyRecordsAgain() {
+        var schedule = SnapshotSchedule(policy: policy, coveredLSN: 0, items: 200)
+        #expect(schedule.isDue(lastLSN: 150))
+        schedule.failed(lastLSN: 150)
+        #expect(!schedule.isDue(lastLSN: 150) && !schedule.isDue(lastLSN: 249))
+        #expect(schedule.isDue(lastLSN: 250))
+    }
+
+    @Test func aDueBeyondTheLogNeverOverflows() {
+        let schedule = SnapshotSchedule(policy: SnapshotPolicy(records: 1, growthPercent: 10_000), coveredLSN: 5,
+                                        items: .max / 2)
+        #expect(schedule.due == .max)
+        #expect(!schedule.isDue(lastLSN: .max))
+        // A log position below the covered one (never, but not a trap).
+        #expect(!SnapshotSchedule(policy: policy, coveredLSN: 50, items: 0).isDue(lastLSN: 3))
+    }
+}
