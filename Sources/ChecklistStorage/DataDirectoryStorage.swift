@@ -71,11 +71,10 @@ public final class DataDirectoryStorage: ServerStorage {
         self.store = store
         let sink = StoreRestoreSink(store: store)
         recovery = try Recovery.run(directory: directory, sink: sink) { change in
-            let current = try? store.summary(in: change.namespace, list: change.list).revision
-            if try ReplayRule.decide(change, currentRevision: current) == .apply {
-                try store.replay(change)
-                onReplayed(change)
+            let applied = try store.replay(change) { current in
+                try ReplayRule.decide(change, currentRevision: current) == .apply
             }
+            if applied { onReplayed(change) }
         }
         // Recovery's decoding buffers are freed: hand the pages back to the OS.
         FreeMemory.giveBack()

@@ -182,6 +182,22 @@ public final class Store: Sendable {
         _ = try commit(.replay(change), in: change.namespace, notify: notify)
     }
 
+    /// Replays `change` as `replay(_:)` does when `decide` says so, given
+    /// the revision of its list in the store now (nil when the store has no
+    /// such list in the change's namespace), both under one hold of the
+    /// lock: recovery asks this of every logged change, and reading the
+    /// revision through `summary(in:list:)` first copied the whole list's
+    /// state and took the lock twice. Returns whether it was applied; the
+    /// change is never passed to `onCommit`.
+    public func replay(_ change: Change, if decide: (Revision?) throws -> Bool) throws -> Bool {
+        try locked { state throws in
+            let current = state.revisionInPlace(of: change.list, in: change.namespace)
+            guard try decide(current) else { return false }
+            _ = try state.apply(.replay(change), in: change.namespace, limits: limits)
+            return true
+        }
+    }
+
     // MARK: The lock
 
     /// The one apply path, under the lock: apply, then announce.

@@ -72,6 +72,14 @@ struct StoreState: ~Copyable {
         try body(&lists.values[index])
     }
 
+    /// The revision of list `list` of namespace `ns`, nil when there is no
+    /// such list; read in place (mutating only to reach the list without
+    /// copying it).
+    mutating func revisionInPlace(of list: ListID, in ns: Namespace) -> Revision? {
+        guard let index = lists.index(forKey: list) else { return nil }
+        return inPlace(index) { $0.namespace == ns ? $0.revision : nil }
+    }
+
     /// Runs `body` on the list `list` of namespace `ns`, for reading only
     /// (under the store's shared lock).
     func readList<R>(_ list: ListID, in ns: Namespace,

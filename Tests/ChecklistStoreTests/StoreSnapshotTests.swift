@@ -71,12 +71,18 @@ import Testing
         #expect(rows > 0)
     }
 
+    /// `populatedStore` with what it committed, and an empty store with a
+    /// recorder of what it passes to `onCommit`.
+    static func sourceAndEmptyReplica() throws -> (ChangeRecorder, Store, ChangeRecorder, Store) {
+        let recorder = ChangeRecorder()
+        let source = try populatedStore(recorder)
+        let notified = ChangeRecorder()
+        return (recorder, source, notified, Store(onCommit: notified.record))
+    }
+
     @Test("replaying the committed changes rebuilds the store")
     func replay() throws {
-        let recorder = ChangeRecorder()
-        let source = try Self.populatedStore(recorder)
-        let notified = ChangeRecorder()
-        let replica = Store(onCommit: notified.record)
+        let (recorder, source, notified, replica) = try Self.sourceAndEmptyReplica()
         for change in recorder.changes { try replica.replay(change) }
         #expect(StoreContents(replica) == StoreContents(source))
         #expect(notified.changes.isEmpty)
@@ -88,6 +94,39 @@ import Testing
         let change = Change(namespace: Namespace("a"), list: ListID(1), revision: later.revision, kind: .patched(later.applied))
         try snapshot.replay(change, notify: false)
         #expect(StoreContents(snapshot) == StoreContents(source))
+    }
+
+    @Test("a replay decided under the lock sees the list's revision, or none, and applies only when told")
+    func replayDecided() throws {
+        let (recorder, source, notified, replica) = try Self.sourceAndEmptyReplica()
+        // Each change twice: the second time its list is already at its
+        // revision (or gone). Decided as recovery decides (`ReplayRule`).
+        for change in recorder.changes {
+            var seen: [Revision?] = []
+            let decide = { (current: Revision?) -> Bool in
+                seen.append(current)
+                guard let current else { return change.isCreationForTest }
+                return change.revision > current
+            }
+            let applied = try replica.replay(change, if: decide)
+            #expect(applied)
+            let again = try replica.replay(change, if: decide)
+            #expect(!again)
+            if case .listCreated = change.kind { #expect(seen[0] == nil) } else { #expect(seen[0] == change.revision - 1) }
+            // After a deletion the list is gone: no revision.
+            #expect(seen[1] == (change.isDeletionForTest ? nil : change.revision))
+        }
+        #expect(StoreContents(replica) == StoreContents(source))
+        #expect(notified.changes.isEmpty)
+        // Another namespace's list has no revision there.
+        let list = try replica.createList(in: Namespace("x"), name: "X", icon: "")
+        var other: Revision?? = .none
+        let applied = try replica.replay(Change(namespace: Namespace("y"), list: list.id, revision: 2, kind: .listDeleted)) {
+            other = $0
+            return false
+        }
+        #expect(!applied && other == .some(nil))
+        #expect(try replica.summary(in: Namespace("x"), list: list.id).revision == 1)
     }
 
     @Test("replay refuses changes that do not follow on")
@@ -152,5 +191,15 @@ import Testing
         #expect(next.ids == [.init(tempRef: 1, id: ItemID(10))] && next.revision == 5)
         store.restoreNextListID(ListID(3))
         #expect(store.nextListID == ListID(8))
+    }
+}
+
+private extension Change {
+    var isDeletionForTest: Bool {
+        if case .listDeleted = kind { true } else { false }
+    }
+
+    var isCreationForTest: Bool {
+        if case .listCreated = kind { true } else { false }
     }
 }

@@ -38,12 +38,15 @@ struct PreparedBatch {
     /// Adds what the feed keeps of `change`, sent under `maxFrameBytes`,
     /// as `feed` says.
     mutating func add(_ change: borrowing Change, maxFrameBytes: UInt32, feed: ChangeFeed.Configuration) {
-        guard ChangeFeed.retains(isDeletion: change.isDeletion, under: feed) else {
-            retained.append(nil)
-            return
-        }
+        retained.append(Self.kept(of: change, maxFrameBytes: maxFrameBytes, feed: feed))
+    }
+
+    /// What the feed keeps of `change`, sent under `maxFrameBytes`, as
+    /// `feed` says (nil: nothing): for one change, no batch needed.
+    static func kept(of change: borrowing Change, maxFrameBytes: UInt32, feed: ChangeFeed.Configuration) -> RetainedChange? {
+        guard ChangeFeed.retains(isDeletion: change.isDeletion, under: feed) else { return nil }
         let frameCount = FrameHeader.size + PublishedChange.bodyBytes(of: change, maxFrameBytes: maxFrameBytes)
-        retained.append(RetainedChange(change, frameCount: frameCount, maxFrameBytes: maxFrameBytes))
+        return RetainedChange(change, frameCount: frameCount, maxFrameBytes: maxFrameBytes)
     }
 
     /// Moves out what the feed keeps of the `index`th change.

@@ -143,11 +143,10 @@ public final class SubscriptionHub: Sendable {
     /// the newest snapshot). Nothing is pushed or counted: call it only
     /// before any client is served, in replay order.
     public func retain(_ change: Change) {
-        var batch = PreparedBatch()
-        batch.add(change, maxFrameBytes: maxFrameBytes, feed: feedConfiguration)
+        let kept = PreparedBatch.kept(of: change, maxFrameBytes: maxFrameBytes, feed: feedConfiguration)
         state.withLock { s in
             s.feed.append(list: change.list, namespace: change.namespace, revision: change.revision,
-                          isDeletion: change.isDeletion, startsHistory: change.startsHistory, retaining: batch.take(0))
+                          isDeletion: change.isDeletion, startsHistory: change.startsHistory, retaining: kept)
         }
     }
 
