@@ -10,6 +10,11 @@ extension String {
     @inlinable
     public init?(wireUTF8 bytes: UnsafeRawBufferPointer) {
         let decoded = String(decoding: bytes, as: UTF8.self)
+        // ASCII (most texts) is valid UTF-8: nothing was repaired.
+        if Self.isASCII(bytes) {
+            self = decoded
+            return
+        }
         // Decoding replaces each invalid sequence with U+FFFD (EF BF BD).
         // At the first invalid byte the input cannot itself read EF BF BD
         // (that would be a valid sequence), so a repaired text always
@@ -17,6 +22,23 @@ extension String {
         guard decoded.utf8.count == bytes.count else { return nil }
         guard decoded.withWireUTF8({ Self.sameBytes($0, bytes) }) else { return nil }
         self = decoded
+    }
+
+    /// Whether every byte of `bytes` is below 0x80 (8 at a time).
+    @inlinable
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        var high: UInt64 = 0
+        var i = 0
+        while i + 8 <= count {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// Whether `a` and `b`, of the same count, hold the same bytes (8 at a time).
