@@ -5,10 +5,13 @@ import Synchronization
 /// Writes a snapshot in the background whenever the log has grown as far
 /// as the `SnapshotPolicy` says since the last one, so recovery stays short
 /// and old log segments go. Requests keep being served meanwhile (see
-/// `DataDirectoryStorage.writeSnapshot`), and come first: the compactor
-/// and the compression threads it starts run at the lowest CPU priority
-/// (`NativeThread.lowerCurrentPriority`), on what serving leaves of the
-/// cores. Its tick also gives the C heap's
+/// `DataDirectoryStorage.writeSnapshot`), and come first: a snapshot is
+/// written on a thread of its own at the lowest CPU priority, its
+/// compression threads too (`NativeThread.lowerCurrentPriority`), on what
+/// serving leaves of the cores, unless it is overdue
+/// (`SnapshotSchedule.isOverdue`: serving left it no room for long), then
+/// at the server's own priority, so that the log and the recovery it
+/// costs stay bounded. Its tick also gives the C heap's
 /// free memory back once large PATCH batches added up (`FreeMemory.giveBackIfDue`).
 public final class Compactor: Sendable {
     private let thread: Mutex<NativeThread?> = Mutex(nil)
@@ -23,17 +26,21 @@ public final class Compactor: Sendable {
         let stopLatch = self.stopLatch
         thread.withLock {
             $0 = NativeThread.spawn(name: "checklist-compactor") {
-                NativeThread.lowerCurrentPriority()
                 var schedule = SnapshotSchedule(policy: policy, coveredLSN: storage.recovery.snapshot?.startLSN ?? 0,
                                                 items: storage.recovery.itemsRestored)
                 while !stopLatch.wait(until: .now.advanced(by: .seconds(1))) {
                     FreeMemory.giveBackIfDue()
-                    guard schedule.isDue(lastLSN: storage.log.lastLSN) else { continue }
-                    do {
-                        let record = try storage.writeSnapshot()
+                    let lastLSN = storage.log.lastLSN
+                    guard schedule.isDue(lastLSN: lastLSN) else { continue }
+                    let written = NativeThread.runAndJoin(name: "checklist-snapshot",
+                                                          lowered: !schedule.isOverdue(lastLSN: lastLSN)) {
+                        Result { try storage.writeSnapshot() }
+                    }
+                    switch written {
+                    case .success(let record):
                         schedule.wrote(startLSN: record.file.startLSN, items: record.items)
                         report(.success(record))
-                    } catch {
+                    case .failure(let error):
                         report(.failure(error))
                         schedule.failed(lastLSN: storage.log.lastLSN)
                     }

@@ -52,6 +52,15 @@ package struct SnapshotSchedule: Sendable, Hashable {
         lastLSN >= coveredLSN && lastLSN - coveredLSN >= due
     }
 
+    /// Whether the next snapshot is overdue: the log has grown by twice
+    /// what was due (a snapshot at the lowest priority could not keep up
+    /// with a server busy on every core). Then it is written at the
+    /// server's own priority (`Compactor`).
+    package func isOverdue(lastLSN: UInt64) -> Bool {
+        let (twice, overflow) = due.multipliedReportingOverflow(by: 2)
+        return !overflow && lastLSN >= coveredLSN && lastLSN - coveredLSN >= twice
+    }
+
     /// A snapshot of `items` items covering the log up to `startLSN` was written.
     package mutating func wrote(startLSN: UInt64, items: UInt64) {
         coveredLSN = startLSN

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 extension NativeThread {
     /// Gives the calling thread the lowest CPU priority, so that it runs on
@@ -19,5 +20,20 @@ extension NativeThread {
         #else
         return setpriority(PRIO_DARWIN_THREAD, 0, PRIO_DARWIN_BG) == 0
         #endif
+    }
+
+    /// Runs `body` on a new thread named `name`, at the lowest CPU priority
+    /// when `lowered` (`lowerCurrentPriority`), and returns what it
+    /// returned once that thread is done: work whose priority is decided
+    /// case by case, which the caller's own (never raised again once
+    /// lowered without privileges) must not decide.
+    package static func runAndJoin<T: Sendable>(name: String, lowered: Bool, _ body: @escaping @Sendable () -> T) -> T {
+        let result = Mutex<T?>(nil)
+        spawn(name: name) {
+            if lowered { lowerCurrentPriority() }
+            let value = body()
+            result.withLock { $0 = value }
+        }.join()
+        return result.withLock { $0.take()! }
     }
 }

@@ -61,11 +61,19 @@ import Testing
         #expect(schedule.isDue(lastLSN: 250))
     }
 
+    @Test func aSnapshotIsOverdueAtTwiceWhatWasDue() {
+        var schedule = SnapshotSchedule(policy: policy, coveredLSN: 0, items: 0)
+        #expect(schedule.isDue(lastLSN: 10) && !schedule.isOverdue(lastLSN: 19))
+        #expect(schedule.isOverdue(lastLSN: 20))
+        schedule.wrote(startLSN: 20, items: 1_000)
+        #expect(!schedule.isOverdue(lastLSN: 1_019) && schedule.isOverdue(lastLSN: 1_020))
+    }
+
     @Test func aDueBeyondTheLogNeverOverflows() {
         let schedule = SnapshotSchedule(policy: SnapshotPolicy(records: 1, growthPercent: 10_000), coveredLSN: 5,
                                         items: .max / 2)
         #expect(schedule.due == .max)
-        #expect(!schedule.isDue(lastLSN: .max))
+        #expect(!schedule.isDue(lastLSN: .max) && !schedule.isOverdue(lastLSN: .max))
         // A log position below the covered one (never, but not a trap).
         #expect(!SnapshotSchedule(policy: policy, coveredLSN: 50, items: 0).isDue(lastLSN: 3))
     }
