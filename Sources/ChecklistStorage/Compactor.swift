@@ -32,12 +32,13 @@ public final class Compactor: Sendable {
                     FreeMemory.giveBackIfDue()
                     let lastLSN = storage.log.lastLSN
                     guard schedule.isDue(lastLSN: lastLSN) else { continue }
-                    let written = NativeThread.runAndJoin(name: "checklist-snapshot",
-                                                          lowered: !schedule.isOverdue(lastLSN: lastLSN)) {
+                    let overdue = schedule.isOverdue(lastLSN: lastLSN)
+                    let written = NativeThread.runAndJoin(name: "checklist-snapshot", lowered: !overdue) {
                         Result { try storage.writeSnapshot() }
                     }
                     switch written {
-                    case .success(let record):
+                    case .success(var record):
+                        record.overdue = overdue
                         schedule.wrote(startLSN: record.file.startLSN, items: record.items)
                         report(.success(record))
                     case .failure(let error):

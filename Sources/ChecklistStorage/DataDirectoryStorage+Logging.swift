@@ -24,7 +24,7 @@ extension DataDirectoryStorage {
             log.info("snapshot", ["file": record.file.path, "lsn": record.file.startLSN, "items": record.items,
                                   "bytes": record.compressedBytes,
                                   "cutMs": Double(record.cutNanoseconds / 1000) / 1000,
-                                  "writeMs": Double(record.writeNanoseconds / 1000) / 1000])
+                                  "writeMs": Double(record.writeNanoseconds / 1000) / 1000, "overdue": record.overdue])
         case .failure(let error):
             log.error("snapshot_failed", ["error": "\(error)"])
         }

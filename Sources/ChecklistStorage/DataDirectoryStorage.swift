@@ -39,6 +39,10 @@ public final class DataDirectoryStorage: ServerStorage {
         /// How long the store was held to take the cut.
         public var cutNanoseconds: UInt64
         public var writeNanoseconds: UInt64
+        /// Written at the server's own priority because it was overdue
+        /// (`SnapshotSchedule.isOverdue`: serving left the lowest priority
+        /// no room), not at the lowest.
+        public var overdue = false
     }
 
     /// Takes the directory's lock, loads the newest snapshot and replays the
