@@ -8,7 +8,9 @@
 /// rewrites its append-only file once it has doubled): what a change costs
 /// in snapshots then stays the same at any size. The price is recovery: a
 /// crash replays up to `max(records, items × growthPercent / 100)` log
-/// records after loading the snapshot (docs/OPERATING.md, "Durability").
+/// records after loading the snapshot, and while a snapshot is being
+/// written, what came meanwhile (docs/OPERATING.md, "When snapshots are
+/// written").
 public struct SnapshotPolicy: Sendable, Hashable {
     /// Log records after the last snapshot before the next one is due, at
     /// least (`--snapshot-after`).
