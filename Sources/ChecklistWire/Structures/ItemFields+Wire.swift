@@ -23,16 +23,12 @@ extension ItemFields {
     /// Writes these fields into reserved memory (`encodedBytes` of them):
     /// the bytes of `encode(into:)`.
     @inlinable @inline(__always) public func write(into c: inout WireCursor) {
-        var flags = ItemFlags(checked: checked, remind: remind, due: due, price: price)
-        if clientKey != nil { flags.insert(.hasKey) }
-        // The closure takes plain values, not these fields: capturing them
-        // would copy them (their strings retained and released).
-        let (due, price) = (self.due ?? 0, self.price ?? 0)
+        // The closure takes the fields one by one, not these fields whole:
+        // capturing them would copy them (their strings retained and released).
+        let (checked, remind, due, price, clientKey) = (checked, remind, due, price, clientKey)
         text.withWireUTF8 { text in
-            Self.write(flags: flags.rawValue, text: text, into: &c, due: { due }, price: { price }, clientKey: nil)
+            Self.write(checked: checked, remind: remind, due: due, price: price, clientKey: clientKey, text: text, into: &c)
         }
-        // The key comes last in the layout: written after the text's closure.
-        if let clientKey { c.writeString(clientKey) }
     }
 
     /// Encodes **ItemFields** with the text written by `text` (which must
