@@ -1,17 +1,16 @@
 #if os(Linux)
 import ChecklistLog
 import ChecklistStorage
+import ChecklistModel
 import ChecklistStore
 import ChecklistThreads
-import Foundation
 import Glibc
 import Synchronization
 import Testing
 
 /// The compactor yields the cores to request handling: a snapshot's thread,
 /// and the compression threads it starts, run at the lowest priority
-/// unless the snapshot is overdue; the compactor's own thread keeps the
-/// server's, which it could not get back once lowered.
+/// unless the snapshot is overdue.
 @Suite(.timeLimit(.minutes(10))) struct CompactorPriorityTests {
     /// The calling thread's nice value.
     static func currentNice() -> Int32 {
@@ -41,41 +40,32 @@ import Testing
         #expect(Self.currentNice() == before)
     }
 
-    @Test func theCompactorsOwnThreadKeepsTheServersPriority() throws {
+    /// A snapshot due after one logged change is overdue after two: the
+    /// compactor writes it at the server's priority and says so. Waits for
+    /// the `event=snapshot` line (the compactor checks once a second).
+    @Test(arguments: [1, 2])
+    func anOverdueSnapshotSaysSo(changes: Int) throws {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let (_, storage) = try StorageOpener.openStore { store, _ in
-            try DataDirectoryStorage(path: dir.path, policy: .everysec, store: store) { error in
+        let (store, storage) = try StorageOpener.openStore { store, _ in
+            try DataDirectoryStorage(path: dir.path, policy: .everysec, snapshots: SnapshotPolicy(records: 1, growthPercent: 0),
+                                     store: store) { error in
                 Issue.record("the log failed: \(error)")
             }
         }
-        storage.startUpkeep(log: ServerLog(level: .error, maxLinesPerSecond: 10) { _ in })
+        // Logged before the compactor's first check, a second from now.
+        for i in 0..<changes { _ = try store.createList(in: .default, name: "L\(i)", icon: "") }
+        let lines = Mutex<[String]>([])
+        let written = Latch(count: 1)
+        storage.startUpkeep(log: ServerLog(level: .info, maxLinesPerSecond: 100) { line in
+            guard line.contains("event=snapshot ") else { return }
+            lines.withLock { $0.append(line) }
+            written.countDown()
+        })
         defer { try? storage.close() }
-        // Its thread may not have been named yet: wait for it to appear.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        var nice = Self.niceOfThread(named: "checklist-compa")
-        while nice == nil, ContinuousClock.now < deadline {
-            usleep(10_000)
-            nice = Self.niceOfThread(named: "checklist-compa")
-        }
-        // Lowered, it could never write an overdue snapshot at the server's priority.
-        #expect(nice == Int(Self.currentNice()))
-    }
-
-    /// The nice value of this process's thread named `name` (as
-    /// /proc/self/task/TID/stat gives it, field 19), nil if there is none.
-    static func niceOfThread(named name: String) -> Int? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .newlines) == name,
-                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // After "pid (comm)": state is field 3, nice field 19.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 16 ? Int(fields[16]) : nil
-        }
-        return nil
+        #expect(written.wait(until: .now.advanced(by: .seconds(60))))
+        let line = try #require(lines.withLock { $0.first })
+        #expect(line.contains("overdue=\(changes == 2)"), "\(line)")
     }
 }
 #endif
